@@ -1,0 +1,99 @@
+#!/usr/bin/env node
+import { resolve } from 'node:path';
+import { parseCliArgs, USAGE, UsageError, type CliArgs } from './cli/args.js';
+import { singleServerConfig } from './cli/single-server.js';
+import { loadConfigFile } from './config/load.js';
+import { ConfigError, type Config } from './config/types.js';
+import { createLogger, type Logger } from './logger.js';
+import { Gateway } from './gateway/gateway.js';
+import { serveHttp } from './gateway/http-server.js';
+import { StdioServerTransport } from './transports/stdio-server-transport.js';
+import { VERSION } from './version.js';
+
+/** How long shutdown may take before the process exits anyway. */
+const SHUTDOWN_DEADLINE_MS = 10_000;
+
+async function main(argv: string[]): Promise<number> {
+  let args: CliArgs;
+  try {
+    args = parseCliArgs(argv);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`mcp-offload: ${error.message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (args.command === 'help') {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  if (args.command === 'version') {
+    process.stdout.write(`${VERSION}\n`);
+    return 0;
+  }
+
+  let config: Config;
+  try {
+    config = args.config ? await loadConfigFile(resolve(args.config)) : singleServerConfig(args);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`${error.message}\n${error.problems.length} problem(s) found.\n`);
+    return 1;
+  }
+  if (args.command === 'validate') {
+    process.stderr.write(`${config.file}: ok (${config.servers.length} server(s))\n`);
+    return 0;
+  }
+  applyOverrides(config, args);
+  return run(config, createLogger(config.logLevel));
+}
+
+function applyOverrides(config: Config, args: CliArgs): void {
+  if (args.logLevel) config.logLevel = args.logLevel;
+  if (args.http) config.http = args.http;
+  if (args.artifactDir) config.artifacts.dir = resolve(args.artifactDir);
+}
+
+async function run(config: Config, log: Logger): Promise<number> {
+  const gateway = new Gateway(config, log);
+  let closeHttp: (() => Promise<void>) | undefined;
+  let finished!: (code: number) => void;
+  const done = new Promise<number>((resolveDone) => (finished = resolveDone));
+  let stopping = false;
+
+  const shutdown = async (reason: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ reason }, 'shutting down');
+    setTimeout(() => {
+      log.error('shutdown took too long; exiting');
+      finished(1);
+    }, SHUTDOWN_DEADLINE_MS).unref();
+    await closeHttp?.().catch((error: unknown) => log.warn({ err: String(error) }, 'closing http failed'));
+    await gateway.stop();
+    finished(0);
+  };
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+
+  await gateway.start();
+  if (config.http) {
+    const handle = await serveHttp(gateway, config.http, log);
+    closeHttp = handle.close;
+    // Tells wrapper scripts and tests where we listen when port 0 was asked for.
+    process.stderr.write(`mcp-offload listening on ${handle.url}\n`);
+  } else {
+    const transport = new StdioServerTransport(log);
+    transport.onclose = () => void shutdown('stdin closed');
+    await gateway.createSession().connect(transport);
+    // The session's Server replaced onclose with its own wrapper that still calls ours.
+  }
+  return done;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`mcp-offload: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  },
+);

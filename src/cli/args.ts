@@ -1,0 +1,115 @@
+import { parseArgs } from 'node:util';
+import type { LogLevel } from '../config/types.js';
+
+export const USAGE = `mcp-offload: a transparent MCP proxy that keeps binary and oversized tool results out of the model's context
+
+Usage:
+  mcp-offload [options] -- <command> [args...]   wrap one stdio MCP server
+  mcp-offload [options] --url <url>               wrap one remote MCP server (Streamable HTTP, falling back to SSE)
+  mcp-offload [options] --config <file.yaml>      run a configured gateway over several servers
+  mcp-offload validate --config <file.yaml>       check a config file and list every problem
+
+Options:
+  --config <file>         YAML configuration (see config/example.yaml)
+  --url <url>             remote server to wrap
+  --header <name:value>   HTTP header for --url (repeatable)
+  --name <name>           name of the wrapped server (default: derived from the command or URL)
+  --http [host:]port      serve Streamable HTTP at /mcp instead of stdio (host defaults to 127.0.0.1)
+  --log-level <level>     trace, debug, info, warn, error, fatal or silent (default: info; logs go to stderr)
+  --artifact-dir <dir>    where extracted artifacts are stored
+  -h, --help              show this help
+  -v, --version           show the version
+`;
+
+export interface CliArgs {
+  command: 'run' | 'validate' | 'help' | 'version';
+  config?: string;
+  url?: string;
+  headers: Record<string, string>;
+  name?: string;
+  http?: { host: string; port: number };
+  logLevel?: LogLevel;
+  artifactDir?: string;
+  /** The wrapped server's command line, after `--`. */
+  serverCommand: string[];
+}
+
+const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
+
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+export function parseCliArgs(argv: readonly string[]): CliArgs {
+  const dashdash = argv.indexOf('--');
+  const own = dashdash === -1 ? [...argv] : argv.slice(0, dashdash);
+  const serverCommand = dashdash === -1 ? [] : argv.slice(dashdash + 1);
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: own,
+      strict: true,
+      allowPositionals: true,
+      options: {
+        config: { type: 'string', short: 'c' },
+        url: { type: 'string' },
+        header: { type: 'string', multiple: true },
+        name: { type: 'string' },
+        http: { type: 'string' },
+        'log-level': { type: 'string' },
+        'artifact-dir': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean', short: 'v' },
+      },
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  const args: CliArgs = { command: 'run', headers: {}, serverCommand };
+  if (values.help) return { ...args, command: 'help' };
+  if (values.version) return { ...args, command: 'version' };
+  if (positionals.length > 1 || (positionals.length === 1 && positionals[0] !== 'validate')) {
+    throw new UsageError(`unexpected argument "${positionals.find((p) => p !== 'validate')}" (a server command goes after "--")`);
+  }
+  if (positionals[0] === 'validate') args.command = 'validate';
+  args.config = values.config;
+  args.url = values.url;
+  args.name = values.name;
+  args.artifactDir = values['artifact-dir'];
+  for (const header of values.header ?? []) {
+    const colon = header.indexOf(':');
+    if (colon <= 0) throw new UsageError(`--header expects "Name: value", got "${header}"`);
+    args.headers[header.slice(0, colon).trim()] = header.slice(colon + 1).trim();
+  }
+  if (values['log-level'] !== undefined) {
+    if (!LOG_LEVELS.includes(values['log-level'])) {
+      throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);
+    }
+    args.logLevel = values['log-level'] as LogLevel;
+  }
+  if (values.http !== undefined) args.http = parseListen(values.http);
+
+  const sources = [args.config && '--config', args.url && '--url', serverCommand.length && '-- <command>'].filter(Boolean);
+  if (args.command === 'validate') {
+    if (!args.config) throw new UsageError('validate needs --config <file.yaml>');
+    if (sources.length > 1) throw new UsageError('validate takes only --config');
+  } else if (sources.length === 0) {
+    throw new UsageError('nothing to proxy: give -- <command>, --url <url> or --config <file.yaml>');
+  } else if (sources.length > 1) {
+    throw new UsageError(`use one of ${sources.join(', ')}, not several`);
+  }
+  if (Object.keys(args.headers).length && !args.url) throw new UsageError('--header goes with --url');
+  return args;
+}
+
+function parseListen(value: string): { host: string; port: number } {
+  const match = /^(?:(\[[^\]]+\]|[^:]+):)?(\d{1,5})$/.exec(value);
+  const port = match ? Number(match[2]) : NaN;
+  if (!match || port > 65535) throw new UsageError(`--http expects [host:]port, got "${value}"`);
+  const host = match[1]?.replace(/^\[|\]$/g, '') ?? '127.0.0.1';
+  return { host, port };
+}

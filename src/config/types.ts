@@ -1,0 +1,120 @@
+/**
+ * The validated, normalised configuration every other module reads.
+ * The YAML shape (with aliases such as `mcpServers`) lives in config/schema.json;
+ * src/config/load.ts turns a document of that shape into these types.
+ */
+
+export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
+
+/** What a call does when its upstream is down and being restarted. */
+export type WhenDown = 'error' | 'wait';
+
+export interface ToolFilter {
+  /** Glob patterns on the upstream's own tool names; empty means all. */
+  allow: string[];
+  deny: string[];
+}
+
+export interface RestartPolicy {
+  /** Give up after this many consecutive failed restarts; 0 means never give up. */
+  maxRetries: number;
+  initialDelayMs: number;
+  maxDelayMs: number;
+}
+
+interface ServerCommon {
+  name: string;
+  enabled: boolean;
+  /** Per-request timeout; reset whenever the upstream reports progress. */
+  timeoutMs: number;
+  tools: ToolFilter;
+  /**
+   * Prefix for tool and prompt names. `undefined`: the default (the server name when there are
+   * several upstreams, none when there is one); `null`: never prefix; a string: always prefix.
+   */
+  prefix: string | null | undefined;
+  whenDown: WhenDown;
+  restart: RestartPolicy;
+  /** Where in the config file this server was defined, for messages. */
+  source?: SourceLocation;
+}
+
+export interface StdioServerConfig extends ServerCommon {
+  kind: 'stdio';
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd?: string;
+}
+
+export type HttpTransportKind = 'auto' | 'streamable-http' | 'sse';
+
+export interface HttpServerConfig extends ServerCommon {
+  kind: 'http';
+  url: string;
+  headers: Record<string, string>;
+  transport: HttpTransportKind;
+}
+
+export type ServerConfig = StdioServerConfig | HttpServerConfig;
+
+export interface HttpListenConfig {
+  host: string;
+  port: number;
+}
+
+export interface GatewayOptions {
+  /** Separator between prefix and name: `<prefix><separator><name>`. */
+  separator: string;
+  /** Page size of the lists the proxy serves downstream. */
+  pageSize: number;
+  /** How long startup waits for upstreams before serving what is up. */
+  startupTimeoutMs: number;
+}
+
+export interface Config {
+  /** Absolute path of the file this came from, if any. */
+  file?: string;
+  logLevel: LogLevel;
+  http?: HttpListenConfig;
+  gateway: GatewayOptions;
+  artifacts: { dir?: string };
+  servers: ServerConfig[];
+}
+
+export interface SourceLocation {
+  file: string;
+  line: number;
+  column: number;
+}
+
+/** One problem found in a config file. `line`/`column` are 1-based. */
+export interface ConfigProblem {
+  file: string;
+  line: number;
+  column: number;
+  /** JSON pointer into the document, e.g. `/servers/github/command`. */
+  path: string;
+  message: string;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: ConfigProblem[]) {
+    super(problems.map(formatProblem).join('\n'));
+    this.name = 'ConfigError';
+  }
+}
+
+export function formatProblem(p: ConfigProblem): string {
+  return `${p.file}:${p.line}:${p.column}: ${p.message}`;
+}
+
+export const DEFAULTS = {
+  logLevel: 'info' as LogLevel,
+  timeoutMs: 60_000,
+  whenDown: 'error' as WhenDown,
+  restart: { maxRetries: 0, initialDelayMs: 500, maxDelayMs: 30_000 } as RestartPolicy,
+  gateway: { separator: '__', pageSize: 100, startupTimeoutMs: 30_000 } as GatewayOptions,
+  /** Listen address when `http:` is given without a host: this machine only. */
+  http: { host: '127.0.0.1' },
+};

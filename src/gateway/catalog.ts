@@ -1,0 +1,144 @@
+import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
+import type { Prompt, Resource, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js';
+import picomatch from 'picomatch';
+import type { Logger } from '../logger.js';
+import type { Upstream } from '../upstreams/upstream.js';
+import { exposedName, NameAllocator } from './naming.js';
+
+export interface Routed<T> {
+  upstream: Upstream;
+  /** The name (or URI) the upstream knows it by. */
+  original: string;
+  /** What the client sees: the upstream's item with the exposed name. */
+  item: T;
+}
+
+export interface CatalogSnapshot {
+  tools: Tool[];
+  prompts: Prompt[];
+  resources: Resource[];
+  resourceTemplates: ResourceTemplate[];
+}
+
+/**
+ * The merged view of every upstream's tools, prompts and resources, and the routes back.
+ * Rebuilt whenever an upstream's lists change; reads are plain map lookups.
+ */
+export class Catalog {
+  private tools = new Map<string, Routed<Tool>>();
+  private prompts = new Map<string, Routed<Prompt>>();
+  private resources = new Map<string, Routed<Resource>>();
+  private templates: { upstream: Upstream; template: ResourceTemplate; matcher: UriTemplate }[] = [];
+  snapshot: CatalogSnapshot = { tools: [], prompts: [], resources: [], resourceTemplates: [] };
+
+  constructor(
+    private readonly separator: string,
+    private readonly log: Logger,
+  ) {}
+
+  rebuild(upstreams: readonly Upstream[]): void {
+    const several = upstreams.length > 1;
+    const toolNames = new NameAllocator();
+    const promptNames = new NameAllocator();
+    const tools = new Map<string, Routed<Tool>>();
+    const prompts = new Map<string, Routed<Prompt>>();
+    const resources = new Map<string, Routed<Resource>>();
+    const templates: Catalog['templates'] = [];
+    const seenTemplates = new Set<string>();
+
+    for (const upstream of upstreams) {
+      const prefix = prefixOf(upstream, several);
+      const allowed = toolFilter(upstream);
+      for (const tool of upstream.catalog.tools) {
+        if (!allowed(tool.name)) continue;
+        const name = this.allocate(toolNames, upstream, prefix, tool.name, 'tool');
+        tools.set(name, { upstream, original: tool.name, item: name === tool.name ? tool : { ...tool, name } });
+      }
+      for (const prompt of upstream.catalog.prompts) {
+        const name = this.allocate(promptNames, upstream, prefix, prompt.name, 'prompt');
+        prompts.set(name, { upstream, original: prompt.name, item: name === prompt.name ? prompt : { ...prompt, name } });
+      }
+      for (const resource of upstream.catalog.resources) {
+        const owner = resources.get(resource.uri);
+        if (owner) {
+          this.log.warn({ uri: resource.uri, kept: owner.upstream.name, dropped: upstream.name }, 'two upstreams list the same resource URI; the first keeps it');
+          continue;
+        }
+        resources.set(resource.uri, { upstream, original: resource.uri, item: resource });
+      }
+      for (const template of upstream.catalog.resourceTemplates) {
+        if (seenTemplates.has(template.uriTemplate)) continue;
+        seenTemplates.add(template.uriTemplate);
+        templates.push({ upstream, template, matcher: safeTemplate(template.uriTemplate) });
+      }
+    }
+    this.tools = tools;
+    this.prompts = prompts;
+    this.resources = resources;
+    this.templates = templates;
+    this.snapshot = {
+      tools: [...tools.values()].map((r) => r.item),
+      prompts: [...prompts.values()].map((r) => r.item),
+      resources: [...resources.values()].map((r) => r.item),
+      resourceTemplates: templates.map((t) => t.template),
+    };
+  }
+
+  tool(name: string): Routed<Tool> | undefined {
+    return this.tools.get(name);
+  }
+
+  prompt(name: string): Routed<Prompt> | undefined {
+    return this.prompts.get(name);
+  }
+
+  /** The upstream that listed this URI, or whose template matches it. */
+  resourceOwner(uri: string): Upstream | undefined {
+    const listed = this.resources.get(uri);
+    if (listed) return listed.upstream;
+    return this.templates.find((t) => t.matcher.match(uri) !== null)?.upstream;
+  }
+
+  templateOwner(uriTemplate: string): Upstream | undefined {
+    return this.templates.find((t) => t.template.uriTemplate === uriTemplate)?.upstream;
+  }
+
+  private allocate(names: NameAllocator, upstream: Upstream, prefix: string | null, name: string, kind: string): string {
+    const wanted = exposedName(prefix, this.separator, name);
+    const { name: given, collided } = names.allocate(wanted);
+    if (collided) this.log.warn({ server: upstream.name, [kind]: name, exposedAs: given }, `${kind} name collision resolved`);
+    else if (given !== (prefix ? `${prefix}${this.separator}${name}` : name)) {
+      this.log.info({ server: upstream.name, [kind]: name, exposedAs: given }, `${kind} name adjusted to fit ^[a-zA-Z0-9_-]{1,64}$`);
+    }
+    return given;
+  }
+}
+
+function prefixOf(upstream: Upstream, several: boolean): string | null {
+  const { prefix } = upstream.config;
+  if (prefix === undefined) return several ? upstream.name : null;
+  return prefix;
+}
+
+const filters = new WeakMap<Upstream, (name: string) => boolean>();
+
+/** Globs are compiled once per upstream, not on every rebuild. */
+function toolFilter(upstream: Upstream): (name: string) => boolean {
+  let filter = filters.get(upstream);
+  if (!filter) {
+    const { allow, deny } = upstream.config.tools;
+    const allowed = allow.length ? picomatch(allow) : () => true;
+    const denied = deny.length ? picomatch(deny) : () => false;
+    filter = (name) => allowed(name) && !denied(name);
+    filters.set(upstream, filter);
+  }
+  return filter;
+}
+
+function safeTemplate(uriTemplate: string): UriTemplate {
+  try {
+    return new UriTemplate(uriTemplate);
+  } catch {
+    return { match: () => null } as unknown as UriTemplate;
+  }
+}

@@ -1,0 +1,112 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type {
+  ClientCapabilities,
+  Implementation,
+  Notification,
+  RequestId,
+  ServerCapabilities,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from '../logger.js';
+import type { Upstream } from '../upstreams/upstream.js';
+import type { RequestContext, RequestHandler } from './context.js';
+
+export interface SessionSetup {
+  serverInfo: Implementation;
+  capabilities: ServerCapabilities;
+  instructions?: string;
+  handle: RequestHandler;
+  clientNotification(session: DownstreamSession, notification: Notification): void;
+  closed(session: DownstreamSession): void;
+  log: Logger;
+}
+
+let nextSessionNumber = 1;
+
+/**
+ * One connected MCP client. The SDK's Server does the handshake, pings and cancellation; every
+ * other request goes through the gateway's handler untouched by the SDK's schemas, so unknown
+ * fields survive the trip.
+ */
+export class DownstreamSession {
+  readonly server: Server;
+  readonly id = `s${nextSessionNumber++}`;
+  lastActive = Date.now();
+  /** Requests this client has in flight, and which upstream serves each. */
+  private readonly inflight = new Map<RequestId, Upstream>();
+  private readonly subscriptions = new Set<string>();
+  private closed = false;
+
+  constructor(private readonly setup: SessionSetup) {
+    this.server = new Server(setup.serverInfo, { capabilities: setup.capabilities, instructions: setup.instructions });
+    // logging/setLevel is forwarded upstream rather than answered by the SDK.
+    this.server.removeRequestHandler('logging/setLevel');
+    this.server.fallbackRequestHandler = async (request, extra) => {
+      this.lastActive = Date.now();
+      const context: RequestContext = { session: this, request, extra };
+      try {
+        return await setup.handle(context);
+      } finally {
+        this.inflight.delete(request.id);
+      }
+    };
+    this.server.fallbackNotificationHandler = async (notification) => setup.clientNotification(this, notification);
+    this.server.onclose = () => this.markClosed();
+    this.server.onerror = (error) => setup.log.debug({ err: error.message, session: this.id }, 'downstream protocol error');
+  }
+
+  get clientCapabilities(): ClientCapabilities | undefined {
+    return this.server.getClientCapabilities();
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  connect(transport: Transport): Promise<void> {
+    return this.server.connect(transport);
+  }
+
+  async close(): Promise<void> {
+    await this.server.close().catch(() => undefined);
+    this.markClosed();
+  }
+
+  routeTo(requestId: RequestId, upstream: Upstream): void {
+    this.inflight.set(requestId, upstream);
+  }
+
+  subscribe(uri: string): void {
+    this.subscriptions.add(uri);
+  }
+
+  unsubscribe(uri: string): void {
+    this.subscriptions.delete(uri);
+  }
+
+  isSubscribed(uri: string): boolean {
+    return this.subscriptions.has(uri);
+  }
+
+  /** The newest request of this client that the upstream is serving, if any. */
+  requestServedBy(upstream: Upstream): RequestId | undefined {
+    let found: RequestId | undefined;
+    for (const [id, served] of this.inflight) if (served === upstream) found = id;
+    return found;
+  }
+
+  async notify(notification: Notification): Promise<void> {
+    if (this.closed) return;
+    try {
+      await this.server.notification(notification as never);
+    } catch (error) {
+      this.setup.log.debug({ err: String(error), method: notification.method }, 'notification not sent to client');
+    }
+  }
+
+  private markClosed(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.setup.closed(this);
+  }
+}

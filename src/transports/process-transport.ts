@@ -1,0 +1,162 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from '../logger.js';
+import { JsonLineReader, preview, toLine } from './json-lines.js';
+import { writeWithBackpressure } from './write-stream.js';
+
+export interface ProcessTransportOptions {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd?: string;
+  log: Logger;
+  maxMessageBytes?: number;
+  /** How long close() waits after ending stdin before it signals the process. */
+  killGraceMs?: number;
+}
+
+export interface ProcessExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** The last lines the process wrote to stderr, for error messages. */
+  stderrTail: string[];
+}
+
+const STDERR_TAIL_LINES = 20;
+
+/** Process groups still running; killed if the proxy exits without a clean shutdown. */
+const liveGroups = new Set<number>();
+process.once('exit', () => {
+  for (const pid of liveGroups) {
+    try {
+      process.kill(process.platform === 'win32' ? pid : -pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
+});
+
+/**
+ * The client side of a stdio MCP connection: spawns the server process and speaks newline-delimited
+ * JSON-RPC on its stdin/stdout. Non-JSON output is logged and skipped; stderr goes to the log.
+ * The process runs in its own process group, so `npx`-style launchers and their children end together.
+ */
+export class ProcessTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+
+  private child?: ChildProcess;
+  private exitInfo?: ProcessExit;
+  private readonly stderrTail: string[] = [];
+  private exited?: Promise<void>;
+
+  constructor(private readonly options: ProcessTransportOptions) {}
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  get exit(): ProcessExit | undefined {
+    return this.exitInfo;
+  }
+
+  start(): Promise<void> {
+    const { command, args, env, cwd, log } = this.options;
+    return new Promise((resolve, reject) => {
+      const child = spawn(command, args, {
+        env,
+        cwd,
+        stdio: ['pipe', 'pipe', 'pipe'],
+        detached: process.platform !== 'win32',
+        windowsHide: true,
+      });
+      this.child = child;
+      const reader = new JsonLineReader(
+        {
+          message: (message) => this.onmessage?.(message),
+          noise: (line, reason) => log.warn({ line: preview(line) }, `ignored a line on stdout (${reason})`),
+          oversize: (bytes) => this.onerror?.(new Error(`discarded a ${bytes}-byte message over the size limit`)),
+        },
+        this.options.maxMessageBytes,
+      );
+      child.stdout!.on('data', (chunk: Buffer) => reader.push(chunk));
+      child.stderr!.setEncoding('utf8');
+      let partial = '';
+      child.stderr!.on('data', (text: string) => {
+        const lines = (partial + text).split('\n');
+        partial = lines.pop() ?? '';
+        for (const line of lines) this.logStderr(line);
+      });
+      child.stdin!.on('error', (error) => log.debug({ err: error }, 'upstream stdin error'));
+      this.exited = new Promise((done) => {
+        child.once('close', (code, signal) => {
+          if (partial) this.logStderr(partial);
+          const dropped = reader.reset();
+          if (dropped > 0) log.warn({ bytes: dropped }, 'upstream exited in the middle of a message');
+          this.exitInfo = { code, signal, stderrTail: [...this.stderrTail] };
+          if (child.pid !== undefined) liveGroups.delete(child.pid);
+          done();
+          this.onclose?.();
+        });
+      });
+      child.once('spawn', () => {
+        if (child.pid !== undefined) liveGroups.add(child.pid);
+        resolve();
+      });
+      child.once('error', (error: NodeJS.ErrnoException) => {
+        const message =
+          error.code === 'ENOENT'
+            ? `command not found: ${command}${cwd ? ` (cwd ${cwd})` : ''}`
+            : `could not start ${command}: ${error.message}`;
+        if (!this.exitInfo) reject(new Error(message));
+        else this.onerror?.(new Error(message));
+      });
+    });
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    const stdin = this.child?.stdin;
+    if (!stdin) return Promise.reject(new Error('not connected'));
+    return writeWithBackpressure(stdin, toLine(message));
+  }
+
+  async close(): Promise<void> {
+    const child = this.child;
+    if (!child || !this.exited || this.exitInfo) return;
+    const grace = this.options.killGraceMs ?? 2000;
+    child.stdin?.end();
+    const timers = [
+      setTimeout(() => this.signal('SIGTERM'), grace),
+      setTimeout(() => this.signal('SIGKILL'), grace * 2),
+    ];
+    await this.exited;
+    timers.forEach(clearTimeout);
+    // The group may still hold grandchildren the server forgot to stop.
+    this.signal('SIGKILL');
+  }
+
+  /** Ends the process at once, e.g. on a hung upstream. */
+  kill(signal: NodeJS.Signals = 'SIGKILL'): void {
+    this.signal(signal);
+  }
+
+  private signal(signal: NodeJS.Signals): void {
+    const pid = this.child?.pid;
+    if (pid === undefined) return;
+    try {
+      if (process.platform !== 'win32') process.kill(-pid, signal);
+      else this.child!.kill(signal);
+    } catch {
+      // Already gone.
+    }
+  }
+
+  private logStderr(line: string): void {
+    if (!line.trim()) return;
+    this.stderrTail.push(line);
+    if (this.stderrTail.length > STDERR_TAIL_LINES) this.stderrTail.shift();
+    this.options.log.info({ stream: 'stderr' }, preview(line, 2000));
+  }
+}

@@ -1,0 +1,69 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import {
+  ResultSchema,
+  type Prompt,
+  type Resource,
+  type ResourceTemplate,
+  type ServerCapabilities,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+
+export interface UpstreamCatalog {
+  tools: Tool[];
+  prompts: Prompt[];
+  resources: Resource[];
+  resourceTemplates: ResourceTemplate[];
+}
+
+export type CatalogKind = keyof UpstreamCatalog;
+
+export const CATALOG_KINDS: readonly CatalogKind[] = ['tools', 'prompts', 'resources', 'resourceTemplates'];
+
+const LISTS: Record<CatalogKind, { method: string; capability: keyof ServerCapabilities }> = {
+  tools: { method: 'tools/list', capability: 'tools' },
+  prompts: { method: 'prompts/list', capability: 'prompts' },
+  resources: { method: 'resources/list', capability: 'resources' },
+  resourceTemplates: { method: 'resources/templates/list', capability: 'resources' },
+};
+
+/** A server that pages forever is cut off here. */
+const MAX_PAGES = 1000;
+
+export function emptyCatalog(): UpstreamCatalog {
+  return { tools: [], prompts: [], resources: [], resourceTemplates: [] };
+}
+
+/** Lists the given kinds in full, following every page. Kinds the server lacks are empty. */
+export async function fetchCatalog(
+  client: Client,
+  capabilities: ServerCapabilities | undefined,
+  timeoutMs: number,
+  kinds: readonly CatalogKind[] = CATALOG_KINDS,
+): Promise<UpstreamCatalog> {
+  const catalog = emptyCatalog();
+  await Promise.all(
+    kinds.map(async (kind) => {
+      const { method, capability } = LISTS[kind];
+      if (!capabilities?.[capability]) return;
+      (catalog[kind] as unknown[]) = await listAll(client, method, kind, timeoutMs);
+    }),
+  );
+  return catalog;
+}
+
+async function listAll(client: Client, method: string, key: string, timeout: number): Promise<unknown[]> {
+  const items: unknown[] = [];
+  const seen = new Set<string>();
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const result = await client.request({ method, params: cursor === undefined ? {} : { cursor } } as never, ResultSchema, {
+      timeout,
+    });
+    const list = (result as Record<string, unknown>)[key];
+    if (Array.isArray(list)) items.push(...list);
+    cursor = typeof result.nextCursor === 'string' ? result.nextCursor : undefined;
+    if (cursor === undefined || seen.has(cursor)) break;
+    seen.add(cursor);
+  }
+  return items;
+}

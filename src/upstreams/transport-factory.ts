@@ -1,0 +1,77 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { HttpServerConfig, ServerConfig } from '../config/types.js';
+import type { Logger } from '../logger.js';
+import { ProcessTransport } from '../transports/process-transport.js';
+
+export interface ConnectedClient {
+  client: Client;
+  transport: Transport;
+}
+
+/**
+ * Connects `makeClient()` to the server over the transport the config asks for. For `auto` HTTP
+ * servers Streamable HTTP is tried first and legacy SSE second, as the MCP spec recommends.
+ */
+export async function connectClient(
+  config: ServerConfig,
+  makeClient: () => Client,
+  log: Logger,
+  timeoutMs: number,
+): Promise<ConnectedClient> {
+  if (config.kind === 'stdio') {
+    const transport = new ProcessTransport({
+      command: config.command,
+      args: config.args,
+      env: { ...stringEnv(process.env), ...config.env },
+      cwd: config.cwd,
+      log,
+    });
+    return attempt(makeClient(), transport, timeoutMs);
+  }
+  if (config.transport === 'sse') return attempt(makeClient(), sse(config), timeoutMs);
+  try {
+    return await attempt(makeClient(), streamable(config), timeoutMs);
+  } catch (error) {
+    if (config.transport !== 'auto') throw error;
+    log.info({ err: String(error) }, 'Streamable HTTP failed; trying legacy SSE');
+    try {
+      return await attempt(makeClient(), sse(config), timeoutMs);
+    } catch (sseError) {
+      throw new Error(
+        `could not connect to ${config.url}: Streamable HTTP failed (${message(error)}) and SSE failed (${message(sseError)})`,
+      );
+    }
+  }
+}
+
+async function attempt(client: Client, transport: Transport, timeoutMs: number): Promise<ConnectedClient> {
+  try {
+    await client.connect(transport, { timeout: timeoutMs });
+    return { client, transport };
+  } catch (error) {
+    await client.close().catch(() => undefined);
+    await transport.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+function streamable(config: HttpServerConfig): Transport {
+  return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } });
+}
+
+function sse(config: HttpServerConfig): Transport {
+  return new SSEClientTransport(new URL(config.url), { requestInit: { headers: config.headers } });
+}
+
+function stringEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) if (value !== undefined) out[key] = value;
+  return out;
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,329 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import {
+  ErrorCode,
+  ResultSchema,
+  type ClientCapabilities,
+  type Implementation,
+  type JSONRPCNotification,
+  type JSONRPCRequest,
+  type Notification,
+  type Progress,
+  type Result,
+  type ServerCapabilities,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { ServerConfig } from '../config/types.js';
+import type { Logger } from '../logger.js';
+import { VERSION } from '../version.js';
+import { ProcessTransport } from '../transports/process-transport.js';
+import { ClientError, isMcpError, originalMessage, timedOut, unavailable } from './errors.js';
+import { CATALOG_KINDS, emptyCatalog, fetchCatalog, type CatalogKind, type UpstreamCatalog } from './catalog-fetch.js';
+import { connectClient, type ConnectedClient } from './transport-factory.js';
+import { RestartSchedule } from './restart-schedule.js';
+
+export type UpstreamState = 'connecting' | 'up' | 'down' | 'failed' | 'stopped';
+
+/**
+ * The proxy declares every client capability upstream, so servers offer their full feature set;
+ * requests the downstream client cannot serve are answered with a clear error (see gateway).
+ */
+export const UPSTREAM_CLIENT_CAPABILITIES: ClientCapabilities = {
+  sampling: {},
+  elicitation: { form: {}, url: {} },
+  roots: { listChanged: true },
+};
+
+export type ServerRequestExtra = RequestHandlerExtra<JSONRPCRequest, JSONRPCNotification>;
+
+export interface UpstreamHooks {
+  /** A request from the upstream to the client (sampling, elicitation, roots). */
+  serverRequest(upstream: Upstream, request: JSONRPCRequest, extra: ServerRequestExtra): Promise<Result>;
+  /** A notification for the client (logging, resource updates, ...). */
+  notification(upstream: Upstream, notification: Notification): void;
+  catalogChanged(upstream: Upstream, kinds: CatalogKind[]): void;
+  stateChanged(upstream: Upstream): void;
+}
+
+export interface ForwardOptions {
+  signal?: AbortSignal;
+  onprogress?: (progress: Progress) => void;
+  /** Overrides the server's timeout, e.g. for long user interactions. */
+  timeoutMs?: number;
+}
+
+/**
+ * One upstream MCP server: its connection, its catalog, and its supervision. A connection that
+ * closes unexpectedly is restarted with exponential backoff; the proxy never dies with it.
+ */
+export class Upstream {
+  state: UpstreamState = 'connecting';
+  catalog: UpstreamCatalog = emptyCatalog();
+  capabilities?: ServerCapabilities;
+  serverInfo?: Implementation;
+  instructions?: string;
+  /** Why the upstream is not up, for error messages and /readyz. */
+  lastError?: string;
+  restarts = 0;
+
+  private connection?: ConnectedClient;
+  private readonly schedule: RestartSchedule;
+  private restartTimer?: NodeJS.Timeout;
+  private upSince = 0;
+  private stopping = false;
+  private refreshing: Promise<void> = Promise.resolve();
+  private readonly waiters = new Set<() => void>();
+  private logLevel?: string;
+  private readonly subscriptions = new Set<string>();
+
+  constructor(
+    readonly config: ServerConfig,
+    private readonly hooks: UpstreamHooks,
+    readonly log: Logger,
+  ) {
+    this.schedule = new RestartSchedule(config.restart);
+  }
+
+  get name(): string {
+    return this.config.name;
+  }
+
+  get pid(): number | undefined {
+    const transport = this.connection?.transport;
+    return transport instanceof ProcessTransport ? transport.pid : undefined;
+  }
+
+  /** The first connection attempt. Never throws: a failure is logged and retried in the background. */
+  async start(): Promise<void> {
+    await this.connect();
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    clearTimeout(this.restartTimer);
+    const connection = this.connection;
+    this.connection = undefined;
+    this.setState('stopped');
+    this.wakeWaiters();
+    if (connection) await closeQuietly(connection);
+  }
+
+  /** Sends a request and returns the upstream's result, or throws an error fit for the client. */
+  async request(method: string, params: Record<string, unknown> | undefined, options: ForwardOptions = {}): Promise<Result> {
+    const client = await this.ready(method, options.signal);
+    const timeout = options.timeoutMs ?? this.config.timeoutMs;
+    try {
+      return await client.request({ method, params } as never, ResultSchema, {
+        signal: options.signal,
+        onprogress: options.onprogress,
+        timeout,
+        resetTimeoutOnProgress: true,
+      });
+    } catch (error) {
+      throw this.describe(error, method, timeout);
+    }
+  }
+
+  async notify(notification: Notification): Promise<void> {
+    const client = this.connection?.client;
+    if (this.state !== 'up' || !client) return;
+    await client.notification(notification as never).catch((error: unknown) => {
+      this.log.debug({ err: error }, `could not forward ${notification.method}`);
+    });
+  }
+
+  /** Remembered so a restarted upstream gets the same level. */
+  async setLogLevel(level: string): Promise<void> {
+    this.logLevel = level;
+    if (this.state === 'up' && this.capabilities?.logging) await this.request('logging/setLevel', { level });
+  }
+
+  /** Remembered so a restarted upstream keeps sending updates. */
+  trackSubscription(uri: string, subscribed: boolean): void {
+    if (subscribed) this.subscriptions.add(uri);
+    else this.subscriptions.delete(uri);
+  }
+
+  private async connect(): Promise<void> {
+    this.setState(this.state === 'connecting' ? 'connecting' : 'down');
+    let connection: ConnectedClient;
+    try {
+      connection = await connectClient(this.config, () => this.makeClient(), this.log, this.config.timeoutMs);
+    } catch (error) {
+      this.lastError = errorText(error);
+      this.log.error({ err: this.lastError }, `could not connect to upstream "${this.name}"`);
+      this.afterFailure();
+      return;
+    }
+    if (this.stopping) {
+      await closeQuietly(connection);
+      return;
+    }
+    this.connection = connection;
+    const { client } = connection;
+    this.capabilities = client.getServerCapabilities();
+    this.serverInfo = client.getServerVersion();
+    this.instructions = client.getInstructions();
+    try {
+      this.catalog = await fetchCatalog(client, this.capabilities, this.config.timeoutMs);
+    } catch (error) {
+      this.lastError = `listing its tools, prompts and resources failed: ${errorText(error)}`;
+      this.log.error({ err: this.lastError }, `upstream "${this.name}" connected but could not be listed`);
+      this.connection = undefined;
+      await closeQuietly(connection);
+      this.afterFailure();
+      return;
+    }
+    this.upSince = Date.now();
+    this.lastError = undefined;
+    this.log.info(
+      { tools: this.catalog.tools.length, pid: this.pid, server: this.serverInfo?.name },
+      `upstream "${this.name}" is up`,
+    );
+    this.setState('up');
+    this.wakeWaiters();
+    this.hooks.catalogChanged(this, [...CATALOG_KINDS]);
+    await this.restoreSessionState(client);
+  }
+
+  private makeClient(): Client {
+    const client = new Client({ name: 'mcp-offload', version: VERSION }, { capabilities: UPSTREAM_CLIENT_CAPABILITIES });
+    client.fallbackRequestHandler = (request, extra) => this.hooks.serverRequest(this, request, extra);
+    client.fallbackNotificationHandler = async (notification) => this.onNotification(notification);
+    client.onerror = (error) => this.log.warn({ err: errorText(error) }, 'upstream protocol error');
+    client.onclose = () => this.onClosed(client);
+    return client;
+  }
+
+  private onNotification(notification: Notification): void {
+    switch (notification.method) {
+      case 'notifications/tools/list_changed':
+        return this.refresh(['tools']);
+      case 'notifications/prompts/list_changed':
+        return this.refresh(['prompts']);
+      case 'notifications/resources/list_changed':
+        return this.refresh(['resources', 'resourceTemplates']);
+      default:
+        this.hooks.notification(this, notification);
+    }
+  }
+
+  /** Re-lists the given kinds, one refresh at a time so results apply in order. */
+  private refresh(kinds: CatalogKind[]): void {
+    this.refreshing = this.refreshing.then(async () => {
+      const client = this.connection?.client;
+      if (!client || !this.capabilities) return;
+      try {
+        const fresh = await fetchCatalog(client, this.capabilities, this.config.timeoutMs, kinds);
+        for (const kind of kinds) (this.catalog[kind] as unknown[]) = fresh[kind];
+        this.hooks.catalogChanged(this, kinds);
+      } catch (error) {
+        this.log.warn({ err: errorText(error), kinds }, 'could not refresh the catalog');
+      }
+    });
+  }
+
+  private onClosed(client: Client): void {
+    if (this.connection?.client !== client) return;
+    const transport = this.connection.transport;
+    this.connection = undefined;
+    if (this.stopping) return;
+    const exit = transport instanceof ProcessTransport ? transport.exit : undefined;
+    this.lastError = exit
+      ? `the process exited (${exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`})` +
+        (exit.stderrTail.length ? `; last stderr: ${exit.stderrTail.slice(-3).join(' | ')}` : '')
+      : 'the connection closed';
+    this.log.warn({ err: this.lastError }, `upstream "${this.name}" went down`);
+    if (Date.now() - this.upSince > 10_000) this.schedule.reset();
+    this.afterFailure();
+  }
+
+  private afterFailure(): void {
+    if (this.stopping) return;
+    const delay = this.schedule.next();
+    if (delay === undefined) {
+      this.log.error({ attempts: this.schedule.attempts }, `giving up on upstream "${this.name}"`);
+      this.catalog = emptyCatalog();
+      this.setState('failed');
+      this.wakeWaiters();
+      this.hooks.catalogChanged(this, [...CATALOG_KINDS]);
+      return;
+    }
+    this.setState('down');
+    this.log.info({ delayMs: delay, attempt: this.schedule.attempts }, `restarting upstream "${this.name}"`);
+    this.restartTimer = setTimeout(() => {
+      this.restarts++;
+      void this.connect();
+    }, delay);
+    this.restartTimer.unref();
+  }
+
+  private async restoreSessionState(client: Client): Promise<void> {
+    if (this.logLevel && this.capabilities?.logging) {
+      await client.setLoggingLevel(this.logLevel as never).catch(() => undefined);
+    }
+    if (this.capabilities?.resources?.subscribe) {
+      for (const uri of this.subscriptions) await client.subscribeResource({ uri }).catch(() => undefined);
+    }
+  }
+
+  private async ready(method: string, signal?: AbortSignal): Promise<Client> {
+    const current = this.connection?.client;
+    if (this.state === 'up' && current) return current;
+    const why = `upstream "${this.name}" is not available${this.lastError ? ` (${this.lastError})` : ''}`;
+    if (this.state === 'failed' || this.state === 'stopped' || this.config.whenDown === 'error') {
+      throw unavailable(`${why}${this.state === 'down' || this.state === 'connecting' ? '; it is being restarted' : ''}`);
+    }
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiters.delete(wake);
+        reject(unavailable(`${why}; waited ${this.config.timeoutMs} ms for it to come back before ${method}`));
+      }, this.config.timeoutMs);
+      const wake = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      };
+      const onAbort = () => {
+        this.waiters.delete(wake);
+        clearTimeout(timer);
+        reject(new ClientError(ErrorCode.ConnectionClosed, 'request cancelled'));
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiters.add(wake);
+    });
+    return this.ready(method, signal);
+  }
+
+  private wakeWaiters(): void {
+    const waiters = [...this.waiters];
+    this.waiters.clear();
+    for (const wake of waiters) wake();
+  }
+
+  private setState(state: UpstreamState): void {
+    if (this.state === state) return;
+    this.state = state;
+    this.hooks.stateChanged(this);
+  }
+
+  private describe(error: unknown, method: string, timeout: number): Error {
+    if (!isMcpError(error)) return error instanceof Error ? error : new Error(String(error));
+    if (error.code === ErrorCode.ConnectionClosed) {
+      const why = this.lastError ?? 'the connection closed';
+      return unavailable(`upstream "${this.name}" failed while handling ${method}: ${why}; it is being restarted`);
+    }
+    if (error.code === ErrorCode.RequestTimeout && originalMessage(error).startsWith('Request timed out')) {
+      return timedOut(`upstream "${this.name}" did not answer ${method} within ${timeout} ms`);
+    }
+    return new ClientError(error.code, originalMessage(error), error.data);
+  }
+}
+
+async function closeQuietly(connection: ConnectedClient): Promise<void> {
+  await connection.client.close().catch(() => undefined);
+  await connection.transport.close().catch(() => undefined);
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

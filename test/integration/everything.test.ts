@@ -1,0 +1,169 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ListRootsRequestSchema,
+  type Progress,
+} from '@modelcontextprotocol/sdk/types.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { EVERYTHING_ENTRY, connectDirect, startEverythingHttp } from '../helpers/fixtures.js';
+import { ALL_CLIENT_CAPABILITIES, startProxy, testConfig, type ProxyUnderTest } from '../helpers/proxy.js';
+import { listAll } from '../helpers/lists.js';
+
+/** Tools server-everything registers only after it has seen the client's capabilities. */
+const CONDITIONAL_TOOL = 'trigger-elicitation-request';
+
+async function settled(client: Client): Promise<void> {
+  for (let i = 0; i < 50; i++) {
+    const { tools } = await client.listTools();
+    if (tools.some((t) => t.name === CONDITIONAL_TOOL)) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('server-everything never registered its conditional tools');
+}
+
+function installClientHandlers(client: Client): void {
+  client.setRequestHandler(ElicitRequestSchema, async () => ({
+    action: 'accept',
+    content: { name: 'Ada Lovelace', check: true, integer: 7 },
+  }));
+  client.setRequestHandler(CreateMessageRequestSchema, async (request) => ({
+    model: 'test-model',
+    role: 'assistant',
+    content: { type: 'text', text: `sampled: ${JSON.stringify(request.params.messages[0].content)}` },
+  }));
+  client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: 'file:///tmp/test-root', name: 'test root' }] }));
+}
+
+const DETERMINISTIC_CALLS: { name: string; arguments?: Record<string, unknown> }[] = [
+  { name: 'echo', arguments: { message: 'hello through the proxy' } },
+  { name: 'get-sum', arguments: { a: 2, b: 40 } },
+  { name: 'get-tiny-image' },
+  { name: 'get-annotated-message', arguments: { messageType: 'success', includeImage: true } },
+  { name: 'get-resource-reference', arguments: { resourceType: 'Blob', resourceId: 2 } },
+  { name: 'get-resource-reference', arguments: { resourceType: 'Text', resourceId: 3 } },
+  { name: 'get-resource-links', arguments: { count: 3 } },
+  { name: 'get-structured-content', arguments: { location: 'Chicago' } },
+];
+
+const RESOURCE_READS = [
+  'demo://resource/static/document/architecture.md',
+  'demo://resource/dynamic/text/1',
+  'demo://resource/dynamic/blob/2',
+];
+
+interface DirectConnection {
+  client: Client;
+  close(): Promise<void>;
+}
+
+function describeAgainst(label: string, makeUpstream: () => Promise<{ proxy: ProxyUnderTest; direct: DirectConnection; stop?: () => Promise<void> }>) {
+  describe(`server-everything over ${label}`, () => {
+    let proxy: ProxyUnderTest;
+    let direct: DirectConnection;
+    let stop: (() => Promise<void>) | undefined;
+
+    beforeAll(async () => {
+      ({ proxy, direct, stop } = await makeUpstream());
+      await Promise.all([settled(proxy.client), settled(direct.client)]);
+    });
+
+    afterAll(async () => {
+      await proxy?.close();
+      await direct?.close();
+      await stop?.();
+    });
+
+    test('tool, prompt, resource and template lists equal the direct ones', async () => {
+      for (const kind of ['tools', 'prompts', 'resources', 'resourceTemplates'] as const) {
+        expect(await listAll(proxy.client, kind)).toEqual(await listAll(direct.client, kind));
+      }
+    });
+
+    test('the proxy mirrors the server identity and instructions', () => {
+      expect(proxy.client.getServerVersion()).toEqual(direct.client.getServerVersion());
+      expect(proxy.client.getInstructions()).toEqual(direct.client.getInstructions());
+    });
+
+    test.each(DETERMINISTIC_CALLS)('tools/call $name gives the same result', async (call) => {
+      const [viaProxy, viaDirect] = await Promise.all([proxy.client.callTool(call), direct.client.callTool(call)]);
+      expect(viaProxy).toEqual(viaDirect);
+    });
+
+    test.each(RESOURCE_READS)('resources/read %s gives the same contents', async (uri) => {
+      expect(await proxy.client.readResource({ uri })).toEqual(await direct.client.readResource({ uri }));
+    });
+
+    test('prompts and completions give the same results', async () => {
+      for (const request of [
+        { name: 'simple-prompt' },
+        { name: 'args-prompt', arguments: { city: 'Paris', state: 'TX' } },
+        { name: 'resource-prompt', arguments: { resourceType: 'Text', resourceId: '2' } },
+      ]) {
+        expect(await proxy.client.getPrompt(request)).toEqual(await direct.client.getPrompt(request));
+      }
+      const complete = {
+        ref: { type: 'ref/prompt' as const, name: 'completable-prompt' },
+        argument: { name: 'department', value: 'E' },
+      };
+      expect(await proxy.client.complete(complete)).toEqual(await direct.client.complete(complete));
+    });
+
+    test('progress of trigger-long-running-operation reaches the client under its own token', async () => {
+      const progress: Progress[] = [];
+      const result = await proxy.client.callTool(
+        { name: 'trigger-long-running-operation', arguments: { duration: 0.6, steps: 3 } },
+        undefined,
+        { onprogress: (p) => progress.push(p) },
+      );
+      expect(progress.map((p) => p.progress)).toEqual([1, 2, 3]);
+      expect(progress.every((p) => p.total === 3)).toBe(true);
+      expect(JSON.stringify(result.content)).toContain('completed');
+    });
+
+    test('elicitation round-trips through the proxy to the client', async () => {
+      const result = await proxy.client.callTool({ name: 'trigger-elicitation-request' });
+      const text = JSON.stringify(result.content);
+      expect(text).toContain('Ada Lovelace');
+      expect(result.isError).toBeFalsy();
+    });
+
+    test('sampling round-trips through the proxy to the client', async () => {
+      const result = await proxy.client.callTool({ name: 'trigger-sampling-request', arguments: { prompt: 'two plus two' } });
+      const text = JSON.stringify(result.content);
+      expect(text).toContain('test-model');
+      expect(text).toContain('two plus two');
+    });
+
+    test('roots/list round-trips through the proxy to the client', async () => {
+      const result = await proxy.client.callTool({ name: 'get-roots-list' });
+      expect(JSON.stringify(result.content)).toContain('file:///tmp/test-root');
+    });
+
+    test('an unknown tool gives the same kind of error as the upstream', async () => {
+      const viaProxy = proxy.client.callTool({ name: 'no-such-tool' });
+      await expect(viaProxy).rejects.toThrow(/no-such-tool/);
+    });
+  });
+}
+
+describeAgainst('stdio', async () => {
+  const proxy = await startProxy(
+    testConfig([{ name: 'everything', command: process.execPath, args: [EVERYTHING_ENTRY, 'stdio'] }]),
+    { setup: installClientHandlers },
+  );
+  const direct = await connectDirect(process.execPath, [EVERYTHING_ENTRY, 'stdio'], undefined, {
+    capabilities: ALL_CLIENT_CAPABILITIES,
+  });
+  installClientHandlers(direct.client);
+  return { proxy, direct };
+});
+
+describeAgainst('Streamable HTTP', async () => {
+  const server = await startEverythingHttp();
+  const proxy = await startProxy(testConfig([{ name: 'everything', url: server.url }]), { setup: installClientHandlers });
+  const client = new Client({ name: 'direct-client', version: '1.0.0' }, { capabilities: ALL_CLIENT_CAPABILITIES });
+  installClientHandlers(client);
+  await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
+  return { proxy, direct: { client, close: () => client.close() }, stop: server.close };
+});
