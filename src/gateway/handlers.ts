@@ -88,23 +88,26 @@ export function createHandlers(deps: HandlerDeps): Record<string, RequestHandler
 
 /**
  * Sends the client's request to the upstream with the client's progress token re-attached to
- * progress on the way back (the SDK replaces it with its own on the way out).
+ * progress on the way back (the SDK replaces it with its own on the way out). The result waits
+ * for the progress sent before it, so the client never sees progress after its result.
  */
 export async function forward(context: RequestContext, upstream: Upstream, newParams?: Params): Promise<Result> {
   const { request, extra, session } = context;
   const clientToken = extra._meta?.progressToken;
-  const onprogress =
-    clientToken === undefined
-      ? () => undefined
-      : (progress: Progress) =>
-          void extra
-            .sendNotification({ method: 'notifications/progress', params: { ...progress, progressToken: clientToken } })
-            .catch(() => undefined);
+  let progressSent: Promise<void> = Promise.resolve();
+  const onprogress = (progress: Progress) => {
+    if (clientToken === undefined) return;
+    progressSent = extra
+      .sendNotification({ method: 'notifications/progress', params: { ...progress, progressToken: clientToken } })
+      .catch(() => undefined);
+  };
   session.routeTo(request.id, upstream);
-  return upstream.request(request.method, newParams ?? (request.params as Params | undefined), {
+  const result = await upstream.request(request.method, newParams ?? (request.params as Params | undefined), {
     signal: extra.signal,
     onprogress,
   });
+  await progressSent;
+  return result;
 }
 
 function resourceOwner(deps: HandlerDeps, uri: unknown): Upstream {

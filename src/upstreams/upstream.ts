@@ -20,6 +20,10 @@ import { ClientError, isMcpError, originalMessage, timedOut, unavailable } from 
 import { CATALOG_KINDS, emptyCatalog, fetchCatalog, type CatalogKind, type UpstreamCatalog } from './catalog-fetch.js';
 import { connectClient, type ConnectedClient } from './transport-factory.js';
 import { RestartSchedule } from './restart-schedule.js';
+import { ProgressRouter } from './progress-router.js';
+
+/** Timeouts are ours (they restart on progress); the SDK's own is set beyond reach. */
+const NO_SDK_TIMEOUT = 2 ** 31 - 1;
 
 export type UpstreamState = 'connecting' | 'up' | 'down' | 'failed' | 'stopped';
 
@@ -47,7 +51,7 @@ export interface UpstreamHooks {
 export interface ForwardOptions {
   signal?: AbortSignal;
   onprogress?: (progress: Progress) => void;
-  /** Overrides the server's timeout, e.g. for long user interactions. */
+  /** Overrides the server's timeout. */
   timeoutMs?: number;
 }
 
@@ -74,6 +78,7 @@ export class Upstream {
   private readonly waiters = new Set<() => void>();
   private logLevel?: string;
   private readonly subscriptions = new Set<string>();
+  private readonly progress: ProgressRouter;
 
   constructor(
     readonly config: ServerConfig,
@@ -81,6 +86,7 @@ export class Upstream {
     readonly log: Logger,
   ) {
     this.schedule = new RestartSchedule(config.restart);
+    this.progress = new ProgressRouter(`mcp-offload-${config.name}`);
   }
 
   get name(): string {
@@ -107,19 +113,44 @@ export class Upstream {
     if (connection) await closeQuietly(connection);
   }
 
-  /** Sends a request and returns the upstream's result, or throws an error fit for the client. */
+  /**
+   * Sends a request and returns the upstream's result, or throws an error fit for the client.
+   * The timeout restarts whenever the upstream reports progress; when it runs out, or the client
+   * cancels, the upstream is told with notifications/cancelled.
+   */
   async request(method: string, params: Record<string, unknown> | undefined, options: ForwardOptions = {}): Promise<Result> {
     const client = await this.ready(method, options.signal);
     const timeout = options.timeoutMs ?? this.config.timeoutMs;
+    const abort = new AbortController();
+    let timedOutAfter = false;
+    let timer: NodeJS.Timeout | undefined;
+    const arm = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        timedOutAfter = true;
+        abort.abort(`timed out after ${timeout} ms`);
+      }, timeout);
+    };
+    const onClientAbort = () => abort.abort(options.signal?.reason ?? 'cancelled by the client');
+    options.signal?.addEventListener('abort', onClientAbort, { once: true });
+    const progress = this.progress.register((p) => {
+      arm();
+      options.onprogress?.(p);
+    });
+    const meta = { ...((params?._meta as Record<string, unknown> | undefined) ?? {}), progressToken: progress.token };
+    arm();
     try {
-      return await client.request({ method, params } as never, ResultSchema, {
-        signal: options.signal,
-        onprogress: options.onprogress,
-        timeout,
-        resetTimeoutOnProgress: true,
+      return await client.request({ method, params: { ...params, _meta: meta } } as never, ResultSchema, {
+        signal: abort.signal,
+        timeout: NO_SDK_TIMEOUT,
       });
     } catch (error) {
-      throw this.describe(error, method, timeout);
+      if (timedOutAfter) throw timedOut(`upstream "${this.name}" did not answer ${method} within ${timeout} ms`);
+      throw this.describe(error, method);
+    } finally {
+      clearTimeout(timer);
+      progress.release();
+      options.signal?.removeEventListener('abort', onClientAbort);
     }
   }
 
@@ -159,6 +190,7 @@ export class Upstream {
       return;
     }
     this.connection = connection;
+    this.progress.attach(connection.transport);
     const { client } = connection;
     this.capabilities = client.getServerCapabilities();
     this.serverInfo = client.getServerVersion();
@@ -306,14 +338,11 @@ export class Upstream {
     this.hooks.stateChanged(this);
   }
 
-  private describe(error: unknown, method: string, timeout: number): Error {
+  private describe(error: unknown, method: string): Error {
     if (!isMcpError(error)) return error instanceof Error ? error : new Error(String(error));
     if (error.code === ErrorCode.ConnectionClosed) {
       const why = this.lastError ?? 'the connection closed';
       return unavailable(`upstream "${this.name}" failed while handling ${method}: ${why}; it is being restarted`);
-    }
-    if (error.code === ErrorCode.RequestTimeout && originalMessage(error).startsWith('Request timed out')) {
-      return timedOut(`upstream "${this.name}" did not answer ${method} within ${timeout} ms`);
     }
     return new ClientError(error.code, originalMessage(error), error.data);
   }

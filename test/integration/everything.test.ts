@@ -95,11 +95,12 @@ function describeAgainst(label: string, makeUpstream: () => Promise<{ proxy: Pro
     });
 
     test('prompts and completions give the same results', async () => {
-      for (const request of [
+      const requests: { name: string; arguments?: Record<string, string> }[] = [
         { name: 'simple-prompt' },
         { name: 'args-prompt', arguments: { city: 'Paris', state: 'TX' } },
         { name: 'resource-prompt', arguments: { resourceType: 'Text', resourceId: '2' } },
-      ]) {
+      ];
+      for (const request of requests) {
         expect(await proxy.client.getPrompt(request)).toEqual(await direct.client.getPrompt(request));
       }
       const complete = {

@@ -1,0 +1,118 @@
+/**
+ * Checks the schema cannot express readably: which servers key is used, command vs url, `type`
+ * agreeing with the rest, aliases given twice, restart delays in order. They run on data that may
+ * also have failed the schema, so every access is guarded.
+ */
+import type { RawProblem } from './ajv-messages.js';
+import { hasOwn, isPlainObject, joinPointer } from './pointer.js';
+import { DEFAULTS } from './types.js';
+
+export interface CheckOptions {
+  allowNoServers: boolean;
+}
+
+type Report = (problem: RawProblem) => void;
+
+const TRANSPORT_OF_TYPE: Record<string, string> = {
+  http: 'streamable-http',
+  'streamable-http': 'streamable-http',
+  sse: 'sse',
+};
+const LOCAL_ONLY_KEYS = ['args', 'env', 'cwd'];
+const REMOTE_ONLY_KEYS = ['headers', 'transport'];
+
+/** Which of `servers` / `mcpServers` holds the servers (`servers` when neither is given). */
+export function serverMapKey(root: Record<string, unknown>): 'servers' | 'mcpServers' {
+  return hasOwn(root, 'mcpServers') && !hasOwn(root, 'servers') ? 'mcpServers' : 'servers';
+}
+
+export function checkConfig(root: unknown, options: CheckOptions, report: Report): void {
+  if (!isPlainObject(root)) return; // the schema reports the wrong type
+  if (hasOwn(root, 'servers') && hasOwn(root, 'mcpServers')) {
+    report({ pointer: '/mcpServers', anchor: 'key', message: 'both "servers" and "mcpServers" are given; use one' });
+  }
+  const mapKey = serverMapKey(root);
+  const servers = root[mapKey];
+  if (servers !== undefined && servers !== null && !isPlainObject(servers)) return;
+  const entries = Object.entries(servers ?? {});
+  if (entries.length === 0 && !options.allowNoServers) {
+    report({ pointer: hasOwn(root, mapKey) ? `/${mapKey}` : '', anchor: 'key', message: 'no servers configured' });
+  }
+  const defaults = isPlainObject(root.defaults) ? root.defaults : {};
+  for (const [name, server] of entries) {
+    if (isPlainObject(server)) checkServer(name, server, joinPointer(`/${mapKey}`, name), defaults, report);
+  }
+}
+
+function checkServer(
+  name: string,
+  server: Record<string, unknown>,
+  pointer: string,
+  defaults: Record<string, unknown>,
+  report: Report,
+): void {
+  const at = (key: string, anchor: RawProblem['anchor'], message: string) =>
+    report({ pointer: key ? joinPointer(pointer, key) : pointer, anchor, message });
+  const hasCommand = hasOwn(server, 'command');
+  const hasUrl = hasOwn(server, 'url');
+  const type = typeof server.type === 'string' ? server.type : undefined;
+  const typeTransport = type === undefined ? undefined : TRANSPORT_OF_TYPE[type];
+
+  if (hasCommand && hasUrl) {
+    at('', 'key', `server "${name}" has both "command" and "url"; use one`);
+  } else if (!hasCommand && !hasUrl) {
+    if (type === 'stdio') at('', 'key', `server "${name}" has "type: stdio" but no "command"`);
+    else if (typeTransport) at('', 'key', `server "${name}" has "type: ${type}" but no "url"`);
+    else at('', 'key', `server "${name}" needs either "command" (a local process) or "url" (a remote server)`);
+  } else if (hasUrl) {
+    if (type === 'stdio') at('type', 'value', `"type: stdio" means a local process, but server "${name}" has a "url"`);
+    for (const key of LOCAL_ONLY_KEYS) {
+      if (hasOwn(server, key)) at(key, 'key', `"${key}" applies only to a local process ("command"), but server "${name}" has a "url"`);
+    }
+    checkUrl(server.url, (message) => at('url', 'value', message));
+  } else {
+    if (typeTransport) at('type', 'value', `"type: ${type}" means a remote server, but server "${name}" has a "command"`);
+    for (const key of REMOTE_ONLY_KEYS) {
+      if (hasOwn(server, key)) at(key, 'key', `"${key}" applies only to a remote server ("url"), but server "${name}" has a "command"`);
+    }
+  }
+  if (typeTransport && typeof server.transport === 'string' && server.transport !== typeTransport) {
+    at('transport', 'value', `"transport: ${server.transport}" contradicts "type: ${type}"; give one of them`);
+  }
+  if (hasOwn(server, 'enabled') && hasOwn(server, 'disabled')) {
+    at('disabled', 'key', `server "${name}" has both "enabled" and "disabled"; use one`);
+  }
+  if (server.prefix === true) {
+    at('prefix', 'value', '"prefix: true" has no meaning; give the prefix itself, or false for none');
+  }
+  checkRestart(server, pointer, defaults, report);
+}
+
+function checkUrl(url: unknown, report: (message: string) => void): void {
+  if (typeof url !== 'string' || !/^https?:\/\//i.test(url)) return; // the schema reports it
+  try {
+    new URL(url);
+  } catch {
+    report(`"url" is not a valid URL: ${JSON.stringify(url)}`);
+  }
+}
+
+/**
+ * The delay between restarts grows from initialDelayMs to maxDelayMs. When only initialDelayMs is
+ * raised above the default maximum, normalisation raises the maximum with it; two explicit values in
+ * the wrong order are an error.
+ */
+function checkRestart(server: Record<string, unknown>, pointer: string, defaults: Record<string, unknown>, report: Report): void {
+  const own = isPlainObject(server.restart) ? server.restart : {};
+  const inherited = isPlainObject(defaults.restart) ? defaults.restart : {};
+  const initial = own.initialDelayMs ?? inherited.initialDelayMs ?? DEFAULTS.restart.initialDelayMs;
+  const max = own.maxDelayMs ?? inherited.maxDelayMs;
+  if (!Number.isInteger(initial) || !Number.isInteger(max) || (max as number) >= (initial as number)) return;
+  const initialIsDefault = own.initialDelayMs === undefined && inherited.initialDelayMs === undefined;
+  const maxPointer = hasOwn(own, 'maxDelayMs') ? joinPointer(pointer, 'restart') : '/defaults/restart';
+  report({
+    pointer: joinPointer(maxPointer, 'maxDelayMs'),
+    anchor: 'value',
+    message: `"maxDelayMs" (${String(max)}) must be at least "initialDelayMs" (${String(initial)}${initialIsDefault ? ', the default' : ''})`,
+  });
+}

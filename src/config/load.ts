@@ -1,0 +1,90 @@
+/**
+ * Config file → validated `Config`. Every problem found is reported at once, each at the
+ * file:line:column of the node concerned, in a `ConfigError`.
+ *
+ * Pipeline: YAML parse (syntax errors stop here: what follows would be guesswork) → plain data with
+ * positions, `${VAR}` substituted in string values → lenient scalar coercion → JSON Schema
+ * (config/schema.json) → checks across keys → normalisation.
+ */
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { LineCounter, parseDocument } from 'yaml';
+import { translateAjvError } from './ajv-messages.js';
+import { checkConfig } from './checks.js';
+import { coerceScalars } from './coerce.js';
+import { expandEnv } from './env.js';
+import { normaliseConfig, type ConfigDoc } from './normalise.js';
+import { ProblemList } from './problems.js';
+import { configSchema, configValidator } from './schema.js';
+import { ConfigError, type Config } from './types.js';
+import { yamlToData } from './yaml-tree.js';
+
+export interface ParseOptions {
+  /** Accept a config without servers (e.g. for a command that only checks the file). */
+  allowNoServers?: boolean;
+}
+
+export function parseConfig(
+  text: string,
+  file: string,
+  env: NodeJS.ProcessEnv = process.env,
+  options: ParseOptions = {},
+): Config {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  if (doc.errors.length > 0) {
+    const syntax = new ProblemList(file);
+    for (const error of doc.errors) {
+      const { line, col } = lineCounter.linePos(error.pos[0]);
+      syntax.addAt({ line, column: col }, '', `YAML syntax error: ${firstLine(error.message)}`);
+    }
+    throw new ConfigError(syntax.sorted());
+  }
+
+  const envProblems: Array<{ pointer: string; message: string }> = [];
+  const tree = yamlToData(doc, lineCounter, (value, pointer) => {
+    const expansion = expandEnv(value, env);
+    for (const message of expansion.problems) envProblems.push({ pointer, message });
+    return expansion.value;
+  });
+  const problems = new ProblemList(file, tree.nodes);
+  for (const { pointer, message } of envProblems) problems.addEnvProblem(pointer, message);
+  for (const { pointer, message } of tree.problems) problems.add({ pointer, anchor: 'value', message });
+
+  // An empty file (or one with only comments) is an empty mapping, reported as "no servers".
+  const data = coerceScalars(tree.data ?? {}, configSchema(), '', tree.nodes);
+  const validate = configValidator();
+  if (!validate(data)) {
+    for (const error of validate.errors ?? []) {
+      const problem = translateAjvError(error, data);
+      if (problem) problems.add(problem);
+    }
+  }
+  checkConfig(data, { allowNoServers: options.allowNoServers ?? false }, (problem) => problems.add(problem));
+
+  if (problems.size > 0) throw new ConfigError(problems.sorted());
+  return normaliseConfig(data as ConfigDoc, file, tree.nodes);
+}
+
+export async function loadConfigFile(
+  path: string,
+  env: NodeJS.ProcessEnv = process.env,
+  options: ParseOptions = {},
+): Promise<Config> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    // Not `instanceof Error`: errors from node:fs may come from another realm (jest's VM modules).
+    const message = (error as { message?: unknown } | null)?.message;
+    const reason = typeof message === 'string' ? message : String(error);
+    throw new ConfigError([{ file: path, line: 1, column: 1, path: '', message: `cannot read config file: ${reason}` }]);
+  }
+  const config = parseConfig(text, path, env, options);
+  config.file = resolve(path);
+  return config;
+}
+
+function firstLine(message: string): string {
+  return message.split('\n')[0]!.trim();
+}

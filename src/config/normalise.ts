@@ -1,0 +1,128 @@
+/**
+ * Valid document data → `Config`: defaults applied (built-in, then the `defaults:` block, then the
+ * server's own keys), aliases resolved, servers listed in document order. Runs only after every
+ * check has passed, so the shapes here are trusted.
+ */
+import { serverMapKey } from './checks.js';
+import { joinPointer } from './pointer.js';
+import {
+  DEFAULTS,
+  type Config,
+  type HttpTransportKind,
+  type LogLevel,
+  type RestartPolicy,
+  type ServerConfig,
+  type WhenDown,
+} from './types.js';
+import type { NodeInfo } from './yaml-tree.js';
+
+/* The document's shape after validation; see config/schema.json. */
+interface ServerDoc {
+  type?: 'stdio' | 'http' | 'streamable-http' | 'sse';
+  command?: string;
+  args?: string[];
+  env?: Record<string, string>;
+  cwd?: string;
+  url?: string;
+  headers?: Record<string, string>;
+  transport?: HttpTransportKind;
+  enabled?: boolean;
+  disabled?: boolean;
+  timeoutMs?: number;
+  tools?: { allow?: string[]; deny?: string[] };
+  prefix?: string | false | null;
+  whenDown?: WhenDown;
+  restart?: Partial<RestartPolicy>;
+}
+
+interface DefaultsDoc {
+  enabled?: boolean;
+  timeoutMs?: number;
+  whenDown?: WhenDown;
+  restart?: Partial<RestartPolicy>;
+}
+
+export interface ConfigDoc {
+  servers?: Record<string, ServerDoc> | null;
+  mcpServers?: Record<string, ServerDoc> | null;
+  defaults?: DefaultsDoc;
+  logLevel?: LogLevel;
+  http?: { host?: string; port: number };
+  gateway?: { separator?: string; pageSize?: number; startupTimeoutMs?: number };
+  artifacts?: { dir?: string };
+}
+
+export function normaliseConfig(doc: ConfigDoc, file: string, nodes: Map<string, NodeInfo>): Config {
+  const mapKey = serverMapKey(doc as Record<string, unknown>);
+  const serverDocs = doc[mapKey] ?? {};
+  const servers = Object.keys(serverDocs).map((name) => {
+    const info = nodes.get(joinPointer(`/${mapKey}`, name));
+    const position = info?.key ?? info?.value ?? { line: 1, column: 1 };
+    return {
+      order: [position.line, position.column] as const,
+      server: normaliseServer(name, serverDocs[name]!, doc.defaults ?? {}, { file, ...position }),
+    };
+  });
+  // Object key order puts integer-like names ("1", "42") first; the file's order is what users expect.
+  servers.sort((a, b) => a.order[0] - b.order[0] || a.order[1] - b.order[1]);
+
+  const config: Config = {
+    logLevel: doc.logLevel ?? DEFAULTS.logLevel,
+    gateway: { ...DEFAULTS.gateway, ...doc.gateway },
+    artifacts: doc.artifacts?.dir !== undefined ? { dir: doc.artifacts.dir } : {},
+    servers: servers.map((s) => s.server),
+  };
+  if (doc.http) config.http = { host: doc.http.host ?? DEFAULTS.http.host, port: doc.http.port };
+  return config;
+}
+
+function normaliseServer(
+  name: string,
+  doc: ServerDoc,
+  defaults: DefaultsDoc,
+  source: ServerConfig['source'],
+): ServerConfig {
+  const restart: RestartPolicy = { ...DEFAULTS.restart, ...defaults.restart, ...doc.restart };
+  restart.maxDelayMs = Math.max(restart.maxDelayMs, restart.initialDelayMs);
+  const common = {
+    name,
+    enabled: doc.enabled ?? (doc.disabled !== undefined ? !doc.disabled : defaults.enabled ?? true),
+    timeoutMs: doc.timeoutMs ?? defaults.timeoutMs ?? DEFAULTS.timeoutMs,
+    tools: { allow: [...(doc.tools?.allow ?? [])], deny: [...(doc.tools?.deny ?? [])] },
+    prefix: normalisePrefix(doc),
+    whenDown: doc.whenDown ?? defaults.whenDown ?? DEFAULTS.whenDown,
+    restart,
+    source,
+  };
+  if (doc.command !== undefined) {
+    return {
+      kind: 'stdio',
+      ...common,
+      command: doc.command,
+      args: [...(doc.args ?? [])],
+      env: Object.fromEntries(Object.entries(doc.env ?? {})),
+      ...(doc.cwd !== undefined ? { cwd: doc.cwd } : {}),
+    };
+  }
+  return {
+    kind: 'http',
+    ...common,
+    url: doc.url!,
+    headers: Object.fromEntries(Object.entries(doc.headers ?? {})),
+    transport: doc.transport ?? transportOfType(doc.type),
+  };
+}
+
+/** Absent: the gateway decides; false, null or "": never prefix; otherwise that prefix. */
+function normalisePrefix(doc: ServerDoc): string | null | undefined {
+  if (!Object.prototype.hasOwnProperty.call(doc, 'prefix')) return undefined;
+  return doc.prefix === false || doc.prefix === null || doc.prefix === '' || doc.prefix === undefined
+    ? null
+    : doc.prefix;
+}
+
+function transportOfType(type: ServerDoc['type']): HttpTransportKind {
+  if (type === 'http' || type === 'streamable-http') return 'streamable-http';
+  if (type === 'sse') return 'sse';
+  return 'auto';
+}

@@ -1,0 +1,46 @@
+import { parseCliArgs, UsageError } from '../../src/cli/args.js';
+import { nameFromCommand } from '../../src/cli/single-server.js';
+
+test('wraps a command given after --, leaving its own options alone', () => {
+  const args = parseCliArgs(['--log-level', 'debug', '--', 'npx', '-y', '@modelcontextprotocol/server-everything', '--help']);
+  expect(args.command).toBe('run');
+  expect(args.logLevel).toBe('debug');
+  expect(args.serverCommand).toEqual(['npx', '-y', '@modelcontextprotocol/server-everything', '--help']);
+});
+
+test('parses --http with and without a host', () => {
+  expect(parseCliArgs(['--http', '8080', '--url', 'http://x/mcp']).http).toEqual({ host: '127.0.0.1', port: 8080 });
+  expect(parseCliArgs(['--http', '0.0.0.0:9', '--url', 'http://x/mcp']).http).toEqual({ host: '0.0.0.0', port: 9 });
+  expect(parseCliArgs(['--http', '[::1]:9', '--url', 'http://x/mcp']).http).toEqual({ host: '::1', port: 9 });
+  expect(() => parseCliArgs(['--http', 'nope', '--url', 'http://x'])).toThrow(UsageError);
+});
+
+test('validate needs --config', () => {
+  expect(parseCliArgs(['validate', '--config', 'a.yaml'])).toMatchObject({ command: 'validate', config: 'a.yaml' });
+  expect(() => parseCliArgs(['validate'])).toThrow(/--config/);
+});
+
+test('unknown options, stray words and several sources are errors', () => {
+  expect(() => parseCliArgs(['--frobnicate', '--', 'x'])).toThrow(/Unknown option '--frobnicate'/);
+  expect(() => parseCliArgs(['serve', '--', 'x'])).toThrow(/unexpected argument "serve"/);
+  expect(() => parseCliArgs(['--url', 'http://x', '--', 'y'])).toThrow(/not several/);
+  expect(() => parseCliArgs([])).toThrow(/nothing to proxy/);
+  expect(() => parseCliArgs(['--log-level', 'loud', '--', 'x'])).toThrow(/--log-level must be one of/);
+});
+
+test('headers go with --url', () => {
+  expect(parseCliArgs(['--url', 'http://x', '--header', 'Authorization: Bearer t']).headers).toEqual({ Authorization: 'Bearer t' });
+  expect(() => parseCliArgs(['--header', 'A: b', '--', 'x'])).toThrow(/--header goes with --url/);
+});
+
+test('help and version win', () => {
+  expect(parseCliArgs(['--help']).command).toBe('help');
+  expect(parseCliArgs(['-v']).command).toBe('version');
+});
+
+test('derives a readable server name from the command', () => {
+  expect(nameFromCommand(['npx', '-y', '@modelcontextprotocol/server-everything'])).toBe('server-everything');
+  expect(nameFromCommand(['node', 'test/fixtures/slow-server.mjs'])).toBe('slow-server');
+  expect(nameFromCommand(['uvx', 'mcp-server-fetch@1.2.0'])).toBe('mcp-server-fetch');
+  expect(nameFromCommand(['/usr/bin/my server'])).toBe('my-server');
+});
