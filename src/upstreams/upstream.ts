@@ -25,6 +25,9 @@ import { ProgressRouter } from './progress-router.js';
 /** Timeouts are ours (they restart on progress); the SDK's own is set beyond reach. */
 const NO_SDK_TIMEOUT = 2 ** 31 - 1;
 
+/** Starting a server (npx may download it first) and listing it can take longer than one call. */
+const MIN_CONNECT_TIMEOUT_MS = 30_000;
+
 export type UpstreamState = 'connecting' | 'up' | 'down' | 'failed' | 'stopped';
 
 /**
@@ -177,8 +180,9 @@ export class Upstream {
   private async connect(): Promise<void> {
     this.setState(this.state === 'connecting' ? 'connecting' : 'down');
     let connection: ConnectedClient;
+    const timeout = Math.max(this.config.timeoutMs, MIN_CONNECT_TIMEOUT_MS);
     try {
-      connection = await connectClient(this.config, () => this.makeClient(), this.log, this.config.timeoutMs);
+      connection = await connectClient(this.config, () => this.makeClient(), this.log, timeout);
     } catch (error) {
       this.lastError = errorText(error);
       this.log.error({ err: this.lastError }, `could not connect to upstream "${this.name}"`);
@@ -196,7 +200,7 @@ export class Upstream {
     this.serverInfo = client.getServerVersion();
     this.instructions = client.getInstructions();
     try {
-      this.catalog = await fetchCatalog(client, this.capabilities, this.config.timeoutMs);
+      this.catalog = await fetchCatalog(client, this.capabilities, timeout);
     } catch (error) {
       this.lastError = `listing its tools, prompts and resources failed: ${errorText(error)}`;
       this.log.error({ err: this.lastError }, `upstream "${this.name}" connected but could not be listed`);
@@ -245,7 +249,7 @@ export class Upstream {
       const client = this.connection?.client;
       if (!client || !this.capabilities) return;
       try {
-        const fresh = await fetchCatalog(client, this.capabilities, this.config.timeoutMs, kinds);
+        const fresh = await fetchCatalog(client, this.capabilities, Math.max(this.config.timeoutMs, MIN_CONNECT_TIMEOUT_MS), kinds);
         for (const kind of kinds) (this.catalog[kind] as unknown[]) = fresh[kind];
         this.hooks.catalogChanged(this, kinds);
       } catch (error) {

@@ -1,0 +1,163 @@
+import {
+  LoggingMessageNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+  ToolListChangedNotificationSchema,
+  PromptListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import { FIXTURES, NODE, waitFor } from '../helpers/fixtures.js';
+import { listAll } from '../helpers/lists.js';
+import { startProxy, testConfig, type ProxyUnderTest } from '../helpers/proxy.js';
+
+const basic = (name: string, extra: Record<string, unknown> = {}) => ({
+  name,
+  command: NODE,
+  args: [FIXTURES.basic, '--name', name],
+  ...extra,
+});
+
+function text(result: { content?: unknown }): string {
+  return (result.content as { type: string; text?: string }[]).map((c) => c.text ?? '').join('');
+}
+
+describe('two upstreams with default prefixes', () => {
+  let proxy: ProxyUnderTest;
+  beforeAll(async () => {
+    proxy = await startProxy(testConfig([basic('alpha'), basic('beta')], { pageSize: 3 }));
+  });
+  afterAll(() => proxy.close());
+
+  test('tools and prompts are named <server>__<name>, in config order', async () => {
+    const tools = (await listAll(proxy.client, 'tools')) as { name: string }[];
+    const names = tools.map((t) => t.name);
+    expect(names.slice(0, 2)).toEqual(['alpha__echo', 'alpha__add']);
+    expect(names).toContain('beta__echo');
+    expect(names.every((n) => /^[a-zA-Z0-9_-]{1,64}$/.test(n))).toBe(true);
+    const prompts = (await listAll(proxy.client, 'prompts')) as { name: string }[];
+    expect(prompts.map((p) => p.name)).toEqual(['alpha__greet', 'beta__greet']);
+  });
+
+  test('calls reach the upstream the prefix names, under its own tool name', async () => {
+    expect(text(await proxy.client.callTool({ name: 'alpha__whoami' }))).toBe('alpha');
+    expect(text(await proxy.client.callTool({ name: 'beta__whoami' }))).toBe('beta');
+    expect(text(await proxy.client.callTool({ name: 'beta__add', arguments: { a: 2, b: 3 } }))).toBe('5');
+  });
+
+  test('the proxy pages merged lists with its own cursors across upstreams', async () => {
+    const first = await proxy.client.listResources();
+    expect(first.resources).toHaveLength(3);
+    expect(first.nextCursor).toBeDefined();
+    const all = (await listAll(proxy.client, 'resources')) as { uri: string }[];
+    expect(all.map((r) => r.uri)).toEqual([
+      'fixture://alpha/hello',
+      'fixture://alpha/data.bin',
+      'fixture://beta/hello',
+      'fixture://beta/data.bin',
+    ]);
+    const templates = (await listAll(proxy.client, 'resourceTemplates')) as { uriTemplate: string }[];
+    expect(templates.map((t) => t.uriTemplate)).toEqual(['fixture://alpha/items/{id}', 'fixture://beta/items/{id}']);
+  });
+
+  test('resource reads go to the upstream that listed the URI or owns the template', async () => {
+    const hello = await proxy.client.readResource({ uri: 'fixture://beta/hello' });
+    expect(hello.contents[0]).toMatchObject({ text: 'hello from beta' });
+    const blob = await proxy.client.readResource({ uri: 'fixture://alpha/data.bin' });
+    expect(Buffer.from((blob.contents[0] as { blob: string }).blob, 'base64')).toEqual(Buffer.from([...Array(256).keys()]));
+    const item = await proxy.client.readResource({ uri: 'fixture://beta/items/42' });
+    expect(item.contents[0]).toMatchObject({ text: 'item 42 from beta' });
+    await expect(proxy.client.readResource({ uri: 'nowhere://x' })).rejects.toThrow(/not found/);
+  });
+
+  test('prompts and completions are routed by the prefixed name', async () => {
+    const prompt = await proxy.client.getPrompt({ name: 'beta__greet', arguments: { who: 'Ada' } });
+    expect(JSON.stringify(prompt.messages)).toContain('Hello, Ada, from beta');
+    const completion = await proxy.client.complete({
+      ref: { type: 'ref/prompt', name: 'alpha__greet' },
+      argument: { name: 'who', value: 'b' },
+    });
+    expect(completion.completion.values).toEqual(['bob']);
+    const ids = await proxy.client.complete({
+      ref: { type: 'ref/resource', uri: 'fixture://beta/items/{id}' },
+      argument: { name: 'id', value: '' },
+    });
+    expect(ids.completion.values).toEqual(['1', '2', '3']);
+  });
+
+  test('logging messages carry the server name and setLevel reaches every upstream', async () => {
+    const messages: { logger?: string; level: string; data: unknown }[] = [];
+    proxy.client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void messages.push(n.params));
+    await proxy.client.setLoggingLevel('error');
+    await proxy.client.callTool({ name: 'alpha__log', arguments: { message: 'quiet', level: 'info' } });
+    await proxy.client.callTool({ name: 'beta__log', arguments: { message: 'loud', level: 'error' } });
+    await waitFor(() => messages.length >= 1, 3000, 20, 'a logging message');
+    expect(messages).toEqual([expect.objectContaining({ logger: 'beta/beta', level: 'error', data: 'loud' })]);
+  });
+
+  test('resource subscriptions deliver updates to the subscriber until it unsubscribes', async () => {
+    const updates: string[] = [];
+    proxy.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updates.push(n.params.uri));
+    await proxy.client.subscribeResource({ uri: 'fixture://alpha/hello' });
+    await waitFor(() => updates.length >= 2, 3000, 20, 'two resource updates');
+    await proxy.client.unsubscribeResource({ uri: 'fixture://alpha/hello' });
+    await new Promise((r) => setTimeout(r, 300));
+    const seen = updates.length;
+    await new Promise((r) => setTimeout(r, 500));
+    expect(updates.length).toBe(seen);
+    expect(new Set(updates)).toEqual(new Set(['fixture://alpha/hello']));
+  });
+});
+
+describe('prefix settings, collisions and filters', () => {
+  let proxy: ProxyUnderTest;
+  beforeAll(async () => {
+    proxy = await startProxy(
+      testConfig([
+        basic('first', { prefix: 'x', args: [FIXTURES.basic, '--name', 'first', '--tools', 'echo,whoami'] }),
+        basic('second', { prefix: 'x', args: [FIXTURES.basic, '--name', 'second', '--tools', 'echo,whoami'] }),
+        basic('third', { prefix: null, tools: { allow: ['who*', 'add'], deny: ['add'] } }),
+      ]),
+    );
+  });
+  afterAll(() => proxy.close());
+
+  test('a name collision is resolved in config order, deterministically', async () => {
+    const names = ((await listAll(proxy.client, 'tools')) as { name: string }[]).map((t) => t.name);
+    expect(names).toEqual(['x__echo', 'x__whoami', 'x__echo_2', 'x__whoami_2', 'whoami']);
+    expect(text(await proxy.client.callTool({ name: 'x__whoami' }))).toBe('first');
+    expect(text(await proxy.client.callTool({ name: 'x__whoami_2' }))).toBe('second');
+    expect(text(await proxy.client.callTool({ name: 'whoami' }))).toBe('third');
+  });
+
+  test('tools outside the allow list, or denied, are neither listed nor callable', async () => {
+    await expect(proxy.client.callTool({ name: 'add', arguments: { a: 1, b: 2 } })).rejects.toThrow(/Tool add not found/);
+    await expect(proxy.client.callTool({ name: 'echo', arguments: { message: 'm' } })).rejects.toThrow(/not found/);
+  });
+});
+
+describe('list changes at run time', () => {
+  let proxy: ProxyUnderTest;
+  beforeAll(async () => {
+    proxy = await startProxy(
+      testConfig([basic('steady'), { name: 'dyn', command: NODE, args: [FIXTURES.dynamic] }]),
+    );
+  });
+  afterAll(() => proxy.close());
+
+  test('an upstream adding and removing a tool refreshes the catalog and notifies the client', async () => {
+    let toolChanges = 0;
+    let promptChanges = 0;
+    proxy.client.setNotificationHandler(ToolListChangedNotificationSchema, () => void toolChanges++);
+    proxy.client.setNotificationHandler(PromptListChangedNotificationSchema, () => void promptChanges++);
+    await proxy.client.callTool({ name: 'dyn__add-tool', arguments: { name: 'sparkle' } });
+    await waitFor(() => toolChanges >= 1, 3000, 20, 'tools/list_changed');
+    expect(text(await proxy.client.callTool({ name: 'dyn__sparkle' }))).toBe('I am sparkle');
+
+    await proxy.client.callTool({ name: 'dyn__add-prompt', arguments: { name: 'hint' } });
+    await waitFor(() => promptChanges >= 1, 3000, 20, 'prompts/list_changed');
+    const prompts = ((await listAll(proxy.client, 'prompts')) as { name: string }[]).map((p) => p.name);
+    expect(prompts).toContain('dyn__hint');
+
+    await proxy.client.callTool({ name: 'dyn__remove-tool', arguments: { name: 'sparkle' } });
+    await waitFor(() => toolChanges >= 2, 3000, 20, 'a second tools/list_changed');
+    await expect(proxy.client.callTool({ name: 'dyn__sparkle' })).rejects.toThrow(/not found/);
+  });
+});
