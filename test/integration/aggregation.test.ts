@@ -7,6 +7,7 @@ import {
 import { FIXTURES, NODE, waitFor } from '../helpers/fixtures.js';
 import { listAll } from '../helpers/lists.js';
 import { startProxy, testConfig, type ProxyUnderTest } from '../helpers/proxy.js';
+import { textOf } from '../helpers/results.js';
 
 const basic = (name: string, extra: Record<string, unknown> = {}) => ({
   name,
@@ -15,9 +16,6 @@ const basic = (name: string, extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
-function text(result: { content?: unknown }): string {
-  return (result.content as { type: string; text?: string }[]).map((c) => c.text ?? '').join('');
-}
 
 describe('two upstreams with default prefixes', () => {
   let proxy: ProxyUnderTest;
@@ -37,9 +35,9 @@ describe('two upstreams with default prefixes', () => {
   });
 
   test('calls reach the upstream the prefix names, under its own tool name', async () => {
-    expect(text(await proxy.client.callTool({ name: 'alpha__whoami' }))).toBe('alpha');
-    expect(text(await proxy.client.callTool({ name: 'beta__whoami' }))).toBe('beta');
-    expect(text(await proxy.client.callTool({ name: 'beta__add', arguments: { a: 2, b: 3 } }))).toBe('5');
+    expect(textOf(await proxy.client.callTool({ name: 'alpha__whoami' }))).toBe('alpha');
+    expect(textOf(await proxy.client.callTool({ name: 'beta__whoami' }))).toBe('beta');
+    expect(textOf(await proxy.client.callTool({ name: 'beta__add', arguments: { a: 2, b: 3 } }))).toBe('5');
   });
 
   test('the proxy pages merged lists with its own cursors across upstreams', async () => {
@@ -122,9 +120,9 @@ describe('prefix settings, collisions and filters', () => {
   test('a name collision is resolved in config order, deterministically', async () => {
     const names = ((await listAll(proxy.client, 'tools')) as { name: string }[]).map((t) => t.name);
     expect(names).toEqual(['x__echo', 'x__whoami', 'x__echo_2', 'x__whoami_2', 'whoami']);
-    expect(text(await proxy.client.callTool({ name: 'x__whoami' }))).toBe('first');
-    expect(text(await proxy.client.callTool({ name: 'x__whoami_2' }))).toBe('second');
-    expect(text(await proxy.client.callTool({ name: 'whoami' }))).toBe('third');
+    expect(textOf(await proxy.client.callTool({ name: 'x__whoami' }))).toBe('first');
+    expect(textOf(await proxy.client.callTool({ name: 'x__whoami_2' }))).toBe('second');
+    expect(textOf(await proxy.client.callTool({ name: 'whoami' }))).toBe('third');
   });
 
   test('tools outside the allow list, or denied, are neither listed nor callable', async () => {
@@ -149,7 +147,7 @@ describe('list changes at run time', () => {
     proxy.client.setNotificationHandler(PromptListChangedNotificationSchema, () => void promptChanges++);
     await proxy.client.callTool({ name: 'dyn__add-tool', arguments: { name: 'sparkle' } });
     await waitFor(() => toolChanges >= 1, 3000, 20, 'tools/list_changed');
-    expect(text(await proxy.client.callTool({ name: 'dyn__sparkle' }))).toBe('I am sparkle');
+    expect(textOf(await proxy.client.callTool({ name: 'dyn__sparkle' }))).toBe('I am sparkle');
 
     await proxy.client.callTool({ name: 'dyn__add-prompt', arguments: { name: 'hint' } });
     await waitFor(() => promptChanges >= 1, 3000, 20, 'prompts/list_changed');

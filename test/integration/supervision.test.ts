@@ -2,10 +2,8 @@ import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import { FIXTURES, NODE, pidAlive, waitFor } from '../helpers/fixtures.js';
 import { listAll } from '../helpers/lists.js';
 import { startProxy, testConfig, type ProxyUnderTest } from '../helpers/proxy.js';
+import { textOf } from '../helpers/results.js';
 
-function text(result: { content?: unknown }): string {
-  return (result.content as { text?: string }[]).map((c) => c.text ?? '').join('');
-}
 
 const crash = (extra: Record<string, unknown> = {}) => ({ name: 'crashy', command: NODE, args: [FIXTURES.crash], ...extra });
 const slow = (extra: Record<string, unknown> = {}) => ({ name: 'slow', command: NODE, args: [FIXTURES.slow], ...extra });
@@ -16,17 +14,17 @@ describe('an upstream that crashes', () => {
 
   test('a call in flight gets an error naming the server, and the upstream is restarted', async () => {
     proxy = await startProxy(testConfig([crash()]));
-    const before = Number(text(await proxy.client.callTool({ name: 'pid' })));
+    const before = Number(textOf(await proxy.client.callTool({ name: 'pid' })));
     await expect(proxy.client.callTool({ name: 'crash' })).rejects.toThrow(
       /upstream "crashy" failed while handling tools\/call: the process exited \(code 3\).*crashing.*being restarted/,
     );
     const upstream = proxy.gateway.upstreams[0];
     await waitFor(() => upstream.state === 'up', 5000, 20, 'the restart');
     expect(upstream.restarts).toBe(1);
-    const after = Number(text(await proxy.client.callTool({ name: 'pid' })));
+    const after = Number(textOf(await proxy.client.callTool({ name: 'pid' })));
     expect(after).not.toBe(before);
     expect(pidAlive(before)).toBe(false);
-    expect(text(await proxy.client.callTool({ name: 'ok' }))).toBe('ok');
+    expect(textOf(await proxy.client.callTool({ name: 'ok' }))).toBe('ok');
   });
 
   test('with whenDown: error, a call while it is down fails at once with the reason', async () => {
@@ -44,7 +42,7 @@ describe('an upstream that crashes', () => {
     );
     await proxy.client.callTool({ name: 'crash-later', arguments: { ms: 10 } });
     await waitFor(() => proxy.gateway.upstreams[0].state === 'down', 3000, 10, 'the crash');
-    expect(text(await proxy.client.callTool({ name: 'ok' }))).toBe('ok');
+    expect(textOf(await proxy.client.callTool({ name: 'ok' }))).toBe('ok');
   });
 
   test('after maxRetries failed restarts it is given up and its tools leave the list', async () => {
@@ -59,7 +57,7 @@ describe('an upstream that crashes', () => {
     const crashy = proxy.gateway.upstreams[1];
     await waitFor(() => crashy.state === 'failed', 5000, 20, 'giving up');
     await expect(proxy.client.callTool({ name: 'crashy__ok' })).rejects.toThrow(/Tool crashy__ok not found/);
-    expect(text(await proxy.client.callTool({ name: 'healthy__echo', arguments: { message: 'still here' } }))).toBe('still here');
+    expect(textOf(await proxy.client.callTool({ name: 'healthy__echo', arguments: { message: 'still here' } }))).toBe('still here');
   });
 
   test('an upstream that comes up after startup joins the catalog and the client is told', async () => {
@@ -84,7 +82,7 @@ describe('a noisy upstream', () => {
     const proxy = await startProxy(testConfig([{ name: 'noisy', command: NODE, args: [FIXTURES.noisy] }]));
     try {
       for (let i = 0; i < 5; i++) {
-        expect(text(await proxy.client.callTool({ name: 'echo', arguments: { message: `m${i}` } }))).toContain(`m${i}`);
+        expect(textOf(await proxy.client.callTool({ name: 'echo', arguments: { message: `m${i}` } }))).toContain(`m${i}`);
       }
     } finally {
       await proxy.close();
@@ -115,7 +113,7 @@ describe('slow upstreams, timeouts and cancellation', () => {
       undefined,
       { onprogress: (p) => progress.push(p.progress), timeout: 10_000 },
     );
-    expect(text(result)).toBe('completed 6 steps');
+    expect(textOf(result)).toBe('completed 6 steps');
     expect(progress).toEqual([1, 2, 3, 4, 5, 6]);
   });
 
