@@ -9,6 +9,8 @@ import { Gateway } from './gateway/gateway.js';
 import { serveHttp } from './gateway/http-server.js';
 import { StdioServerTransport } from './transports/stdio-server-transport.js';
 import { VERSION } from './version.js';
+import { runGc } from './artifacts/gc-command.js';
+import { storeOptions } from './artifacts/options.js';
 
 /** How long shutdown may take before the process exits anyway. */
 const SHUTDOWN_DEADLINE_MS = 10_000;
@@ -33,7 +35,9 @@ async function main(argv: string[]): Promise<number> {
 
   let config: Config;
   try {
-    config = args.config ? await loadConfigFile(resolve(args.config)) : singleServerConfig(args);
+    config = args.config
+      ? await loadConfigFile(resolve(args.config), process.env, { allowNoServers: args.command === 'gc' })
+      : singleServerConfig(args);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     process.stderr.write(`${error.message}\n${error.problems.length} problem(s) found.\n`);
@@ -44,6 +48,10 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   applyOverrides(config, args);
+  if (args.command === 'gc') {
+    process.stderr.write(`${await runGc(storeOptions(config), createLogger(config.logLevel))}\n`);
+    return 0;
+  }
   return run(config, createLogger(config.logLevel));
 }
 
@@ -51,6 +59,7 @@ function applyOverrides(config: Config, args: CliArgs): void {
   if (args.logLevel) config.logLevel = args.logLevel;
   if (args.http) config.http = args.http;
   if (args.artifactDir) config.artifacts.dir = resolve(args.artifactDir);
+  if (args.dryRun) config.pipeline = { ...config.pipeline, dryRun: true };
 }
 
 async function run(config: Config, log: Logger): Promise<number> {

@@ -8,6 +8,8 @@ Usage:
   mcp-offload [options] --url <url>               wrap one remote MCP server (Streamable HTTP, falling back to SSE)
   mcp-offload [options] --config <file.yaml>      run a configured gateway over several servers
   mcp-offload validate --config <file.yaml>       check a config file and list every problem
+  mcp-offload gc [--config <file.yaml>] [--artifact-dir <dir>]
+                                                  remove expired artifacts and enforce the quota now
 
 Options:
   --config <file>         YAML configuration (see config/example.yaml)
@@ -16,13 +18,15 @@ Options:
   --name <name>           name of the wrapped server (default: derived from the command or URL)
   --http [host:]port      serve Streamable HTTP at /mcp instead of stdio (host defaults to 127.0.0.1)
   --log-level <level>     trace, debug, info, warn, error, fatal or silent (default: info; logs go to stderr)
-  --artifact-dir <dir>    where extracted artifacts are stored
+  --artifact-dir <dir>    where extracted artifacts are stored (default: $MCP_OFFLOAD_ARTIFACT_DIR,
+                          else a per-user directory under the system's temp directory)
+  --dry-run               log what would be stored and rewritten, but change nothing
   -h, --help              show this help
   -v, --version           show the version
 `;
 
 export interface CliArgs {
-  command: 'run' | 'validate' | 'help' | 'version';
+  command: 'run' | 'validate' | 'gc' | 'help' | 'version';
   config?: string;
   url?: string;
   headers: Record<string, string>;
@@ -30,6 +34,7 @@ export interface CliArgs {
   http?: { host: string; port: number };
   logLevel?: LogLevel;
   artifactDir?: string;
+  dryRun: boolean;
   /** The wrapped server's command line, after `--`. */
   serverCommand: string[];
 }
@@ -61,6 +66,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
         http: { type: 'string' },
         'log-level': { type: 'string' },
         'artifact-dir': { type: 'string' },
+        'dry-run': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -69,13 +75,14 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     throw new UsageError((error as Error).message);
   }
   const { values, positionals } = parsed;
-  const args: CliArgs = { command: 'run', headers: {}, serverCommand };
+  const args: CliArgs = { command: 'run', headers: {}, serverCommand, dryRun: values['dry-run'] ?? false };
   if (values.help) return { ...args, command: 'help' };
   if (values.version) return { ...args, command: 'version' };
-  if (positionals.length > 1 || (positionals.length === 1 && positionals[0] !== 'validate')) {
-    throw new UsageError(`unexpected argument "${positionals.find((p) => p !== 'validate')}" (a server command goes after "--")`);
+  const subcommands = ['validate', 'gc'];
+  if (positionals.length > 1 || (positionals.length === 1 && !subcommands.includes(positionals[0]))) {
+    throw new UsageError(`unexpected argument "${positionals.find((p) => !subcommands.includes(p)) ?? positionals[1]}" (a server command goes after "--")`);
   }
-  if (positionals[0] === 'validate') args.command = 'validate';
+  if (positionals[0] === 'validate' || positionals[0] === 'gc') args.command = positionals[0];
   args.config = values.config;
   args.url = values.url;
   args.name = values.name;
@@ -97,6 +104,8 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
   if (args.command === 'validate') {
     if (!args.config) throw new UsageError('validate needs --config <file.yaml>');
     if (sources.length > 1) throw new UsageError('validate takes only --config');
+  } else if (args.command === 'gc') {
+    if (args.url || serverCommand.length) throw new UsageError('gc takes only --config and --artifact-dir');
   } else if (sources.length === 0) {
     throw new UsageError('nothing to proxy: give -- <command>, --url <url> or --config <file.yaml>');
   } else if (sources.length > 1) {

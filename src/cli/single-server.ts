@@ -2,7 +2,7 @@ import { basename } from 'node:path';
 import { DEFAULTS, type Config, type ServerConfig } from '../config/types.js';
 import type { CliArgs } from './args.js';
 
-/** The config for `mcp-offload -- <command>` and `mcp-offload --url <url>`: one server, no file. */
+/** The config for `mcp-offload -- <command>` and `mcp-offload --url <url>`: one server, no file (none for `gc`). */
 export function singleServerConfig(args: CliArgs): Config {
   const common = {
     enabled: true,
@@ -12,18 +12,20 @@ export function singleServerConfig(args: CliArgs): Config {
     whenDown: DEFAULTS.whenDown,
     restart: { ...DEFAULTS.restart },
   };
-  let server: ServerConfig;
+  let server: ServerConfig | undefined;
   if (args.url) {
     server = { ...common, kind: 'http', name: args.name ?? nameFromUrl(args.url), url: args.url, headers: args.headers, transport: 'auto' };
-  } else {
+  } else if (args.serverCommand.length) {
     const [command, ...rest] = args.serverCommand;
     server = { ...common, kind: 'stdio', name: args.name ?? nameFromCommand(args.serverCommand), command, args: rest, env: {} };
   }
   return {
     logLevel: DEFAULTS.logLevel,
     gateway: { ...DEFAULTS.gateway },
-    artifacts: {},
-    servers: [server],
+    artifacts: { ...DEFAULTS.artifacts, tools: { ...DEFAULTS.artifacts.tools } },
+    pipeline: {},
+    rules: [],
+    servers: server ? [server] : [],
   };
 }
 

@@ -10,11 +10,14 @@ import {
   type Config,
   type HttpTransportKind,
   type LogLevel,
+  type ArtifactOptions,
   type RestartPolicy,
   type ServerConfig,
   type WhenDown,
 } from './types.js';
 import type { NodeInfo } from './yaml-tree.js';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import type { PipelinePatch, RuleConfig } from '../pipeline/settings.js';
 
 /* The document's shape after validation; see config/schema.json. */
 interface ServerDoc {
@@ -33,6 +36,7 @@ interface ServerDoc {
   prefix?: string | false | null;
   whenDown?: WhenDown;
   restart?: Partial<RestartPolicy>;
+  pipeline?: PipelinePatch;
 }
 
 interface DefaultsDoc {
@@ -49,7 +53,9 @@ export interface ConfigDoc {
   logLevel?: LogLevel;
   http?: { host?: string; port: number };
   gateway?: { separator?: string; pageSize?: number; startupTimeoutMs?: number };
-  artifacts?: { dir?: string };
+  artifacts?: Partial<Omit<ArtifactOptions, 'tools'>> & { tools?: Partial<ArtifactOptions['tools']> };
+  pipeline?: PipelinePatch;
+  rules?: (PipelinePatch & { server?: string; tool?: string })[];
 }
 
 export function normaliseConfig(doc: ConfigDoc, file: string, nodes: Map<string, NodeInfo>): Config {
@@ -69,9 +75,12 @@ export function normaliseConfig(doc: ConfigDoc, file: string, nodes: Map<string,
   const config: Config = {
     logLevel: doc.logLevel ?? DEFAULTS.logLevel,
     gateway: { ...DEFAULTS.gateway, ...doc.gateway },
-    artifacts: doc.artifacts?.dir !== undefined ? { dir: doc.artifacts.dir } : {},
+    artifacts: normaliseArtifacts(doc.artifacts),
+    pipeline: resolveTransform(doc.pipeline ?? {}, file),
+    rules: (doc.rules ?? []).map((rule, index) => normaliseRule(rule, file, nodes.get(`/rules/${index}`)?.value?.line)),
     servers: servers.map((s) => s.server),
   };
+  for (const server of config.servers) if (server.pipeline) server.pipeline = resolveTransform(server.pipeline, file);
   if (doc.http) config.http = { host: doc.http.host ?? DEFAULTS.http.host, port: doc.http.port };
   return config;
 }
@@ -93,6 +102,7 @@ function normaliseServer(
     whenDown: doc.whenDown ?? defaults.whenDown ?? DEFAULTS.whenDown,
     restart,
     source,
+    ...(doc.pipeline !== undefined ? { pipeline: doc.pipeline } : {}),
   };
   if (doc.command !== undefined) {
     return {
@@ -125,4 +135,25 @@ function transportOfType(type: ServerDoc['type']): HttpTransportKind {
   if (type === 'http' || type === 'streamable-http') return 'streamable-http';
   if (type === 'sse') return 'sse';
   return 'auto';
+}
+
+function normaliseArtifacts(doc: ConfigDoc['artifacts']): ArtifactOptions {
+  const { tools, ...rest } = doc ?? {};
+  return { ...DEFAULTS.artifacts, ...rest, tools: { ...DEFAULTS.artifacts.tools, ...tools } };
+}
+
+function normaliseRule(rule: NonNullable<ConfigDoc['rules']>[number], file: string, line?: number): RuleConfig {
+  const { server, tool, ...settings } = rule;
+  return {
+    server: server ?? '*',
+    ...(tool !== undefined ? { tool } : {}),
+    settings: resolveTransform(settings, file),
+    ...(line !== undefined ? { line } : {}),
+  };
+}
+
+/** A transform module's path is relative to the config file that names it. */
+function resolveTransform(patch: PipelinePatch, file: string): PipelinePatch {
+  if (patch.transform === undefined || isAbsolute(patch.transform)) return patch;
+  return { ...patch, transform: resolve(dirname(file), patch.transform) };
 }

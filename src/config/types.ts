@@ -1,3 +1,5 @@
+import type { PipelinePatch, RuleConfig } from '../pipeline/settings.js';
+
 /**
  * The validated, normalised configuration every other module reads.
  * The YAML shape (with aliases such as `mcpServers`) lives in config/schema.json;
@@ -37,6 +39,8 @@ interface ServerCommon {
   restart: RestartPolicy;
   /** Where in the config file this server was defined, for messages. */
   source?: SourceLocation;
+  /** Result pipeline settings for every tool of this server (a per-server rule). */
+  pipeline?: PipelinePatch;
 }
 
 export interface StdioServerConfig extends ServerCommon {
@@ -72,13 +76,29 @@ export interface GatewayOptions {
   startupTimeoutMs: number;
 }
 
+export interface ArtifactOptions {
+  /** Default: MCP_OFFLOAD_ARTIFACT_DIR, else a per-user directory under the OS temp dir. */
+  dir?: string;
+  maxArtifactBytes: number;
+  /** 0 = no quota. */
+  quotaBytes: number;
+  /** 0 = keep forever. */
+  ttlHours: number;
+  /** List and read a session's artifacts as MCP resources. */
+  resources: boolean;
+  tools: { enabled: boolean; listName: string; readName: string; readLimit: number };
+}
+
 export interface Config {
   /** Absolute path of the file this came from, if any. */
   file?: string;
   logLevel: LogLevel;
   http?: HttpListenConfig;
   gateway: GatewayOptions;
-  artifacts: { dir?: string };
+  artifacts: ArtifactOptions;
+  /** Global defaults of the result pipeline. */
+  pipeline: PipelinePatch;
+  rules: RuleConfig[];
   servers: ServerConfig[];
 }
 
@@ -115,6 +135,13 @@ export const DEFAULTS = {
   whenDown: 'error' as WhenDown,
   restart: { maxRetries: 0, initialDelayMs: 500, maxDelayMs: 30_000 } as RestartPolicy,
   gateway: { separator: '__', pageSize: 100, startupTimeoutMs: 30_000 } as GatewayOptions,
+  artifacts: {
+    maxArtifactBytes: 512 * 1024 * 1024,
+    quotaBytes: 4 * 1024 * 1024 * 1024,
+    ttlHours: 24 * 7,
+    resources: true,
+    tools: { enabled: true, listName: 'artifact_list', readName: 'artifact_read', readLimit: 20_000 },
+  } as ArtifactOptions,
   /** Listen address when `http:` is given without a host: this machine only. */
   http: { host: '127.0.0.1' },
 };

@@ -34,11 +34,15 @@ export class Catalog {
   constructor(
     private readonly separator: string,
     private readonly log: Logger,
+    /** Names the proxy's own tools take first. */
+    private readonly reserved: readonly string[] = [],
+    /** How a tool is shown to clients (e.g. its output schema widened for rewritten results). */
+    private readonly decorateTool: (upstream: Upstream, tool: Tool) => Tool = (_u, tool) => tool,
   ) {}
 
   rebuild(upstreams: readonly Upstream[]): void {
     const several = upstreams.length > 1;
-    const toolNames = new NameAllocator();
+    const toolNames = new NameAllocator(this.reserved);
     const promptNames = new NameAllocator();
     const tools = new Map<string, Routed<Tool>>();
     const prompts = new Map<string, Routed<Prompt>>();
@@ -52,7 +56,8 @@ export class Catalog {
       for (const tool of upstream.catalog.tools) {
         if (!allowed(tool.name)) continue;
         const name = this.allocate(toolNames, upstream, prefix, tool.name, 'tool');
-        tools.set(name, { upstream, original: tool.name, item: name === tool.name ? tool : { ...tool, name } });
+        const shown = this.decorateTool(upstream, tool);
+        tools.set(name, { upstream, original: tool.name, item: name === tool.name ? shown : { ...shown, name } });
       }
       for (const prompt of upstream.catalog.prompts) {
         const name = this.allocate(promptNames, upstream, prefix, prompt.name, 'prompt');

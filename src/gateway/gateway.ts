@@ -17,6 +17,8 @@ import type { RequestContext, RequestHandler } from './context.js';
 import { clientSupports } from './client-capabilities.js';
 import { createHandlers, forward } from './handlers.js';
 import { DownstreamSession } from './session.js';
+import { Offload } from './offload.js';
+import type { PipelinePatch } from '../pipeline/settings.js';
 
 /** How long a request from an upstream to the client (a user answering, a model sampling) may take. */
 const CLIENT_REQUEST_TIMEOUT_MS = 30 * 60_000;
@@ -35,6 +37,7 @@ const LIST_CHANGED: Record<keyof CatalogSnapshot, string> = {
 export class Gateway {
   readonly upstreams: Upstream[];
   readonly catalog: Catalog;
+  readonly offload: Offload;
   private readonly sessions = new Set<DownstreamSession>();
   private readonly handlers: Record<string, RequestHandler>;
   private catalogJson: Record<string, string> = {};
@@ -43,8 +46,16 @@ export class Gateway {
   constructor(
     readonly config: Config,
     readonly log: Logger,
+    /** Pipeline settings built into a kind of server (e.g. the ABP backend's), by server name. */
+    presets: Record<string, PipelinePatch> = {},
   ) {
-    this.catalog = new Catalog(config.gateway.separator, log);
+    this.offload = new Offload(config, log, presets);
+    this.catalog = new Catalog(
+      config.gateway.separator,
+      log,
+      this.offload.builtinTools.map((t) => t.name),
+      (upstream, tool) => this.offload.decorateTool(upstream.name, tool),
+    );
     this.upstreams = config.servers
       .filter((server) => server.enabled)
       .map(
@@ -61,7 +72,12 @@ export class Gateway {
           ),
       );
     for (const key of Object.keys(LIST_CHANGED)) this.catalogJson[key] = '[]';
-    this.handlers = createHandlers({ catalog: this.catalog, upstreams: this.upstreams, pageSize: config.gateway.pageSize });
+    this.handlers = createHandlers({
+      catalog: this.catalog,
+      upstreams: this.upstreams,
+      pageSize: config.gateway.pageSize,
+      offload: this.offload,
+    });
   }
 
   /**
@@ -69,6 +85,7 @@ export class Gateway {
    * does not hold the others back, and it joins the catalog when it comes up.
    */
   async start(): Promise<void> {
+    await this.offload.init();
     const started = Promise.all(this.upstreams.map((u) => u.start()));
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<void>((resolve) => {
@@ -131,7 +148,7 @@ export class Gateway {
     const any = (key: keyof ServerCapabilities) => unknown || known.some((c) => c[key] !== undefined);
     const capabilities: ServerCapabilities = { tools: { listChanged: true } };
     if (any('prompts')) capabilities.prompts = { listChanged: true };
-    if (any('resources')) {
+    if (any('resources') || this.offload.offersResources) {
       capabilities.resources = { listChanged: true, subscribe: unknown || known.some((c) => c.resources?.subscribe) };
     }
     if (any('logging')) capabilities.logging = {};

@@ -1,14 +1,16 @@
-import { ErrorCode, type Progress, type Result } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, type CallToolResult, type Progress, type Result } from '@modelcontextprotocol/sdk/types.js';
 import { ClientError } from '../upstreams/errors.js';
 import type { Upstream } from '../upstreams/upstream.js';
 import type { Catalog } from './catalog.js';
 import type { RequestContext, RequestHandler } from './context.js';
+import { ARTIFACT_SCHEME, type Offload } from './offload.js';
 import { page } from './pagination.js';
 
 export interface HandlerDeps {
   catalog: Catalog;
   upstreams: readonly Upstream[];
   pageSize: number;
+  offload: Offload;
 }
 
 type Params = Record<string, unknown>;
@@ -18,26 +20,36 @@ type Params = Record<string, unknown>;
  * find the owner, restore the upstream's own name, forward, hand the result back unchanged.
  */
 export function createHandlers(deps: HandlerDeps): Record<string, RequestHandler> {
-  const { catalog } = deps;
+  const { catalog, offload } = deps;
 
+  /** The proxy's own items come first in tools/list and after the upstreams' in the resource lists. */
   const list =
-    (key: keyof Catalog['snapshot']): RequestHandler =>
-    async ({ request }) => {
-      const { items, nextCursor } = page<unknown>(catalog.snapshot[key], params(request).cursor, deps.pageSize);
+    (key: keyof Catalog['snapshot'], own: (context: RequestContext) => readonly unknown[], ownFirst = false): RequestHandler =>
+    async (context) => {
+      const mine = own(context);
+      const all = mine.length === 0 ? catalog.snapshot[key] : ownFirst ? [...mine, ...catalog.snapshot[key]] : [...catalog.snapshot[key], ...mine];
+      const { items, nextCursor } = page<unknown>(all, params(context.request).cursor, deps.pageSize);
       return { [key]: items, ...(nextCursor ? { nextCursor } : {}) };
     };
+  const none = () => [];
 
   return {
-    'tools/list': list('tools'),
-    'prompts/list': list('prompts'),
-    'resources/list': list('resources'),
-    'resources/templates/list': list('resourceTemplates'),
+    'tools/list': list('tools', () => offload.builtinTools, true),
+    'prompts/list': list('prompts', none),
+    'resources/list': list('resources', ({ session }) => offload.sessionResources(session.id)),
+    'resources/templates/list': list('resourceTemplates', () => offload.templates),
 
     'tools/call': async (context) => {
       const p = params(context.request);
-      const route = catalog.tool(String(p.name));
-      if (!route) throw new ClientError(ErrorCode.InvalidParams, `Tool ${String(p.name)} not found`);
-      return forward(context, route.upstream, { ...p, name: route.original });
+      const name = String(p.name);
+      const owner = context.session.id;
+      if (offload.isBuiltin(name)) return offload.callBuiltin(name, (p.arguments ?? {}) as Params, owner);
+      const route = catalog.tool(name);
+      if (!route) throw new ClientError(ErrorCode.InvalidParams, `Tool ${name} not found`);
+      const call = { server: route.upstream.name, tool: route.original, args: p.arguments as Params | undefined, owner };
+      const args = await offload.resolveArguments(call);
+      const result = await forward(context, route.upstream, { ...p, name: route.original, ...(args !== undefined ? { arguments: args } : {}) });
+      return isToolResult(result) ? offload.processResult(result, call) : result;
     },
 
     'prompts/get': async (context) => {
@@ -47,10 +59,19 @@ export function createHandlers(deps: HandlerDeps): Record<string, RequestHandler
       return forward(context, route.upstream, { ...p, name: route.original });
     },
 
-    'resources/read': async (context) => forward(context, resourceOwner(deps, params(context.request).uri)),
+    'resources/read': async (context) => {
+      const uri = String(params(context.request).uri);
+      if (isOurArtifact(deps, uri)) return offload.read(uri, context.session.id);
+      return forward(context, resourceOwner(deps, uri));
+    },
 
     'resources/subscribe': async (context) => {
       const uri = String(params(context.request).uri);
+      // Artifacts never change (they are named by their content): nothing to send, only to check.
+      if (isOurArtifact(deps, uri)) {
+        offload.owned(uri, context.session.id);
+        return {};
+      }
       const upstream = resourceOwner(deps, uri);
       const result = await forward(context, upstream);
       upstream.trackSubscription(uri, true);
@@ -60,6 +81,7 @@ export function createHandlers(deps: HandlerDeps): Record<string, RequestHandler
 
     'resources/unsubscribe': async (context) => {
       const uri = String(params(context.request).uri);
+      if (isOurArtifact(deps, uri)) return {};
       const upstream = resourceOwner(deps, uri);
       context.session.unsubscribe(uri);
       upstream.trackSubscription(uri, false);
@@ -117,6 +139,20 @@ function resourceOwner(deps: HandlerDeps, uri: unknown): Upstream {
   if (withResources.length === 1) return withResources[0];
   if (deps.upstreams.length === 1) return deps.upstreams[0];
   throw new ClientError(ErrorCode.InvalidParams, `Resource ${String(uri)} not found`);
+}
+
+/**
+ * An artifact:// URI no upstream listed is ours; whether it exists or belongs to another session,
+ * the answer is the same "not found", so ids leak nothing. (An upstream may have artifact:// URIs of
+ * its own; those it listed, or that match its templates, still go to it.)
+ */
+function isOurArtifact(deps: HandlerDeps, uri: string): boolean {
+  return uri.startsWith(ARTIFACT_SCHEME) && deps.catalog.resourceOwner(uri) === undefined;
+}
+
+/** A tool result the pipeline can work on (not, e.g., a task handle). */
+function isToolResult(result: Result): result is CallToolResult {
+  return Array.isArray((result as { content?: unknown }).content);
 }
 
 function params(request: { params?: unknown }): Params {

@@ -60,8 +60,11 @@ export async function serveHttp(gateway: Gateway, options: HttpOptions, log: Log
     transport.onclose = () => {
       if (transport.sessionId) transports.delete(transport.sessionId);
     };
-    await gateway.createSession().connect(transport);
+    const session = gateway.createSession();
+    await session.connect(transport);
     await transport.handleRequest(req, res, body);
+    // The SDK refused the initialize (e.g. a wrong Accept header): no session was made, so drop ours.
+    if (!transport.sessionId) await session.close();
   };
 
   const server: NodeHttpServer = createServer((req, res) => {

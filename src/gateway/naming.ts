@@ -33,7 +33,11 @@ export function exposedName(prefix: string | null, separator: string, name: stri
  * `_2`, `_3`, ... The result depends only on the order, so it is the same on every start.
  */
 export class NameAllocator {
-  private readonly taken = new Set<string>();
+  private readonly taken: Set<string>;
+
+  constructor(reserved: Iterable<string> = []) {
+    this.taken = new Set(reserved);
+  }
 
   allocate(wanted: string): { name: string; collided: boolean } {
     if (!this.taken.has(wanted)) {

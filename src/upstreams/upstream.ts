@@ -212,7 +212,7 @@ export class Upstream {
     this.upSince = Date.now();
     this.lastError = undefined;
     this.log.info(
-      { tools: this.catalog.tools.length, pid: this.pid, server: this.serverInfo?.name },
+      { tools: this.catalog.tools.length, processId: this.pid, serverInfo: this.serverInfo?.name },
       `upstream "${this.name}" is up`,
     );
     this.setState('up');

@@ -1,3 +1,6 @@
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
@@ -15,12 +18,39 @@ type ServerInput =
   | ({ name: string; command: string; args?: string[] } & Partial<Omit<ServerConfig, 'kind' | 'name'>>)
   | ({ name: string; url: string } & Partial<Omit<ServerConfig, 'kind' | 'name'>>);
 
+export interface TestOptions {
+  gateway?: Partial<Config['gateway']>;
+  artifacts?: Partial<Omit<Config['artifacts'], 'tools'>> & { tools?: Partial<Config['artifacts']['tools']> };
+  pipeline?: Config['pipeline'];
+  rules?: Config['rules'];
+}
+
+/** Options that switch every rewriting off: the proxy is a plain gateway. */
+export const NO_OFFLOAD: TestOptions = {
+  pipeline: { mode: 'passthrough' },
+  artifacts: { resources: false, tools: { enabled: false } },
+};
+
+let dirs = 0;
+
+/** A fresh artifact directory under the OS temp dir for each config. */
+export function testArtifactDir(): string {
+  return join(tmpdir(), `mcp-offload-test-${process.pid}-${Date.now()}-${dirs++}`);
+}
+
 /** A config with defaults filled in, for tests that build the gateway in-process. */
-export function testConfig(servers: ServerInput[], gateway: Partial<Config['gateway']> = {}): Config {
+export function testConfig(servers: ServerInput[], options: TestOptions = {}): Config {
   return {
     logLevel: 'silent',
-    gateway: { ...DEFAULTS.gateway, startupTimeoutMs: 15_000, ...gateway },
-    artifacts: {},
+    gateway: { ...DEFAULTS.gateway, startupTimeoutMs: 15_000, ...options.gateway },
+    artifacts: {
+      ...DEFAULTS.artifacts,
+      dir: testArtifactDir(),
+      ...options.artifacts,
+      tools: { ...DEFAULTS.artifacts.tools, ...options.artifacts?.tools },
+    },
+    pipeline: options.pipeline ?? {},
+    rules: options.rules ?? [],
     servers: servers.map((s) => {
       const common = {
         enabled: true,
@@ -61,6 +91,7 @@ export async function startProxy(
     close: async () => {
       await client.close().catch(() => undefined);
       await gateway.stop();
+      if (config.artifacts.dir?.startsWith(tmpdir())) await rm(config.artifacts.dir, { recursive: true, force: true });
     },
   };
 }

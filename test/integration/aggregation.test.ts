@@ -6,7 +6,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { FIXTURES, NODE, waitFor } from '../helpers/fixtures.js';
 import { listAll } from '../helpers/lists.js';
-import { startProxy, testConfig, type ProxyUnderTest } from '../helpers/proxy.js';
+import { NO_OFFLOAD, startProxy, testConfig, type ProxyUnderTest } from '../helpers/proxy.js';
 import { textOf } from '../helpers/results.js';
 
 const basic = (name: string, extra: Record<string, unknown> = {}) => ({
@@ -20,7 +20,7 @@ const basic = (name: string, extra: Record<string, unknown> = {}) => ({
 describe('two upstreams with default prefixes', () => {
   let proxy: ProxyUnderTest;
   beforeAll(async () => {
-    proxy = await startProxy(testConfig([basic('alpha'), basic('beta')], { pageSize: 3 }));
+    proxy = await startProxy(testConfig([basic('alpha'), basic('beta')], { ...NO_OFFLOAD, gateway: { pageSize: 3 } }));
   });
   afterAll(() => proxy.close());
 
@@ -112,7 +112,7 @@ describe('prefix settings, collisions and filters', () => {
         basic('first', { prefix: 'x', args: [FIXTURES.basic, '--name', 'first', '--tools', 'echo,whoami'] }),
         basic('second', { prefix: 'x', args: [FIXTURES.basic, '--name', 'second', '--tools', 'echo,whoami'] }),
         basic('third', { prefix: null, tools: { allow: ['who*', 'add'], deny: ['add'] } }),
-      ]),
+      ], NO_OFFLOAD),
     );
   });
   afterAll(() => proxy.close());
@@ -135,7 +135,7 @@ describe('list changes at run time', () => {
   let proxy: ProxyUnderTest;
   beforeAll(async () => {
     proxy = await startProxy(
-      testConfig([basic('steady'), { name: 'dyn', command: NODE, args: [FIXTURES.dynamic] }]),
+      testConfig([basic('steady'), { name: 'dyn', command: NODE, args: [FIXTURES.dynamic] }], NO_OFFLOAD),
     );
   });
   afterAll(() => proxy.close());

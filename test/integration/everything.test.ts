@@ -7,7 +7,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { EVERYTHING_ENTRY, connectDirect, startEverythingHttp } from '../helpers/fixtures.js';
-import { ALL_CLIENT_CAPABILITIES, startProxy, testConfig, type ProxyUnderTest } from '../helpers/proxy.js';
+import { ALL_CLIENT_CAPABILITIES, NO_OFFLOAD, startProxy, testConfig, type ProxyUnderTest } from '../helpers/proxy.js';
 import { listAll } from '../helpers/lists.js';
 
 /** Tools server-everything registers only after it has seen the client's capabilities. */
@@ -150,7 +150,7 @@ function describeAgainst(label: string, makeUpstream: () => Promise<{ proxy: Pro
 
 describeAgainst('stdio', async () => {
   const proxy = await startProxy(
-    testConfig([{ name: 'everything', command: process.execPath, args: [EVERYTHING_ENTRY, 'stdio'] }]),
+    testConfig([{ name: 'everything', command: process.execPath, args: [EVERYTHING_ENTRY, 'stdio'] }], NO_OFFLOAD),
     { setup: installClientHandlers },
   );
   const direct = await connectDirect(process.execPath, [EVERYTHING_ENTRY, 'stdio'], undefined, {
@@ -162,7 +162,7 @@ describeAgainst('stdio', async () => {
 
 describeAgainst('Streamable HTTP', async () => {
   const server = await startEverythingHttp();
-  const proxy = await startProxy(testConfig([{ name: 'everything', url: server.url }]), { setup: installClientHandlers });
+  const proxy = await startProxy(testConfig([{ name: 'everything', url: server.url }], NO_OFFLOAD), { setup: installClientHandlers });
   const client = new Client({ name: 'direct-client', version: '1.0.0' }, { capabilities: ALL_CLIENT_CAPABILITIES });
   installClientHandlers(client);
   await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));

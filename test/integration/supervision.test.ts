@@ -1,7 +1,7 @@
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { FIXTURES, NODE, pidAlive, waitFor } from '../helpers/fixtures.js';
 import { listAll } from '../helpers/lists.js';
-import { startProxy, testConfig, type ProxyUnderTest } from '../helpers/proxy.js';
+import { NO_OFFLOAD, startProxy, testConfig, type ProxyUnderTest } from '../helpers/proxy.js';
 import { textOf } from '../helpers/results.js';
 
 
@@ -13,7 +13,7 @@ describe('an upstream that crashes', () => {
   afterEach(() => proxy?.close());
 
   test('a call in flight gets an error naming the server, and the upstream is restarted', async () => {
-    proxy = await startProxy(testConfig([crash()]));
+    proxy = await startProxy(testConfig([crash()], NO_OFFLOAD));
     const before = Number(textOf(await proxy.client.callTool({ name: 'pid' })));
     await expect(proxy.client.callTool({ name: 'crash' })).rejects.toThrow(
       /upstream "crashy" failed while handling tools\/call: the process exited \(code 3\).*crashing.*being restarted/,
@@ -28,7 +28,7 @@ describe('an upstream that crashes', () => {
   });
 
   test('with whenDown: error, a call while it is down fails at once with the reason', async () => {
-    proxy = await startProxy(testConfig([crash({ restart: { maxRetries: 0, initialDelayMs: 2000, maxDelayMs: 2000 } })]));
+    proxy = await startProxy(testConfig([crash({ restart: { maxRetries: 0, initialDelayMs: 2000, maxDelayMs: 2000 } })], NO_OFFLOAD));
     await proxy.client.callTool({ name: 'crash-later', arguments: { ms: 10 } });
     await waitFor(() => proxy.gateway.upstreams[0].state === 'down', 3000, 10, 'the crash');
     await expect(proxy.client.callTool({ name: 'ok' })).rejects.toThrow(
@@ -38,7 +38,7 @@ describe('an upstream that crashes', () => {
 
   test('with whenDown: wait, a call while it is down waits for the restart', async () => {
     proxy = await startProxy(
-      testConfig([crash({ whenDown: 'wait', restart: { maxRetries: 0, initialDelayMs: 300, maxDelayMs: 300 } })]),
+      testConfig([crash({ whenDown: 'wait', restart: { maxRetries: 0, initialDelayMs: 300, maxDelayMs: 300 } })], NO_OFFLOAD),
     );
     await proxy.client.callTool({ name: 'crash-later', arguments: { ms: 10 } });
     await waitFor(() => proxy.gateway.upstreams[0].state === 'down', 3000, 10, 'the crash');
@@ -50,7 +50,7 @@ describe('an upstream that crashes', () => {
       testConfig([
         { name: 'healthy', command: NODE, args: [FIXTURES.basic, '--tools', 'echo'] },
         crash({ env: { CRASH_ON_START: '1' }, restart: { maxRetries: 2, initialDelayMs: 50, maxDelayMs: 50 } }),
-      ]),
+      ], NO_OFFLOAD),
     );
     const names = ((await listAll(proxy.client, 'tools')) as { name: string }[]).map((t) => t.name);
     expect(names).toEqual(['healthy__echo']);
@@ -62,9 +62,7 @@ describe('an upstream that crashes', () => {
 
   test('an upstream that comes up after startup joins the catalog and the client is told', async () => {
     proxy = await startProxy(
-      testConfig([{ name: 'late', command: NODE, args: [FIXTURES.basic, '--tools', 'echo'] }, slow()], {
-        startupTimeoutMs: 0,
-      }),
+      testConfig([{ name: 'late', command: NODE, args: [FIXTURES.basic, '--tools', 'echo'] }, slow()], { ...NO_OFFLOAD, gateway: { startupTimeoutMs: 0 } }),
     );
     let changes = 0;
     proxy.client.setNotificationHandler(ToolListChangedNotificationSchema, () => void changes++);
@@ -79,7 +77,7 @@ describe('an upstream that crashes', () => {
 
 describe('a noisy upstream', () => {
   test('junk on its stdout is skipped and calls still work', async () => {
-    const proxy = await startProxy(testConfig([{ name: 'noisy', command: NODE, args: [FIXTURES.noisy] }]));
+    const proxy = await startProxy(testConfig([{ name: 'noisy', command: NODE, args: [FIXTURES.noisy] }], NO_OFFLOAD));
     try {
       for (let i = 0; i < 5; i++) {
         expect(textOf(await proxy.client.callTool({ name: 'echo', arguments: { message: `m${i}` } }))).toContain(`m${i}`);
@@ -95,7 +93,7 @@ describe('slow upstreams, timeouts and cancellation', () => {
   afterEach(() => proxy?.close());
 
   test('a call past timeoutMs gets a timeout error and the upstream is told to cancel', async () => {
-    proxy = await startProxy(testConfig([slow({ timeoutMs: 300 })]));
+    proxy = await startProxy(testConfig([slow({ timeoutMs: 300 })], NO_OFFLOAD));
     await expect(proxy.client.callTool({ name: 'hang' })).rejects.toThrow(/upstream "slow" did not answer tools\/call within 300 ms/);
     const cancelled = await waitFor(async () => {
       const result = await proxy.client.callTool({ name: 'cancellations' });
@@ -106,7 +104,7 @@ describe('slow upstreams, timeouts and cancellation', () => {
   });
 
   test('progress restarts the timeout, so a long call that reports progress succeeds', async () => {
-    proxy = await startProxy(testConfig([slow({ timeoutMs: 400 })]));
+    proxy = await startProxy(testConfig([slow({ timeoutMs: 400 })], NO_OFFLOAD));
     const progress: number[] = [];
     const result = await proxy.client.callTool(
       { name: 'progress', arguments: { steps: 6, intervalMs: 200 } },
@@ -118,7 +116,7 @@ describe('slow upstreams, timeouts and cancellation', () => {
   });
 
   test('cancellation by the client reaches the upstream', async () => {
-    proxy = await startProxy(testConfig([slow()]));
+    proxy = await startProxy(testConfig([slow()], NO_OFFLOAD));
     const controller = new AbortController();
     const call = proxy.client.callTool({ name: 'slow', arguments: { ms: 5000 } }, undefined, { signal: controller.signal });
     await new Promise((r) => setTimeout(r, 200));

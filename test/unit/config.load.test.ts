@@ -35,7 +35,9 @@ describe('parseConfig: normalisation', () => {
     expect(config).toEqual({
       logLevel: 'info',
       gateway: { separator: '__', pageSize: 100, startupTimeoutMs: 30000 },
-      artifacts: {},
+      artifacts: DEFAULTS.artifacts,
+      pipeline: {},
+      rules: [],
       servers: [
         {
           kind: 'stdio',
@@ -71,7 +73,7 @@ describe('parseConfig: normalisation', () => {
     expect(config.logLevel).toBe('debug');
     expect(config.http).toEqual({ host: '127.0.0.1', port: 8080 });
     expect(config.gateway).toEqual({ separator: '-', pageSize: 10, startupTimeoutMs: 0 });
-    expect(config.artifacts).toEqual({ dir: '/tmp/artifacts' });
+    expect(config.artifacts).toEqual({ ...DEFAULTS.artifacts, dir: '/tmp/artifacts' });
     const server = onlyServer(config, 'stdio');
     expect(server.cwd).toBe('/srv');
     expect(server.tools).toEqual({ allow: ['get_*'], deny: ['get_secret'] });
@@ -450,7 +452,9 @@ describe('parseConfig: problems', () => {
     expect(parse('', {}, { allowNoServers: true })).toEqual({
       logLevel: DEFAULTS.logLevel,
       gateway: DEFAULTS.gateway,
-      artifacts: {},
+      artifacts: DEFAULTS.artifacts,
+      pipeline: {},
+      rules: [],
       servers: [],
     });
   });

@@ -1,0 +1,155 @@
+import { readdir, readFile, rm, stat } from 'node:fs/promises';
+import { join, sep } from 'node:path';
+import type { Logger } from '../logger.js';
+import { extensionForFile } from './mime.js';
+import { artifactId, isWellFormedId, sanitizeFilename } from './names.js';
+import { ArtifactStoreError, type ArtifactInput, type ArtifactRecord } from './types.js';
+
+export const ARTIFACT_URI_PREFIX = 'artifact://';
+const META_NAME = /^([0-9a-f]{64})\.json$/;
+// Reading thousands of small files one by one is slow; all at once can exhaust file descriptors.
+const LOAD_CONCURRENCY = 32;
+// Longer than any put takes; younger metadata without its file is left for its writer.
+const IN_PROGRESS_MS = 60 * 60 * 1000;
+
+/**
+ * The absolute path of an id, or undefined when the id is not one the store could have made or would
+ * land outside `dir`. Every id from a client or from disk goes through here before touching a path.
+ */
+export function pathForId(dir: string, id: string): string | undefined {
+  if (!isWellFormedId(id)) return undefined;
+  const path = join(dir, ...id.split('/'));
+  return path.startsWith(dir + sep) ? path : undefined;
+}
+
+/** The record for bytes about to be written. `taken` says whether an id already belongs to other content. */
+export function newRecord(
+  dir: string,
+  input: ArtifactInput,
+  facts: { sha256: string; size: number; mimeType: string; owners: string[]; now: number },
+  taken: (id: string) => boolean,
+): ArtifactRecord {
+  const { sha256, size, mimeType, owners } = facts;
+  const filename = input.filename === undefined ? undefined : sanitizeFilename(input.filename);
+  const ext = extensionForFile(mimeType, filename);
+  let id = artifactId(input.server, input.tool, sha256, ext);
+  // Twelve hex digits collide only by accident or malice; the full hash settles either.
+  if (taken(id)) id = artifactId(input.server, input.tool, sha256, ext, sha256.length);
+  const path = pathForId(dir, id);
+  if (!path) throw new ArtifactStoreError('unwritable', `cannot derive a safe file name for ${JSON.stringify(id)}`);
+  const created = new Date(facts.now).toISOString();
+  const record: ArtifactRecord = {
+    id,
+    uri: ARTIFACT_URI_PREFIX + id,
+    path,
+    mimeType,
+    size,
+    sha256,
+    created,
+    lastStored: created,
+    server: input.server,
+    tool: input.tool,
+    facts: input.facts ?? {},
+    owners,
+  };
+  if (input.argsHash !== undefined) record.argsHash = input.argsHash;
+  if (filename !== undefined) record.filename = filename;
+  return record;
+}
+
+export function serialiseRecord(record: ArtifactRecord): string {
+  return `${JSON.stringify(record, null, 2)}\n`;
+}
+
+/** Size of a regular file, or undefined when there is none (deleted by hand, replaced by a directory). */
+export async function fileSize(path: string): Promise<number | undefined> {
+  try {
+    const st = await stat(path);
+    return st.isFile() ? st.size : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function isString(v: unknown): v is string {
+  return typeof v === 'string';
+}
+
+/** A record from disk, checked field by field: metadata files are input like any other. */
+export function parseRecord(dir: string, sha256: string, text: string): ArtifactRecord | string {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    return `not JSON: ${(err as Error).message}`;
+  }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return 'not an object';
+  const r = raw as Record<string, unknown>;
+  if (r.sha256 !== sha256) return 'sha256 does not match the file name';
+  if (!isString(r.id)) return 'no id';
+  const path = pathForId(dir, r.id);
+  if (!path) return `unsafe id ${JSON.stringify(r.id).slice(0, 200)}`;
+  if (typeof r.size !== 'number' || !Number.isSafeInteger(r.size) || r.size < 0) return 'bad size';
+  if (!isString(r.created) || Number.isNaN(Date.parse(r.created))) return 'bad created date';
+  if (!isString(r.mimeType) || !isString(r.server) || !isString(r.tool)) return 'missing mimeType, server or tool';
+  const owners = Array.isArray(r.owners) ? r.owners.filter(isString) : [];
+  const facts = typeof r.facts === 'object' && r.facts !== null && !Array.isArray(r.facts) ? r.facts : {};
+  const record: ArtifactRecord = {
+    id: r.id,
+    uri: ARTIFACT_URI_PREFIX + r.id,
+    // Recomputed rather than trusted, so a moved directory keeps working.
+    path,
+    mimeType: r.mimeType,
+    size: r.size,
+    sha256,
+    created: r.created,
+    server: r.server,
+    tool: r.tool,
+    facts: facts as Record<string, unknown>,
+    owners,
+  };
+  if (isString(r.lastStored) && !Number.isNaN(Date.parse(r.lastStored))) record.lastStored = r.lastStored;
+  if (isString(r.argsHash)) record.argsHash = r.argsHash;
+  if (isString(r.filename)) record.filename = r.filename;
+  return record;
+}
+
+/**
+ * The records of a previous run. Unreadable or invalid metadata is logged and left alone (it may be
+ * a newer version's, or worth a look); metadata whose file is gone is deleted, since that is what an
+ * interrupted put or a person cleaning up by hand leaves behind.
+ */
+export async function loadRecords(dir: string, metaDir: string, log: Logger): Promise<ArtifactRecord[]> {
+  const names = (await readdir(metaDir)).filter((n) => META_NAME.test(n));
+  const records: ArtifactRecord[] = [];
+  const loadOne = async (name: string): Promise<void> => {
+    const file = join(metaDir, name);
+    const sha256 = META_NAME.exec(name)![1]!;
+    let parsed: ArtifactRecord | string;
+    try {
+      parsed = parseRecord(dir, sha256, await readFile(file, 'utf8'));
+    } catch (err) {
+      parsed = `unreadable: ${(err as Error).message}`;
+    }
+    if (typeof parsed === 'string') {
+      log.warn({ file, problem: parsed }, 'ignoring invalid artifact metadata');
+      return;
+    }
+    const size = await fileSize(parsed.path);
+    if (size === undefined) {
+      // Metadata is written before the file, so fresh metadata may be another proxy's put in progress.
+      const metaAge = Date.now() - ((await stat(file).catch(() => undefined))?.mtimeMs ?? 0);
+      if (metaAge < IN_PROGRESS_MS) return;
+      log.debug({ file, path: parsed.path }, 'artifact file is gone; dropping its metadata');
+      await rm(file, { force: true }).catch(() => undefined);
+    } else if (size !== parsed.size) {
+      log.warn({ path: parsed.path, expected: parsed.size, actual: size }, 'artifact file was changed; ignoring it');
+    } else {
+      records.push(parsed);
+    }
+  };
+  for (let i = 0; i < names.length; i += LOAD_CONCURRENCY) {
+    await Promise.all(names.slice(i, i + LOAD_CONCURRENCY).map(loadOne));
+  }
+  return records;
+}

@@ -1,0 +1,152 @@
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { JSONPath } from 'jsonpath-plus';
+import type { ArtifactOptions } from '../config/types.js';
+import { isTextMimeType } from './mime.js';
+import { utf8 } from './resources.js';
+import { humanSize } from './sizes.js';
+import type { ArtifactStore } from './store.js';
+import type { ArtifactRecord } from './types.js';
+
+const MAX_MATCHES = 200;
+
+/** The built-in tools, under their configured names. */
+export function artifactTools(options: ArtifactOptions['tools']): Tool[] {
+  return [
+    {
+      name: options.listName,
+      title: 'List stored tool outputs',
+      description:
+        'Lists the files mcp-offload stored from tool results of this session (binary data and large outputs kept out of the context), newest first.',
+      inputSchema: {
+        type: 'object',
+        properties: {
+          server: { type: 'string', description: 'Only artifacts from this upstream server.' },
+          tool: { type: 'string', description: 'Only artifacts from this tool (its upstream name).' },
+          limit: { type: 'integer', minimum: 1, maximum: 500, description: 'At most this many (default 50).' },
+        },
+      },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    {
+      name: options.readName,
+      title: 'Read part of a stored tool output',
+      description: `Reads a stored artifact without flooding the context: a line range, a byte range, a JSONPath query (JSON artifacts) or a pattern search (text). Answers are cut at ${options.readLimit} characters.`,
+      inputSchema: {
+        type: 'object',
+        properties: {
+          uri: { type: 'string', description: 'The artifact:// URI from a summary or artifact_list.' },
+          lines: { type: 'string', description: 'Line range of a text artifact, 1-based and inclusive: "1-40", "200-", "15".' },
+          offset: { type: 'integer', minimum: 0, description: 'Byte offset to start at.' },
+          length: { type: 'integer', minimum: 1, description: 'Number of bytes to read from offset. Binary ranges come back as base64.' },
+          query: { type: 'string', description: 'JSONPath into a JSON artifact, e.g. "$.items[0:5].name".' },
+          pattern: { type: 'string', description: 'Regular expression (case-insensitive); answers the matching lines with their numbers.' },
+          maxChars: { type: 'integer', minimum: 100, description: `Cut the answer at this many characters (at most ${options.readLimit}).` },
+        },
+        required: ['uri'],
+      },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+  ];
+}
+
+export interface ArtifactToolCall {
+  store: ArtifactStore;
+  options: ArtifactOptions['tools'];
+  owner: string;
+  name: string;
+  args: Record<string, unknown>;
+}
+
+/** Answers a call of a built-in tool. Mistakes in the arguments are tool errors the model can fix. */
+export async function callArtifactTool(call: ArtifactToolCall): Promise<CallToolResult> {
+  try {
+    if (call.name === call.options.listName) return listArtifacts(call);
+    return await readArtifactPart(call);
+  } catch (error) {
+    return { isError: true, content: [{ type: 'text', text: error instanceof Error ? error.message : String(error) }] };
+  }
+}
+
+function listArtifacts({ store, owner, args }: ArtifactToolCall): CallToolResult {
+  const limit = typeof args.limit === 'number' ? args.limit : 50;
+  const records = store
+    .list({ owner, server: str(args.server), tool: str(args.tool) })
+    .slice(0, limit);
+  if (!records.length) return { content: [{ type: 'text', text: 'No artifacts stored in this session.' }] };
+  const lines = records.map((r) => `${r.uri}  ${r.mimeType}  ${humanSize(r.size)}  ${r.server}/${r.tool}  ${r.created}\n  ${r.path}`);
+  return { content: [{ type: 'text', text: `${records.length} artifact(s), newest first:\n${lines.join('\n')}` }] };
+}
+
+async function readArtifactPart(call: ArtifactToolCall): Promise<CallToolResult> {
+  const { store, owner, args, options } = call;
+  const uri = str(args.uri);
+  if (!uri) throw new Error('uri is required: an artifact:// URI from a summary or artifact_list');
+  const record = store.get(uri);
+  if (!record || !record.owners.includes(owner)) throw new Error(`no artifact ${uri} in this session`);
+  const limit = Math.min(typeof args.maxChars === 'number' ? args.maxChars : options.readLimit, options.readLimit);
+
+  if (typeof args.offset === 'number' || typeof args.length === 'number') {
+    const start = typeof args.offset === 'number' ? args.offset : 0;
+    const length = typeof args.length === 'number' ? args.length : limit;
+    const bytes = await store.read(record.id, { start, end: Math.min(start + length, record.size) });
+    const text = isTextMimeType(record.mimeType) ? utf8(bytes) : undefined;
+    const body = text ?? bytes.toString('base64');
+    return answer(`bytes ${start}-${start + bytes.length} of ${record.size}${text === undefined ? ' (base64)' : ''}`, body, limit);
+  }
+  if (!isTextMimeType(record.mimeType)) {
+    return answer(
+      'binary artifact',
+      `${record.mimeType}, ${humanSize(record.size)} at ${record.path}. Open the file, read it as a resource, or ask for a byte range (offset, length) to get base64.`,
+      limit,
+    );
+  }
+  const text = (await store.read(record.id)).toString('utf8');
+  if (str(args.query)) return answer(`JSONPath ${args.query}`, query(text, str(args.query)!), limit);
+  if (str(args.pattern)) return answer(`lines matching /${args.pattern}/i`, search(text, str(args.pattern)!), limit);
+  return lineRange(text, str(args.lines), limit, record);
+}
+
+function lineRange(text: string, spec: string | undefined, limit: number, record: ArtifactRecord): CallToolResult {
+  const lines = text.split('\n');
+  const match = spec ? /^\s*(\d+)\s*(?:-\s*(\d*)\s*)?$/.exec(spec) : null;
+  if (spec && !match) throw new Error(`lines must look like "1-40", "200-" or "15", got "${spec}"`);
+  const first = match ? Math.max(1, Number(match[1])) : 1;
+  const last = match ? (match[2] === undefined ? first : match[2] === '' ? lines.length : Number(match[2])) : lines.length;
+  const body = lines.slice(first - 1, last).join('\n');
+  return answer(`lines ${first}-${Math.min(last, lines.length)} of ${lines.length} (${humanSize(record.size)})`, body, limit);
+}
+
+function query(text: string, path: string): string {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new Error('this artifact is not JSON; use lines or pattern instead of query');
+  }
+  const found = JSONPath({ path, json: json as object, wrap: true, eval: false }) as unknown[];
+  return JSON.stringify(found.length === 1 ? found[0] : found, null, 2);
+}
+
+function search(text: string, pattern: string): string {
+  let regex: RegExp;
+  try {
+    regex = new RegExp(pattern, 'i');
+  } catch (error) {
+    throw new Error(`pattern is not a valid regular expression: ${(error as Error).message}`);
+  }
+  const hits: string[] = [];
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length && hits.length < MAX_MATCHES; i++) if (regex.test(lines[i])) hits.push(`${i + 1}: ${lines[i]}`);
+  return hits.length ? hits.join('\n') : 'no matching lines';
+}
+
+function answer(what: string, body: string, limit: number): CallToolResult {
+  const cut = body.length > limit;
+  const shown = cut ? body.slice(0, limit) : body;
+  const footer = cut ? `\n… [cut at ${limit} of ${body.length} characters; narrow the range or query]` : '';
+  return { content: [{ type: 'text', text: `[${what}]\n${shown}${footer}` }] };
+}
+
+function str(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}

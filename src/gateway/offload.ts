@@ -1,0 +1,101 @@
+import { ErrorCode, type CallToolResult, type ReadResourceResult, type Resource, type ResourceTemplate, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { ARTIFACT_TEMPLATE, artifactResource, readArtifact } from '../artifacts/resources.js';
+import { storeOptions } from '../artifacts/options.js';
+import { ArtifactStore } from '../artifacts/store.js';
+import { artifactTools, callArtifactTool } from '../artifacts/tools.js';
+import type { ArtifactRecord } from '../artifacts/types.js';
+import type { Config } from '../config/types.js';
+import type { Logger } from '../logger.js';
+import { resolveArtifactArguments } from '../pipeline/argument-refs.js';
+import { rewriteOutputSchema } from '../pipeline/output-schema.js';
+import { ResultPipeline } from '../pipeline/pipeline.js';
+import { RuleBook } from '../pipeline/rules.js';
+import type { PipelinePatch } from '../pipeline/settings.js';
+import type { CallInfo } from '../pipeline/types.js';
+import { ClientError } from '../upstreams/errors.js';
+
+export const ARTIFACT_SCHEME = 'artifact://';
+
+/**
+ * Everything the gateway does with artifacts: the result pipeline, the store, the built-in tools,
+ * artifacts as resources, and `artifact://` arguments. One instance per gateway.
+ */
+export class Offload {
+  readonly store: ArtifactStore;
+  readonly rules: RuleBook;
+  private readonly pipeline: ResultPipeline;
+  private readonly tools: Tool[];
+
+  constructor(
+    private readonly config: Config,
+    private readonly log: Logger,
+    presets: Record<string, PipelinePatch> = {},
+  ) {
+    this.store = new ArtifactStore(storeOptions(config), log.child({ component: 'artifacts' }));
+    this.rules = new RuleBook(config, presets);
+    this.pipeline = new ResultPipeline(this.rules, this.store, log);
+    this.tools = config.artifacts.tools.enabled ? artifactTools(config.artifacts.tools) : [];
+  }
+
+  /** A store that cannot be opened is logged, not fatal: each payload then says why it stayed inline. */
+  async init(): Promise<void> {
+    try {
+      await this.store.init();
+      this.log.info({ dir: this.store.dir }, 'artifact store ready');
+    } catch (error) {
+      this.log.error({ err: error instanceof Error ? error.message : String(error) }, 'artifact store unavailable');
+    }
+  }
+
+  get builtinTools(): readonly Tool[] {
+    return this.tools;
+  }
+
+  isBuiltin(name: string): boolean {
+    return this.tools.some((t) => t.name === name);
+  }
+
+  callBuiltin(name: string, args: Record<string, unknown>, owner: string): Promise<CallToolResult> {
+    return callArtifactTool({ store: this.store, options: this.config.artifacts.tools, owner, name, args });
+  }
+
+  /** The tool as the client sees it: an output schema that accepts what the pipeline may put in. */
+  decorateTool(server: string, tool: Tool): Tool {
+    if (!tool.outputSchema) return tool;
+    const settings = this.rules.settingsFor(server, tool.name);
+    if (settings.mode === 'passthrough') return tool;
+    return { ...tool, outputSchema: rewriteOutputSchema(tool.outputSchema, settings) as Tool['outputSchema'] };
+  }
+
+  processResult(result: CallToolResult, call: CallInfo): Promise<CallToolResult> {
+    return this.pipeline.process(result, call);
+  }
+
+  async resolveArguments(call: CallInfo): Promise<Record<string, unknown> | undefined> {
+    if (this.rules.settingsFor(call.server, call.tool).argumentRefs !== 'content') return call.args;
+    return resolveArtifactArguments(call.args, this.store, call.owner);
+  }
+
+  sessionResources(owner: string): Resource[] {
+    return this.config.artifacts.resources ? this.store.list({ owner }).map(artifactResource) : [];
+  }
+
+  get templates(): ResourceTemplate[] {
+    return this.config.artifacts.resources ? [ARTIFACT_TEMPLATE] : [];
+  }
+
+  /** Another session's artifact is "not found", never "forbidden": ids leak nothing. */
+  owned(uri: string, owner: string): ArtifactRecord {
+    const record = this.store.get(uri);
+    if (!record || !record.owners.includes(owner)) throw new ClientError(ErrorCode.InvalidParams, `Resource ${uri} not found`);
+    return record;
+  }
+
+  read(uri: string, owner: string): Promise<ReadResourceResult> {
+    return readArtifact(this.store, this.owned(uri, owner));
+  }
+
+  get offersResources(): boolean {
+    return this.config.artifacts.resources;
+  }
+}

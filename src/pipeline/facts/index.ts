@@ -1,0 +1,56 @@
+/**
+ * Facts that help a model decide whether to open a stored file (dimensions, pages, lines and tokens, the
+ * shape of a JSON document), computed from the bytes. Never throws: a file we cannot read gets fewer facts.
+ */
+import { essence as essenceOf, isTextMimeType } from '../../artifacts/mime.js';
+import { imageFacts } from './image.js';
+import { jsonOutline } from './json-outline.js';
+import { pdfFacts } from './pdf.js';
+import { csvFacts, decodeStart, textFacts } from './text.js';
+
+export { estimateTokens } from './text.js';
+export { describeJsonValue, jsonOutline } from './json-outline.js';
+
+// JSON.parse of a very large document costs seconds and several times its size in memory; past this the
+// outline is skipped (line and token counts are still given).
+const MAX_JSON_OUTLINE_BYTES = 32 * 1024 * 1024;
+
+function isJsonType(essence: string): boolean {
+  return essence === 'application/json' || essence.endsWith('+json');
+}
+
+function looksLikeJson(bytes: Buffer): boolean {
+  const start = decodeStart(bytes, 64).trimStart();
+  return start.startsWith('{') || start.startsWith('[');
+}
+
+function outlineOf(bytes: Buffer): Record<string, unknown> | undefined {
+  if (bytes.length > MAX_JSON_OUTLINE_BYTES) return undefined;
+  try {
+    return jsonOutline(JSON.parse(decodeStart(bytes, bytes.length)));
+  } catch {
+    return undefined; // not JSON after all (or NDJSON): the text facts still apply
+  }
+}
+
+export async function factsFor(bytes: Buffer, mimeType: string): Promise<Record<string, unknown>> {
+  try {
+    const essence = essenceOf(mimeType);
+    if (essence.startsWith('image/') && essence !== 'image/svg+xml') return imageFacts(bytes);
+    if (essence === 'application/pdf') return pdfFacts(bytes);
+    if (!isTextMimeType(essence)) return {};
+
+    const facts: Record<string, unknown> = essence === 'image/svg+xml' ? imageFacts(bytes) : {};
+    if (isJsonType(essence) || (essence.startsWith('text/') && looksLikeJson(bytes))) {
+      const outline = outlineOf(bytes);
+      if (outline) facts.outline = outline;
+    }
+    Object.assign(facts, textFacts(bytes));
+    if (essence === 'text/csv' || essence === 'application/csv' || essence === 'text/tab-separated-values') {
+      Object.assign(facts, csvFacts(bytes, essence === 'text/tab-separated-values' ? '\t' : ','));
+    }
+    return facts;
+  } catch {
+    return {}; // facts are a courtesy: a failure here must never fail storing the file
+  }
+}

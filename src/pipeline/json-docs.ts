@@ -1,0 +1,142 @@
+import type { ContentBlock } from '@modelcontextprotocol/sdk/types.js';
+import { setAtPath } from './detect/walk.js';
+import { announce } from './blocks.js';
+import type { Extraction, LayerContext, Result } from './types.js';
+
+export type JsonPath = (string | number)[];
+
+/** A rewrite of one JSON document: values to put at paths, and the artifacts behind them. */
+export interface DocRewrite {
+  replacements: { path: JsonPath; value: unknown }[];
+  extractions: Extraction[];
+  /** Text blocks to show after the document (failures, download errors). */
+  notes: string[];
+}
+
+export type DocRewriter = (doc: unknown, source: string, run: LayerContext) => Promise<DocRewrite>;
+
+/**
+ * Runs a rewriter over every JSON document of a result: `structuredContent`, and each text block
+ * that holds a JSON object or array. A rewritten text block stays valid JSON; the summaries of
+ * what was taken out follow it. Nothing is re-serialised unless something in it changed.
+ */
+export async function rewriteJsonDocuments(result: Result, run: LayerContext, rewriter: DocRewriter): Promise<Result> {
+  let changed = false;
+  let next: Result = result;
+
+  // Text blocks first, so an artifact shared with structuredContent is summarised next to its JSON.
+  if (Array.isArray(result.content)) {
+    const content: ContentBlock[] = [];
+    for (const [index, block] of result.content.entries()) {
+      const doc = block.type === 'text' ? parseJsonText(block.text) : undefined;
+      if (doc === undefined || block.type !== 'text') {
+        content.push(block);
+        continue;
+      }
+      const rewrite = await rewriter(doc, `content[${index}]`, run);
+      content.push(rewrite.replacements.length ? { ...block, text: rewriteText(block.text, doc, rewrite.replacements) } : block);
+      for (const extraction of rewrite.extractions) content.push(...announce(extraction, run.announced, false));
+      for (const note of rewrite.notes) content.push({ type: 'text', text: note });
+      if (rewrite.replacements.length || rewrite.extractions.length || rewrite.notes.length) changed = true;
+    }
+    if (changed) next = { ...next, content };
+  }
+
+  if (isJsonContainer(result.structuredContent)) {
+    const rewrite = await rewriter(result.structuredContent, 'structuredContent', run);
+    const trailing: ContentBlock[] = [];
+    for (const extraction of rewrite.extractions) trailing.push(...announce(extraction, run.announced, false));
+    for (const note of rewrite.notes) trailing.push({ type: 'text', text: note });
+    if (rewrite.replacements.length) {
+      next = { ...next, structuredContent: applyReplacements(result.structuredContent, rewrite.replacements) as Result['structuredContent'] };
+      changed = true;
+    }
+    if (trailing.length) {
+      next = { ...next, content: [...(next.content ?? []), ...trailing] };
+      changed = true;
+    }
+  }
+  return changed ? next : result;
+}
+
+/**
+ * The JSON text with each replaced string spliced out in place, so everything else (number
+ * precision, key order, formatting) stays as the upstream wrote it. Falls back to re-serialising
+ * when a replaced value cannot be found in the text exactly once.
+ */
+function rewriteText(text: string, doc: unknown, replacements: DocRewrite['replacements']): string {
+  const splices: { start: number; end: number; json: string }[] = [];
+  for (const { path, value } of replacements) {
+    const original = valueAt(doc, path);
+    const needle = typeof original === 'string' && original.length >= 32 ? JSON.stringify(original) : undefined;
+    const start = needle ? text.indexOf(needle) : -1;
+    if (start === -1 || text.indexOf(needle!, start + 1) !== -1) return JSON.stringify(applyReplacements(doc, replacements));
+    splices.push({ start, end: start + needle!.length, json: JSON.stringify(value) });
+  }
+  splices.sort((a, b) => b.start - a.start);
+  let out = text;
+  for (const { start, end, json } of splices) out = out.slice(0, start) + json + out.slice(end);
+  return out;
+}
+
+export function valueAt(doc: unknown, path: JsonPath): unknown {
+  let node: unknown = doc;
+  for (const key of path) node = (node as Record<string | number, unknown> | undefined)?.[key];
+  return node;
+}
+
+/** The JSON object or array a text holds, or undefined for anything else. */
+export function parseJsonText(text: string): unknown {
+  const first = text.trimStart()[0];
+  if (first !== '{' && first !== '[') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function isJsonContainer(value: unknown): value is object {
+  return typeof value === 'object' && value !== null;
+}
+
+function applyReplacements(doc: unknown, replacements: DocRewrite['replacements']): unknown {
+  // Deepest first, so a replacement inside a replaced value cannot resurrect it.
+  const ordered = [...replacements].sort((a, b) => b.path.length - a.path.length);
+  let next = doc;
+  for (const { path, value } of ordered) next = path.length === 0 ? value : setAtPath(next, path, value);
+  return next;
+}
+
+/** Every node of a JSON value with its path, depth first; `visit` returns false to skip a node's children. */
+export function walkJson(root: unknown, visit: (node: unknown, path: JsonPath) => boolean | void): void {
+  const stack: { node: unknown; path: JsonPath }[] = [{ node: root, path: [] }];
+  while (stack.length) {
+    const { node, path } = stack.pop()!;
+    if (visit(node, path) === false || typeof node !== 'object' || node === null) continue;
+    const entries: [string | number, unknown][] = Array.isArray(node) ? node.map((v, i) => [i, v]) : Object.entries(node);
+    for (let i = entries.length - 1; i >= 0; i--) stack.push({ node: entries[i][1], path: [...path, entries[i][0]] });
+  }
+}
+
+/** The object holding the node at `path`, for sibling metadata and summary placeholders. */
+export function parentOf(root: unknown, path: JsonPath): Record<string, unknown> | undefined {
+  let node: unknown = root;
+  for (const key of path.slice(0, -1)) node = (node as Record<string | number, unknown>)?.[key];
+  return typeof node === 'object' && node !== null && !Array.isArray(node) ? (node as Record<string, unknown>) : undefined;
+}
+
+/** Small sibling values of the node at `path`: what a summary shows as `Metadata:`. */
+export function siblingMetadata(root: unknown, path: JsonPath): Record<string, unknown> | undefined {
+  const parent = parentOf(root, path);
+  if (!parent) return undefined;
+  const key = path[path.length - 1];
+  const metadata: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(parent)) {
+    if (name === key) continue;
+    if (typeof value === 'string' && value.length > 200) continue;
+    if (typeof value === 'object' && value !== null && JSON.stringify(value).length > 200) continue;
+    metadata[name] = value;
+  }
+  return Object.keys(metadata).length ? metadata : undefined;
+}

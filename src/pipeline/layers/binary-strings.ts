@@ -1,0 +1,145 @@
+import type { ContentBlock } from '@modelcontextprotocol/sdk/types.js';
+import { isBinaryData, isBinaryDataReference, downloadReference } from '../detect/abp-shapes.js';
+import { detectBase64Binary, mightBeBase64 } from '../detect/base64.js';
+import { findDataUris, replaceRanges } from '../detect/data-uri.js';
+import { decodeBase64Strict } from '../decode.js';
+import { announce, failureNote, failureText } from '../blocks.js';
+import { parseJsonText, rewriteJsonDocuments, siblingMetadata, walkJson, type DocRewrite, type JsonPath } from '../json-docs.js';
+import { referenceTo } from '../reference.js';
+import type { Layer, LayerContext, Payload } from '../types.js';
+
+/**
+ * Layer 4: binary data hidden in strings. In JSON (structuredContent and JSON text blocks), at any
+ * depth: the ABP shapes `{content, mimeType, encoding}` and `{downloadUrl, mimeType}`, and base64
+ * strings whose decoded bytes carry a known magic signature. In plain text: a text that is all
+ * base64 of a binary file, and `data:` URIs (markdown images), replaced in place.
+ */
+export const binaryStringsLayer: Layer = async (result, run) => {
+  const afterJson = await rewriteJsonDocuments(result, run, rewriteDocument);
+  if (!Array.isArray(afterJson.content)) return afterJson;
+  let changed = false;
+  const content: ContentBlock[] = [];
+  for (const [index, block] of afterJson.content.entries()) {
+    if (block.type !== 'text' || parseJsonText(block.text) !== undefined) {
+      content.push(block);
+      continue;
+    }
+    const replaced = await rewritePlainText(block.text, `content[${index}]`, run);
+    if (replaced) {
+      content.push(...replaced);
+      changed = true;
+    } else {
+      content.push(block);
+    }
+  }
+  return changed ? { ...afterJson, content } : afterJson;
+};
+
+async function rewriteDocument(doc: unknown, source: string, run: LayerContext): Promise<DocRewrite> {
+  const rewrite: DocRewrite = { replacements: [], extractions: [], notes: [] };
+  const min = run.settings.minBinaryLength;
+  const found: { path: JsonPath; payload: () => Promise<Payload | string | undefined> }[] = [];
+
+  walkJson(doc, (node, path) => {
+    const where = `${source}${pathText(path)}`;
+    if (isBinaryData(node) && node.content.length >= min) {
+      found.push({ path, payload: async () => binaryDataPayload(node, doc, path, where) });
+      return false;
+    }
+    if (isBinaryDataReference(node)) {
+      found.push({ path, payload: async () => downloadPayload(node, doc, path, where, run) });
+      return false;
+    }
+    if (typeof node === 'string' && mightBeBase64(node, min)) {
+      found.push({ path, payload: async () => base64Payload(node, doc, path, where, min) });
+    }
+    return true;
+  });
+
+  for (const { path, payload: make } of found) {
+    const payload = await make();
+    if (payload === undefined) continue;
+    if (typeof payload === 'string') {
+      rewrite.notes.push(payload);
+      continue;
+    }
+    const outcome = await run.save(payload);
+    if (outcome.ok === true) {
+      rewrite.replacements.push({ path, value: referenceTo(outcome.extraction.record) });
+      rewrite.extractions.push(outcome.extraction);
+    } else if (outcome.ok === false) {
+      rewrite.notes.push(failureText(`the data at ${payload.source}`, outcome.message));
+    }
+  }
+  return rewrite;
+}
+
+function binaryDataPayload(node: { content: string; mimeType: string; encoding?: string; filename?: string }, doc: unknown, path: JsonPath, source: string): Payload | string {
+  const metadata = siblingMetadata(doc, path);
+  if (node.encoding === 'utf-8') return { data: { text: node.content }, mimeType: node.mimeType, filename: node.filename, metadata, source };
+  const bytes = decodeBase64Strict(node.content);
+  if (!bytes) return `[mcp-offload: the ${node.mimeType} data at ${source} is not valid base64; it was left as it is]`;
+  return { data: { bytes }, mimeType: node.mimeType, filename: node.filename, metadata, source };
+}
+
+async function downloadPayload(
+  node: Parameters<typeof downloadReference>[0],
+  doc: unknown,
+  path: JsonPath,
+  source: string,
+  run: LayerContext,
+): Promise<Payload | string | undefined> {
+  if (run.settings.dryRun) {
+    run.log.info({ source, url: node.downloadUrl }, 'dry run: would download a BinaryDataReference');
+    return undefined;
+  }
+  try {
+    const { bytes, mimeType } = await downloadReference(node, run.settings.download);
+    return { data: { bytes }, mimeType: mimeType || node.mimeType, filename: node.filename, metadata: { ...siblingMetadata(doc, path), downloadUrl: node.downloadUrl }, source };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return `[mcp-offload: could not download ${node.downloadUrl} (${source}): ${message}. The reference was left as it is.]`;
+  }
+}
+
+async function base64Payload(value: string, doc: unknown, path: JsonPath, source: string, min: number): Promise<Payload | undefined> {
+  const detected = await detectBase64Binary(value, min);
+  if (!detected) return undefined;
+  const bytes = decodeBase64Strict(value);
+  if (!bytes) return undefined;
+  return { data: { bytes }, mimeType: detected.mimeType, metadata: siblingMetadata(doc, path), source };
+}
+
+async function rewritePlainText(text: string, source: string, run: LayerContext): Promise<ContentBlock[] | undefined> {
+  const min = run.settings.minBinaryLength;
+  if (mightBeBase64(text.trim(), min)) {
+    const payload = await base64Payload(text.trim(), undefined, [], source, min);
+    if (payload) {
+      const outcome = await run.save(payload);
+      if (outcome.ok === true) return announce(outcome.extraction, run.announced);
+      if (outcome.ok === false) return [failureNote(`the base64 ${payload.mimeType} at ${source}`, outcome.message), { type: 'text', text }];
+      return undefined;
+    }
+  }
+  const uris = findDataUris(text, min);
+  if (!uris.length) return undefined;
+  const replacements: { start: number; end: number; replacement: string }[] = [];
+  const after: ContentBlock[] = [];
+  for (const [n, match] of uris.entries()) {
+    const bytes = match.base64 ? decodeBase64Strict(match.payload) : Buffer.from(match.payload, 'utf8');
+    if (!bytes) continue;
+    const outcome = await run.save({ data: { bytes }, mimeType: match.mimeType, source: `${source} data URI ${n + 1}` });
+    if (outcome.ok === true) {
+      replacements.push({ start: match.start, end: match.end, replacement: outcome.extraction.record.uri });
+      after.push(...announce(outcome.extraction, run.announced));
+    } else if (outcome.ok === false) {
+      after.push(failureNote(`a ${match.mimeType} data URI at ${source}`, outcome.message));
+    }
+  }
+  if (!replacements.length && !after.length) return undefined;
+  return [{ type: 'text', text: replaceRanges(text, replacements) }, ...after];
+}
+
+function pathText(path: JsonPath): string {
+  return path.map((key) => (typeof key === 'number' ? `[${key}]` : `.${key}`)).join('');
+}

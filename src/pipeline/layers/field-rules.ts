@@ -1,0 +1,76 @@
+import { isTextMimeType } from '../../artifacts/mime.js';
+import { failureText } from '../blocks.js';
+import { decodeBase64Strict } from '../decode.js';
+import { resolveFieldPath } from '../field-paths.js';
+import { parentOf, rewriteJsonDocuments, siblingMetadata, valueAt, type DocRewrite } from '../json-docs.js';
+import { isReference, referenceTo } from '../reference.js';
+import type { FieldRule } from '../settings.js';
+import { renderTemplate } from '../summary/template.js';
+import type { Layer, LayerContext, Payload } from '../types.js';
+
+/**
+ * Layer 2: the fields a rule names for this tool, in structuredContent or in JSON carried by a
+ * text block. The field is replaced by a small reference; its siblings stay, so
+ * `{"name": "Sales Dashboard", "content": "JVBERi0..."}` keeps its name in view.
+ */
+export const fieldRulesLayer: Layer = async (result, run) => {
+  if (!run.settings.fields.length) return result;
+  return rewriteJsonDocuments(result, run, rewriteDocument);
+};
+
+async function rewriteDocument(doc: unknown, source: string, run: LayerContext): Promise<DocRewrite> {
+  const rewrite: DocRewrite = { replacements: [], extractions: [], notes: [] };
+  for (const rule of run.settings.fields) {
+    let paths;
+    try {
+      paths = resolveFieldPath(doc, rule.path);
+    } catch (error) {
+      run.log.warn({ path: rule.path, err: String(error) }, 'a field rule path could not be evaluated');
+      continue;
+    }
+    for (const path of paths) {
+      const value = valueAt(doc, path);
+      if (value === undefined || value === null || isReference(value)) continue;
+      const where = `${source}:${rule.path}`;
+      const payload = fieldPayload(value, rule, doc, path, where);
+      if (typeof payload === 'string') {
+        rewrite.notes.push(payload);
+        continue;
+      }
+      const outcome = await run.save(payload);
+      if (outcome.ok === true) {
+        rewrite.replacements.push({ path, value: referenceTo(outcome.extraction.record) });
+        rewrite.extractions.push(outcome.extraction);
+      } else if (outcome.ok === false) {
+        rewrite.notes.push(failureText(`the field ${rule.path}`, outcome.message));
+      }
+    }
+  }
+  return rewrite;
+}
+
+function fieldPayload(value: unknown, rule: FieldRule, doc: unknown, path: (string | number)[], source: string): Payload | string {
+  const vars = { ...(isObject(doc) ? doc : {}), ...parentOf(doc, path) };
+  const common = {
+    mimeType: rule.mimeType,
+    filename: rule.filename ? renderTemplate(rule.filename, vars) : undefined,
+    metadata: siblingMetadata(doc, path),
+    summaryTemplate: rule.summary,
+    vars,
+    source,
+  };
+  if (typeof value !== 'string') {
+    return { ...common, data: { text: JSON.stringify(value) }, mimeType: rule.mimeType ?? 'application/json' };
+  }
+  const encoding = rule.encoding ?? (rule.mimeType && isTextMimeType(rule.mimeType) ? 'utf-8' : 'base64');
+  if (encoding === 'utf-8') return { ...common, data: { text: value } };
+  const bytes = decodeBase64Strict(value);
+  if (!bytes) {
+    return `[mcp-offload: the field ${rule.path} (${source}) should hold base64 but does not; it was left as it is]`;
+  }
+  return { ...common, data: { bytes } };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

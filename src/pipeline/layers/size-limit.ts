@@ -1,0 +1,64 @@
+import type { ContentBlock } from '@modelcontextprotocol/sdk/types.js';
+import { announce, failureNote } from '../blocks.js';
+import { referenceTo } from '../reference.js';
+import { inlineChars } from '../settings.js';
+import { previewText } from '../summary/preview.js';
+import { textMimeType } from '../text-kind.js';
+import type { Layer, LayerContext } from '../types.js';
+
+/**
+ * Layer 5, the safety net: text still over the inline limit after the other layers is stored
+ * (as .json, .csv, .md or .txt by its content) and replaced by a preview; so is a structuredContent
+ * whose JSON is over the limit.
+ */
+export const sizeLimitLayer: Layer = async (result, run) => {
+  const limit = inlineChars(run.settings);
+  let next = result;
+
+  if (typeof result.structuredContent === 'object' && result.structuredContent !== null) {
+    const json = JSON.stringify(result.structuredContent);
+    if (json.length > limit) {
+      const outcome = await run.save({ data: { text: json }, mimeType: 'application/json', source: 'structuredContent' });
+      if (outcome.ok === true) {
+        next = {
+          ...next,
+          structuredContent: referenceTo(outcome.extraction.record) as unknown as Record<string, unknown>,
+          content: [...(next.content ?? []), ...announce(outcome.extraction, run.announced)],
+        };
+      }
+    }
+  }
+
+  if (!Array.isArray(next.content)) return next;
+  let changed = next !== result;
+  const content: ContentBlock[] = [];
+  for (const [index, block] of next.content.entries()) {
+    if (block.type !== 'text' || block.text.length <= limit) {
+      content.push(block);
+      continue;
+    }
+    const replaced = await storeText(block.text, `content[${index}]`, run);
+    if (replaced) {
+      content.push(...replaced);
+      changed = true;
+    } else {
+      content.push(block);
+    }
+  }
+  return changed ? { ...next, content } : next;
+};
+
+async function storeText(text: string, source: string, run: LayerContext): Promise<ContentBlock[] | undefined> {
+  const mimeType = textMimeType(text);
+  const outcome = await run.save({ data: { text }, mimeType, source });
+  if (outcome.ok === 'dry-run') return undefined;
+  if (outcome.ok === false) return [failureNote(`a text of ${text.length} characters`, outcome.message), { type: 'text', text }];
+  const { preview, truncated } = previewText(text, run.settings.previewChars);
+  const blocks = announce(outcome.extraction, run.announced);
+  if (!blocks.length) return [{ type: 'text', text: `[stored as ${outcome.extraction.record.uri}]` }];
+  return [
+    blocks[0],
+    { type: 'text', text: `Preview${truncated ? ` (first ${preview.length} characters)` : ''}:\n${preview}` },
+    ...blocks.slice(1),
+  ];
+}

@@ -1,0 +1,60 @@
+import type { ArtifactStore } from '../artifacts/store.js';
+import type { Logger } from '../logger.js';
+import { binaryStringsLayer } from './layers/binary-strings.js';
+import { errorLimitLayer } from './layers/error-limit.js';
+import { fieldRulesLayer } from './layers/field-rules.js';
+import { fileModeLayer } from './layers/file-mode.js';
+import { sizeLimitLayer } from './layers/size-limit.js';
+import { transformLayer } from './layers/transform.js';
+import { typedContentLayer } from './layers/typed-content.js';
+import type { RuleBook } from './rules.js';
+import { PipelineRun } from './run.js';
+import type { CallInfo, Layer, Result } from './types.js';
+
+/** The layers of mode `auto`, in the order the RFC gives them. */
+const AUTO_LAYERS: Layer[] = [transformLayer, fieldRulesLayer, typedContentLayer, binaryStringsLayer, sizeLimitLayer];
+const FILE_LAYERS: Layer[] = [transformLayer, fileModeLayer];
+const ERROR_LAYERS: Layer[] = [errorLimitLayer];
+
+export const ARTIFACTS_META_KEY = 'mcp-offload/artifacts';
+
+/**
+ * Every tools/call result passes through here on its way to the client. What no layer rewrites
+ * is returned as the very same object, so it reaches the client exactly as the upstream sent it.
+ * The pipeline never throws: on an unexpected fault it logs and returns the result unchanged.
+ */
+export class ResultPipeline {
+  constructor(
+    private readonly rules: RuleBook,
+    private readonly store: ArtifactStore,
+    private readonly log: Logger,
+  ) {}
+
+  async process(result: Result, call: CallInfo): Promise<Result> {
+    const settings = this.rules.settingsFor(call.server, call.tool);
+    if (settings.mode === 'passthrough') return result;
+    const run = new PipelineRun(call, settings, this.store, this.log.child({ server: call.server, tool: call.tool }));
+    const layers = result.isError ? ERROR_LAYERS : settings.mode === 'file' ? FILE_LAYERS : AUTO_LAYERS;
+    try {
+      let next = result;
+      for (const layer of layers) next = await layer(next, run);
+      if (!run.extractions.length) return next;
+      return withArtifactMeta(next, run);
+    } catch (error) {
+      this.log.error({ err: error instanceof Error ? error.stack : String(error), tool: call.tool }, 'result pipeline failed; passing the result on unchanged');
+      return result;
+    }
+  }
+}
+
+function withArtifactMeta(result: Result, run: PipelineRun): Result {
+  const artifacts = run.extractions.map(({ record, source }) => ({
+    uri: record.uri,
+    path: record.path,
+    mimeType: record.mimeType,
+    size: record.size,
+    sha256: record.sha256,
+    source,
+  }));
+  return { ...result, _meta: { ...result._meta, [ARTIFACTS_META_KEY]: artifacts } };
+}

@@ -1,0 +1,78 @@
+import picomatch from 'picomatch';
+import type { Config } from '../config/types.js';
+import { DEFAULT_PIPELINE, type PipelinePatch, type PipelineSettings, type RuleConfig } from './settings.js';
+
+interface CompiledRule {
+  matchesServer: (name: string) => boolean;
+  matchesTool?: (name: string) => boolean;
+  settings: PipelinePatch;
+}
+
+/**
+ * Which settings apply to a tool. Precedence, least to most specific:
+ *   1. built-in defaults, then the global `pipeline:` block;
+ *   2. per-server: presets (e.g. the ABP backend's), the server's own `pipeline:` block, then
+ *      top-level rules without `tool`, in file order;
+ *   3. per-tool: top-level rules with `tool`, in file order.
+ * Later levels and later rules override key by key (`keepInline` and `download` key by key too;
+ * `fields` as a whole list). Globs are compiled once here; each server/tool pair is resolved once.
+ */
+export class RuleBook {
+  private readonly global: PipelinePatch;
+  private readonly serverPatches = new Map<string, PipelinePatch[]>();
+  private readonly rules: CompiledRule[];
+  private readonly cache = new Map<string, PipelineSettings>();
+
+  constructor(config: Pick<Config, 'pipeline' | 'rules' | 'servers'>, presets: Record<string, PipelinePatch> = {}) {
+    this.global = config.pipeline;
+    for (const server of config.servers) {
+      const patches = [presets[server.name], server.pipeline].filter((p): p is PipelinePatch => p !== undefined);
+      this.serverPatches.set(server.name, patches);
+    }
+    const compile = (rule: RuleConfig): CompiledRule => ({
+      matchesServer: picomatch(rule.server),
+      ...(rule.tool !== undefined ? { matchesTool: picomatch(rule.tool) } : {}),
+      settings: rule.settings,
+    });
+    const perServer = config.rules.filter((r) => r.tool === undefined).map(compile);
+    const perTool = config.rules.filter((r) => r.tool !== undefined).map(compile);
+    this.rules = [...perServer, ...perTool];
+  }
+
+  settingsFor(server: string, tool: string): PipelineSettings {
+    const key = `${server}\u0000${tool}`;
+    let settings = this.cache.get(key);
+    if (!settings) {
+      const patches = [this.global, ...(this.serverPatches.get(server) ?? [])];
+      for (const rule of this.rules) {
+        if (rule.matchesServer(server) && (!rule.matchesTool || rule.matchesTool(tool))) patches.push(rule.settings);
+      }
+      settings = mergeSettings(DEFAULT_PIPELINE, patches);
+      this.cache.set(key, settings);
+    }
+    return settings;
+  }
+
+  /** Whether any tool of this server could be rewritten (for schema advertising). */
+  isPassthrough(server: string, tool: string): boolean {
+    return this.settingsFor(server, tool).mode === 'passthrough';
+  }
+}
+
+export function mergeSettings(base: PipelineSettings, patches: readonly PipelinePatch[]): PipelineSettings {
+  let merged: PipelineSettings = { ...base, keepInline: { ...base.keepInline }, download: { ...base.download } };
+  for (const patch of patches) {
+    const { keepInline, download, ...flat } = patch;
+    merged = {
+      ...merged,
+      ...definedOnly(flat),
+      keepInline: { ...merged.keepInline, ...definedOnly(keepInline ?? {}) },
+      download: { ...merged.download, ...definedOnly(download ?? {}) },
+    };
+  }
+  return merged;
+}
+
+function definedOnly<T extends object>(object: T): Partial<T> {
+  return Object.fromEntries(Object.entries(object).filter(([, value]) => value !== undefined)) as Partial<T>;
+}

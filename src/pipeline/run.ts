@@ -1,0 +1,65 @@
+import type { ArtifactStore } from '../artifacts/store.js';
+import { ArtifactStoreError } from '../artifacts/types.js';
+import { hashArguments } from '../artifacts/names.js';
+import { humanSize } from '../artifacts/sizes.js';
+import type { Logger } from '../logger.js';
+import { factsFor } from './facts/index.js';
+import { summaryText } from './summary/describe.js';
+import type { PipelineSettings } from './settings.js';
+import type { CallInfo, Extraction, LayerContext, Payload, SaveOutcome } from './types.js';
+
+/** The state of one result on its way through the layers: what was stored, and what to announce. */
+export class PipelineRun implements LayerContext {
+  readonly extractions: Extraction[] = [];
+  readonly notes: string[] = [];
+  readonly announced = new Set<string>();
+
+  constructor(
+    readonly call: CallInfo,
+    readonly settings: PipelineSettings,
+    private readonly store: ArtifactStore,
+    readonly log: Logger,
+  ) {}
+
+  async save(payload: Payload): Promise<SaveOutcome> {
+    const bytes = 'bytes' in payload.data ? payload.data.bytes : Buffer.from(payload.data.text, 'utf8');
+    if (this.settings.dryRun) {
+      this.log.info(
+        { server: this.call.server, tool: this.call.tool, source: payload.source, mimeType: payload.mimeType, size: bytes.length },
+        `dry run: would store ${humanSize(bytes.length)} from ${payload.source}`,
+      );
+      return { ok: 'dry-run' };
+    }
+    try {
+      const facts = await factsFor(bytes, payload.mimeType ?? 'application/octet-stream');
+      const record = await this.store.put({
+        data: { bytes },
+        mimeType: payload.mimeType,
+        server: this.call.server,
+        tool: this.call.tool,
+        argsHash: hashArguments(this.call.args ?? {}),
+        filename: payload.filename,
+        facts,
+        owner: this.call.owner,
+      });
+      const summary = summaryText({
+        path: record.path,
+        uri: record.uri,
+        mimeType: record.mimeType,
+        size: record.size,
+        metadata: payload.metadata,
+        facts: record.facts,
+        template: payload.summaryTemplate || this.settings.summary || undefined,
+        vars: { ...payload.vars, filename: record.filename ?? record.id.split('/').pop() },
+      });
+      const extraction = { record, source: payload.source, summary };
+      this.extractions.push(extraction);
+      this.log.debug({ source: payload.source, uri: record.uri, size: record.size }, 'stored a payload');
+      return { ok: true, extraction };
+    } catch (error) {
+      const message = error instanceof ArtifactStoreError || error instanceof Error ? error.message : String(error);
+      this.log.warn({ source: payload.source, err: message }, 'could not store a payload');
+      return { ok: false, message };
+    }
+  }
+}

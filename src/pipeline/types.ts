@@ -1,0 +1,52 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ArtifactRecord } from '../artifacts/types.js';
+import type { PipelineSettings } from './settings.js';
+
+/** The call a result answers. Names are the upstream's own, not the prefixed ones. */
+export interface CallInfo {
+  server: string;
+  tool: string;
+  args?: Record<string, unknown>;
+  /** The session that made the call; it owns what is stored. */
+  owner: string;
+}
+
+/** A payload a layer found, ready to be stored. */
+export interface Payload {
+  data: { bytes: Buffer } | { text: string };
+  mimeType?: string;
+  filename?: string;
+  /** Sibling fields shown as `Metadata:` in the summary. */
+  metadata?: Record<string, unknown>;
+  /** Template for the summary's first line, and extra placeholders for it. */
+  summaryTemplate?: string;
+  vars?: Record<string, unknown>;
+  /** Where it was found, for logs and _meta: `content[1]`, `structuredContent.pdf_data`, ... */
+  source: string;
+}
+
+export interface Extraction {
+  record: ArtifactRecord;
+  source: string;
+  /** The text the model reads instead of the payload. */
+  summary: string;
+}
+
+/** The result of trying to store a payload. */
+export type SaveOutcome = { ok: true; extraction: Extraction } | { ok: false; message: string } | { ok: 'dry-run' };
+
+export type Result = CallToolResult;
+
+/** One layer of the pipeline: takes a result, returns a new one (never mutates its input). */
+export type Layer = (result: Result, run: LayerContext) => Promise<Result>;
+
+export interface LayerContext {
+  call: CallInfo;
+  settings: PipelineSettings;
+  save(payload: Payload): Promise<SaveOutcome>;
+  /** Blocks to show after the content: summaries and links of artifacts not shown in place. */
+  notes: string[];
+  /** Artifacts already announced in the content, by sha256, so each is summarised once. */
+  announced: Set<string>;
+  log: import('../logger.js').Logger;
+}

@@ -1,0 +1,170 @@
+// MCP's own binary content kinds (image, audio, embedded resources) from real servers:
+// server-everything over stdio and the big-result fixture; keepInline for small images.
+import { readFile } from 'node:fs/promises';
+import { gunzipSync } from 'node:zlib';
+import type { CallToolResult, ContentBlock, ImageContent } from '@modelcontextprotocol/sdk/types.js';
+import { EVERYTHING_ENTRY, FIXTURES, NODE, connectDirect, type StdioConnection } from '../helpers/fixtures.js';
+import { artifactMeta, call, links, onlyLink, readBlob, sha256, summaries, texts } from '../helpers/pipeline.js';
+import { startProxy, testConfig, type ProxyUnderTest } from '../helpers/proxy.js';
+
+const everything = { name: 'everything', command: NODE, args: [EVERYTHING_ENTRY, 'stdio'] };
+const big = { name: 'big', command: NODE, args: [FIXTURES.bigResult, '--name', 'big'] };
+
+function imageOf(result: CallToolResult): ImageContent {
+  const image = result.content.find((b): b is ImageContent => b.type === 'image');
+  if (!image) throw new Error('no image block');
+  return image;
+}
+
+describe('server-everything over stdio', () => {
+  let proxy: ProxyUnderTest;
+  let direct: StdioConnection;
+  beforeAll(async () => {
+    [proxy, direct] = await Promise.all([
+      startProxy(testConfig([everything])),
+      connectDirect(NODE, [EVERYTHING_ENTRY, 'stdio']),
+    ]);
+  });
+  afterAll(async () => {
+    await proxy?.close();
+    await direct?.close();
+  });
+
+  test('get-tiny-image: the image block is replaced; the stored bytes are the decoded image', async () => {
+    const straight = await call(direct.client, 'get-tiny-image');
+    const image = imageOf(straight);
+    const result = await call(proxy.client, 'get-tiny-image');
+    expect(result.content.some((b) => b.type === 'image')).toBe(false);
+    const link = onlyLink(result);
+    expect(link.mimeType).toBe('image/png');
+    // The text blocks around the image are kept, in order.
+    const straightTexts = texts(straight);
+    expect(texts(result)[0]).toBe(straightTexts[0]);
+    expect(texts(result).at(-1)).toBe(straightTexts.at(-1));
+    expect(summaries(result)[0]).toMatch(/^Dimensions: \d+x\d+$/m);
+
+    const { bytes, mimeType } = await readBlob(proxy.client, link.uri);
+    expect(mimeType).toBe('image/png');
+    expect(sha256(bytes)).toBe(sha256(Buffer.from(image.data, 'base64')));
+  });
+
+  test('get-resource-reference (Blob): the embedded blob resource is extracted', async () => {
+    const result = await call(proxy.client, 'get-resource-reference', { resourceType: 'Blob', resourceId: 2 });
+    expect(result.content.some((b) => b.type === 'resource')).toBe(false);
+    const link = onlyLink(result);
+    const [summary] = summaries(result);
+    expect(summary).toContain('demo://resource/dynamic/blob/2');
+    expect(link.mimeType).toBe('text/plain');
+    // Its text is the decoded blob (the server puts a timestamp in it, so only the start is fixed).
+    const { contents } = await proxy.client.readResource({ uri: link.uri });
+    expect(contents).toHaveLength(1);
+    expect((contents[0] as { text: string }).text).toMatch(/^Resource 2: This is a base64 blob created at /);
+    expect(texts(result)[0]).toBe('Returning resource reference for Resource 2:');
+  });
+
+  test('gzip-file-as-resource: the gzip artifact decompresses to the text that was sent', async () => {
+    const text = Array.from({ length: 60 }, (_, i) => `line ${String(i).padStart(2, '0')}: ${'lorem ipsum '.repeat(3)}`).join('\n').padEnd(3000, '.');
+    expect(text).toHaveLength(3000);
+    const result = await call(proxy.client, 'gzip-file-as-resource', {
+      name: 'x.txt.gz',
+      data: `data:text/plain;base64,${Buffer.from(text).toString('base64')}`,
+      outputType: 'resource',
+    });
+    const link = onlyLink(result);
+    expect(link.mimeType).toBe('application/gzip');
+    expect(link.uri).toMatch(/\.gz$/);
+    const [meta] = artifactMeta(result);
+    expect(gunzipSync(await readFile(meta.path)).toString('utf8')).toBe(text);
+    const { bytes } = await readBlob(proxy.client, link.uri);
+    expect(gunzipSync(bytes).toString('utf8')).toBe(text);
+  });
+
+  test('get-structured-content: the SDK client validates the result against the advertised schema', async () => {
+    const { tools } = await proxy.client.listTools();
+    const tool = tools.find((t) => t.name === 'get-structured-content')!;
+    expect((tool.outputSchema as { type?: string }).type).toBe('object');
+    const result = await call(proxy.client, 'get-structured-content', { location: 'Chicago' });
+    expect(result).toEqual(await call(direct.client, 'get-structured-content', { location: 'Chicago' }));
+    expect(result.structuredContent).toEqual({ temperature: 36, conditions: 'Light rain / drizzle', humidity: 82 });
+  });
+});
+
+describe('big-result fixture', () => {
+  let proxy: ProxyUnderTest;
+  beforeAll(async () => {
+    proxy = await startProxy(testConfig([big]));
+  });
+  afterAll(() => proxy?.close());
+
+  test('big-image 5 MB: the client gets under 2 KB of JSON, the file holds the whole PNG', async () => {
+    const result = await call(proxy.client, 'big-image', { mb: 5 });
+    expect(JSON.stringify(result).length).toBeLessThan(2048);
+    const link = onlyLink(result);
+    expect(link).toMatchObject({ mimeType: 'image/png', size: 5 * 1024 * 1024 });
+    const file = await readFile(artifactMeta(result)[0].path);
+    expect(file.length).toBe(5 * 1024 * 1024);
+    expect(file.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+    expect(file.subarray(-8, -4).toString('latin1')).toBe('IEND');
+    expect(summaries(result)[0]).toMatch(/^Dimensions: 1x1$/m);
+  });
+
+  test('big-embedded text: stored as text/plain', async () => {
+    const result = await call(proxy.client, 'big-embedded', { mb: 0.5, kind: 'text' });
+    expect(result.content.some((b) => b.type === 'resource')).toBe(false);
+    const link = onlyLink(result);
+    expect(link).toMatchObject({ mimeType: 'text/plain', size: 524_288 });
+    expect(await readFile(artifactMeta(result)[0].path, 'utf8')).toBe('y'.repeat(524_288));
+    expect(JSON.stringify(result).length).toBeLessThan(3000);
+  });
+
+  test('big-embedded blob: stored as application/octet-stream with the exact bytes', async () => {
+    const result = await call(proxy.client, 'big-embedded', { mb: 0.25, kind: 'blob' });
+    const link = onlyLink(result);
+    expect(link).toMatchObject({ mimeType: 'application/octet-stream', size: 262_144 });
+    const expected = Buffer.alloc(262_144, Buffer.from(Array.from({ length: 256 }, (_, i) => i)));
+    expect(sha256(await readFile(artifactMeta(result)[0].path))).toBe(sha256(expected));
+  });
+
+  test('mixed: image, audio and blob are extracted; short text, the small text resource and the resource_link pass unchanged', async () => {
+    const direct = await connectDirect(NODE, [FIXTURES.bigResult, '--name', 'big']);
+    try {
+      const straight = await call(direct.client, 'mixed', { kb: 4 });
+      const result = await call(proxy.client, 'mixed', { kb: 4 });
+      const kinds = result.content.map((b) => b.type);
+      expect(kinds).toEqual(['text', 'text', 'resource_link', 'text', 'resource_link', 'resource', 'text', 'resource_link', 'resource_link']);
+      const same = (b: ContentBlock) => b.type === 'resource' || (b.type === 'text' && b.text === 'mixed result') || (b.type === 'resource_link' && b.uri.startsWith('big://'));
+      expect(result.content.filter(same)).toEqual([straight.content[0], straight.content[3], straight.content[5]]);
+      const stored = links(result).filter((l) => l.uri.startsWith('artifact://'));
+      expect(stored.map((l) => l.mimeType)).toEqual(['image/png', 'audio/wav', 'application/octet-stream']);
+      expect(artifactMeta(result).map((m) => m.source)).toEqual(['content[1]', 'content[2]', 'content[4]']);
+      for (const [i, index] of [1, 2].entries()) {
+        const original = Buffer.from((straight.content[index] as { data: string }).data, 'base64');
+        expect(artifactMeta(result)[i].sha256).toBe(sha256(original));
+      }
+    } finally {
+      await direct.close();
+    }
+  });
+});
+
+describe('keepInline', () => {
+  let proxy: ProxyUnderTest;
+  let direct: StdioConnection;
+  beforeAll(async () => {
+    [proxy, direct] = await Promise.all([
+      startProxy(testConfig([everything, big], { pipeline: { keepInline: { imageMaxBytes: 10_000 } } })),
+      connectDirect(NODE, [EVERYTHING_ENTRY, 'stdio']),
+    ]);
+  });
+  afterAll(async () => {
+    await proxy?.close();
+    await direct?.close();
+  });
+
+  test('a small image stays inline for vision models; a 1 MB image is still extracted', async () => {
+    expect(await call(proxy.client, 'everything__get-tiny-image')).toEqual(await call(direct.client, 'get-tiny-image'));
+    const result = await call(proxy.client, 'big__big-image', { mb: 1 });
+    expect(result.content.some((b) => b.type === 'image')).toBe(false);
+    expect(onlyLink(result)).toMatchObject({ mimeType: 'image/png', size: 1024 * 1024 });
+  });
+});

@@ -1,0 +1,69 @@
+import { renderTemplate } from '../../src/pipeline/summary/template.js';
+
+describe('renderTemplate', () => {
+  const vars = {
+    name: 'Sales Dashboard',
+    size_human: '142.4 KB',
+    size: 145832,
+    result: { name: 'Q3', tags: ['a', 'b'] },
+    metadata: { pageCount: 12, nested: { deep: true } },
+    empty: '',
+    zero: 0,
+    nothing: null,
+    missing: undefined,
+  };
+
+  test('replaces simple and nested placeholders', () => {
+    expect(renderTemplate("Downloaded workbook '{name}' ({size_human})", vars)).toBe("Downloaded workbook 'Sales Dashboard' (142.4 KB)");
+    expect(renderTemplate('{result.name}: {metadata.pageCount} pages', vars)).toBe('Q3: 12 pages');
+    expect(renderTemplate('{result.tags.1}', vars)).toBe('b');
+  });
+
+  test('renders numbers, empty strings, zero and null', () => {
+    expect(renderTemplate('[{size}] [{empty}] [{zero}] [{nothing}]', vars)).toBe('[145832] [] [0] [null]');
+  });
+
+  test('renders objects and arrays as compact JSON', () => {
+    expect(renderTemplate('{metadata}', vars)).toBe('{"pageCount":12,"nested":{"deep":true}}');
+    expect(renderTemplate('{result.tags}', vars)).toBe('["a","b"]');
+  });
+
+  test('leaves unknown and undefined placeholders as written', () => {
+    expect(renderTemplate('{nope} {result.nope} {name.length} {missing}', vars)).toBe('{nope} {result.nope} {name.length} {missing}');
+  });
+
+  test('does not reach into prototypes', () => {
+    expect(renderTemplate('{constructor} {toString} {result.__proto__}', vars)).toBe('{constructor} {toString} {result.__proto__}');
+  });
+
+  test('{{ and }} are literal braces', () => {
+    expect(renderTemplate('{{name}} is {name}', vars)).toBe('{name} is Sales Dashboard');
+    expect(renderTemplate('{{{name}}}', vars)).toBe('{Sales Dashboard}');
+    expect(renderTemplate('a }} b {{ c', vars)).toBe('a } b { c');
+  });
+
+  test('other braces are literal', () => {
+    expect(renderTemplate('{ name } {} {not a name} { {name', vars)).toBe('{ name } {} {not a name} { {name');
+    expect(renderTemplate('function() { return 1; }', vars)).toBe('function() { return 1; }');
+    expect(renderTemplate('} {', vars)).toBe('} {');
+  });
+
+  test('cuts every value at 200 characters, so a payload can never be inlined', () => {
+    const payload = 'JVBERi0xLjQK'.repeat(100_000);
+    const out = renderTemplate('before {content} after {doc}', { content: payload, doc: { content: payload } });
+    expect(out).toBe(`before ${payload.slice(0, 200)}… after ${JSON.stringify({ content: payload }).slice(0, 200)}…`);
+  });
+
+  test('survives values that JSON cannot render', () => {
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    expect(renderTemplate('{c} {b}', { c: cyclic, b: 10n })).toBe('[object Object] 10');
+  });
+
+  test('is linear on many unclosed braces', () => {
+    const started = performance.now();
+    renderTemplate('{'.repeat(200_000), vars);
+    renderTemplate('{a'.repeat(100_000), vars);
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+});
