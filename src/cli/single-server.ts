@@ -1,17 +1,10 @@
 import { basename } from 'node:path';
-import { DEFAULTS, type Config, type ServerConfig } from '../config/types.js';
+import { defaultConfig, defaultServerSettings, type Config, type ServerConfig } from '../config/types.js';
 import type { CliArgs } from './args.js';
 
 /** The config for `mcp-offload -- <command>` and `mcp-offload --url <url>`: one server, no file (none for `gc`). */
 export function singleServerConfig(args: CliArgs): Config {
-  const common = {
-    enabled: true,
-    timeoutMs: DEFAULTS.timeoutMs,
-    tools: { allow: [], deny: [] },
-    prefix: undefined,
-    whenDown: DEFAULTS.whenDown,
-    restart: { ...DEFAULTS.restart },
-  };
+  const common = defaultServerSettings();
   let server: ServerConfig | undefined;
   if (args.url) {
     server = { ...common, kind: 'http', name: args.name ?? nameFromUrl(args.url), url: args.url, headers: args.headers, transport: 'auto' };
@@ -19,14 +12,7 @@ export function singleServerConfig(args: CliArgs): Config {
     const [command, ...rest] = args.serverCommand;
     server = { ...common, kind: 'stdio', name: args.name ?? nameFromCommand(args.serverCommand), command, args: rest, env: {} };
   }
-  return {
-    logLevel: DEFAULTS.logLevel,
-    gateway: { ...DEFAULTS.gateway },
-    artifacts: { ...DEFAULTS.artifacts, tools: { ...DEFAULTS.artifacts.tools } },
-    pipeline: {},
-    rules: [],
-    servers: server ? [server] : [],
-  };
+  return defaultConfig(server ? [server] : []);
 }
 
 /** `npx -y @scope/server-foo --flag` → `server-foo`: the last word that is not an option. */

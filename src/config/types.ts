@@ -145,3 +145,27 @@ export const DEFAULTS = {
   /** Listen address when `http:` is given without a host: this machine only. */
   http: { host: '127.0.0.1' },
 };
+
+/** What a server gets when nothing is configured: shared by the file loader's callers and the one-server CLI. */
+export function defaultServerSettings(): Pick<ServerConfig, 'enabled' | 'timeoutMs' | 'tools' | 'prefix' | 'whenDown' | 'restart'> {
+  return {
+    enabled: true,
+    timeoutMs: DEFAULTS.timeoutMs,
+    tools: { allow: [], deny: [] },
+    prefix: undefined,
+    whenDown: DEFAULTS.whenDown,
+    restart: { ...DEFAULTS.restart },
+  };
+}
+
+/** A config with every top-level default and the given servers. */
+export function defaultConfig(servers: ServerConfig[] = []): Config {
+  return {
+    logLevel: DEFAULTS.logLevel,
+    gateway: { ...DEFAULTS.gateway },
+    artifacts: { ...DEFAULTS.artifacts, tools: { ...DEFAULTS.artifacts.tools } },
+    pipeline: {},
+    rules: [],
+    servers,
+  };
+}

@@ -103,6 +103,7 @@ export class Gateway {
     this.stopped = true;
     await Promise.all([...this.sessions].map((s) => s.close()));
     await Promise.all(this.upstreams.map((u) => u.stop()));
+    this.offload.stop();
   }
 
   /** A session for a new client; the caller connects it to a transport. */

@@ -3,6 +3,7 @@ import { ClientError } from '../upstreams/errors.js';
 import type { Upstream } from '../upstreams/upstream.js';
 import type { Catalog } from './catalog.js';
 import type { RequestContext, RequestHandler } from './context.js';
+import { ARTIFACTS_META_KEY } from '../pipeline/pipeline.js';
 import { ARTIFACT_SCHEME, type Offload } from './offload.js';
 import { page } from './pagination.js';
 
@@ -49,7 +50,13 @@ export function createHandlers(deps: HandlerDeps): Record<string, RequestHandler
       const call = { server: route.upstream.name, tool: route.original, args: p.arguments as Params | undefined, owner };
       const args = await offload.resolveArguments(call);
       const result = await forward(context, route.upstream, { ...p, name: route.original, ...(args !== undefined ? { arguments: args } : {}) });
-      return isToolResult(result) ? offload.processResult(result, call) : result;
+      if (!isToolResult(result)) return result;
+      const processed = await offload.processResult(result, call);
+      // New artifacts are new resources of this session.
+      if (processed._meta?.[ARTIFACTS_META_KEY] && offload.offersResources) {
+        void context.session.notify({ method: 'notifications/resources/list_changed' });
+      }
+      return processed;
     },
 
     'prompts/get': async (context) => {

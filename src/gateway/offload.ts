@@ -16,6 +16,8 @@ import { ClientError } from '../upstreams/errors.js';
 
 export const ARTIFACT_SCHEME = 'artifact://';
 
+const GC_INTERVAL_MS = 60 * 60_000;
+
 /**
  * Everything the gateway does with artifacts: the result pipeline, the store, the built-in tools,
  * artifacts as resources, and `artifact://` arguments. One instance per gateway.
@@ -25,6 +27,7 @@ export class Offload {
   readonly rules: RuleBook;
   private readonly pipeline: ResultPipeline;
   private readonly tools: Tool[];
+  private gcTimer?: NodeJS.Timeout;
 
   constructor(
     private readonly config: Config,
@@ -44,6 +47,24 @@ export class Offload {
       this.log.info({ dir: this.store.dir }, 'artifact store ready');
     } catch (error) {
       this.log.error({ err: error instanceof Error ? error.message : String(error) }, 'artifact store unavailable');
+      return;
+    }
+    await this.collect();
+    this.gcTimer = setInterval(() => void this.collect(), GC_INTERVAL_MS);
+    this.gcTimer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.gcTimer);
+  }
+
+  /** Time-to-live needs a clock: expired artifacts are collected at startup and every hour. */
+  private async collect(): Promise<void> {
+    try {
+      const result = await this.store.gc();
+      if (result.removed) this.log.info(result, 'artifacts collected');
+    } catch (error) {
+      this.log.warn({ err: error instanceof Error ? error.message : String(error) }, 'artifact collection failed');
     }
   }
 

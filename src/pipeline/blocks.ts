@@ -1,5 +1,5 @@
 import type { ContentBlock } from '@modelcontextprotocol/sdk/types.js';
-import type { Extraction } from './types.js';
+import type { Extraction, Result } from './types.js';
 
 /**
  * The blocks that stand in for an extracted payload: a summary a model can act on, and a
@@ -34,4 +34,23 @@ export function failureText(what: string, message: string): string {
 
 export function failureNote(what: string, message: string): ContentBlock {
   return { type: 'text', text: failureText(what, message) };
+}
+
+/**
+ * Rewrites a result's content block by block: `replace` answers the blocks to put in a block's
+ * place, or undefined to keep it. The result is the same object when no block was replaced.
+ */
+export async function mapContent(
+  result: Result,
+  replace: (block: ContentBlock, index: number) => Promise<ContentBlock[] | undefined>,
+): Promise<Result> {
+  if (!Array.isArray(result.content)) return result;
+  let changed = false;
+  const content: ContentBlock[] = [];
+  for (const [index, block] of result.content.entries()) {
+    const replacement = await replace(block, index);
+    if (replacement) changed = true;
+    content.push(...(replacement ?? [block]));
+  }
+  return changed ? { ...result, content } : result;
 }

@@ -1,7 +1,8 @@
 import type { ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import { setAtPath } from './detect/walk.js';
-import { announce } from './blocks.js';
-import type { Extraction, LayerContext, Result } from './types.js';
+import { announce, failureText } from './blocks.js';
+import { referenceTo } from './reference.js';
+import type { Extraction, LayerContext, Payload, Result } from './types.js';
 
 export type JsonPath = (string | number)[];
 
@@ -83,6 +84,30 @@ export function valueAt(doc: unknown, path: JsonPath): unknown {
   let node: unknown = doc;
   for (const key of path) node = (node as Record<string | number, unknown> | undefined)?.[key];
   return node;
+}
+
+/**
+ * Stores one payload found in a document and records the outcome in the rewrite: a reference at
+ * its path, or a note. A string instead of a payload is a note already (e.g. invalid base64).
+ */
+export async function extractInto(
+  rewrite: DocRewrite,
+  path: JsonPath,
+  payload: Payload | string,
+  what: string,
+  run: LayerContext,
+): Promise<void> {
+  if (typeof payload === 'string') {
+    rewrite.notes.push(payload);
+    return;
+  }
+  const outcome = await run.save(payload);
+  if (outcome.ok === true) {
+    rewrite.replacements.push({ path, value: referenceTo(outcome.extraction.record) });
+    rewrite.extractions.push(outcome.extraction);
+  } else if (outcome.ok === false) {
+    rewrite.notes.push(failureText(what, outcome.message));
+  }
 }
 
 /** The JSON object or array a text holds, or undefined for anything else. */

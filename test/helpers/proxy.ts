@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
-import { DEFAULTS, type Config, type ServerConfig } from '../../src/config/types.js';
+import { DEFAULTS, defaultConfig, defaultServerSettings, type Config, type ServerConfig } from '../../src/config/types.js';
 import { Gateway } from '../../src/gateway/gateway.js';
 import { createLogger, silentLogger } from '../../src/logger.js';
 
@@ -40,9 +40,11 @@ export function testArtifactDir(): string {
 
 /** A config with defaults filled in, for tests that build the gateway in-process. */
 export function testConfig(servers: ServerInput[], options: TestOptions = {}): Config {
+  const defaults = defaultConfig();
   return {
+    ...defaults,
     logLevel: 'silent',
-    gateway: { ...DEFAULTS.gateway, startupTimeoutMs: 15_000, ...options.gateway },
+    gateway: { ...defaults.gateway, startupTimeoutMs: 15_000, ...options.gateway },
     artifacts: {
       ...DEFAULTS.artifacts,
       dir: testArtifactDir(),
@@ -52,14 +54,7 @@ export function testConfig(servers: ServerInput[], options: TestOptions = {}): C
     pipeline: options.pipeline ?? {},
     rules: options.rules ?? [],
     servers: servers.map((s) => {
-      const common = {
-        enabled: true,
-        timeoutMs: DEFAULTS.timeoutMs,
-        tools: { allow: [], deny: [] },
-        prefix: undefined,
-        whenDown: DEFAULTS.whenDown,
-        restart: { ...DEFAULTS.restart, initialDelayMs: 100, maxDelayMs: 1000 },
-      };
+      const common = { ...defaultServerSettings(), restart: { ...DEFAULTS.restart, initialDelayMs: 100, maxDelayMs: 1000 } };
       if ('url' in s) return { ...common, headers: {}, transport: 'auto', ...s, kind: 'http' } as ServerConfig;
       return { ...common, args: [], env: {}, ...s, kind: 'stdio' } as ServerConfig;
     }),

@@ -1,6 +1,6 @@
 // End-to-end tests of the built CLI (dist/cli.js) run as a real child process.
 // Needs `npm run build` first (npm test does it).
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -412,3 +412,45 @@ describe('an upstream that fails at startup', () => {
 function escape(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
+
+describe('artifacts through the CLI', () => {
+  const artifactFiles = (dir: string): string[] => {
+    try {
+      return readdirSync(dir, { recursive: true, withFileTypes: true })
+        .filter((e) => e.isFile() && !/(^|\/)\.(meta|tmp)(\/|$)/.test(join(e.parentPath, e.name).slice(dir.length)))
+        .map((e) => join(e.parentPath, e.name));
+    } catch {
+      return [];
+    }
+  };
+
+  test('--artifact-dir receives the extracted image; gc removes it once expired', async () => {
+    const dir = join(tmp, 'store-a');
+    const proxy = await connectLinear(['--log-level', 'warn', '--artifact-dir', dir, '--', NODE, FIXTURES.bigResult]);
+    const result = await proxy.client.callTool({ name: 'big-image', arguments: { mb: 1 } });
+    const link = (result.content as { type: string; uri?: string }[]).find((b) => b.type === 'resource_link');
+    expect(link?.uri).toMatch(/^artifact:\/\/big-result-server\/big-image_[0-9a-f]{12}\.png$/);
+    expect(artifactFiles(dir)).toHaveLength(1);
+    await proxy.close();
+
+    const kept = await runCli(['gc', '--artifact-dir', dir]);
+    expect(kept.code).toBe(0);
+    expect(kept.stderr).toMatch(/removed 0 artifacts .*1 remain/);
+    const config = yaml('gc.yaml', `artifacts: {dir: "${dir}", ttlHours: 0.0001}`);
+    await new Promise((r) => setTimeout(r, 600));
+    const collected = await runCli(['gc', '--config', config]);
+    expect(collected.code).toBe(0);
+    expect(collected.stderr).toMatch(/removed 1 artifact /);
+    expect(artifactFiles(dir)).toEqual([]);
+  });
+
+  test('--dry-run passes results unchanged and stores nothing', async () => {
+    const dir = join(tmp, 'store-b');
+    const proxy = await connectLinear(['--log-level', 'warn', '--dry-run', '--artifact-dir', dir, '--', NODE, FIXTURES.bigResult]);
+    const result = await proxy.client.callTool({ name: 'big-image', arguments: { mb: 1 } });
+    const image = (result.content as { type: string; data?: string }[]).find((b) => b.type === 'image');
+    expect(image?.data?.length).toBeGreaterThan(1_000_000);
+    expect(artifactFiles(dir)).toEqual([]);
+    await proxy.close();
+  });
+});

@@ -3,9 +3,8 @@ import { isBinaryData, isBinaryDataReference, downloadReference } from '../detec
 import { detectBase64Binary, mightBeBase64 } from '../detect/base64.js';
 import { findDataUris, replaceRanges } from '../detect/data-uri.js';
 import { decodeBase64Strict } from '../decode.js';
-import { announce, failureNote, failureText } from '../blocks.js';
-import { parseJsonText, rewriteJsonDocuments, siblingMetadata, walkJson, type DocRewrite, type JsonPath } from '../json-docs.js';
-import { referenceTo } from '../reference.js';
+import { announce, failureNote, mapContent } from '../blocks.js';
+import { extractInto, parseJsonText, rewriteJsonDocuments, siblingMetadata, walkJson, type DocRewrite, type JsonPath } from '../json-docs.js';
 import type { Layer, LayerContext, Payload } from '../types.js';
 
 /**
@@ -16,23 +15,9 @@ import type { Layer, LayerContext, Payload } from '../types.js';
  */
 export const binaryStringsLayer: Layer = async (result, run) => {
   const afterJson = await rewriteJsonDocuments(result, run, rewriteDocument);
-  if (!Array.isArray(afterJson.content)) return afterJson;
-  let changed = false;
-  const content: ContentBlock[] = [];
-  for (const [index, block] of afterJson.content.entries()) {
-    if (block.type !== 'text' || parseJsonText(block.text) !== undefined) {
-      content.push(block);
-      continue;
-    }
-    const replaced = await rewritePlainText(block.text, `content[${index}]`, run);
-    if (replaced) {
-      content.push(...replaced);
-      changed = true;
-    } else {
-      content.push(block);
-    }
-  }
-  return changed ? { ...afterJson, content } : afterJson;
+  return mapContent(afterJson, async (block, index) =>
+    block.type !== 'text' || parseJsonText(block.text) !== undefined ? undefined : rewritePlainText(block.text, `content[${index}]`, run),
+  );
 };
 
 async function rewriteDocument(doc: unknown, source: string, run: LayerContext): Promise<DocRewrite> {
@@ -58,18 +43,7 @@ async function rewriteDocument(doc: unknown, source: string, run: LayerContext):
 
   for (const { path, payload: make } of found) {
     const payload = await make();
-    if (payload === undefined) continue;
-    if (typeof payload === 'string') {
-      rewrite.notes.push(payload);
-      continue;
-    }
-    const outcome = await run.save(payload);
-    if (outcome.ok === true) {
-      rewrite.replacements.push({ path, value: referenceTo(outcome.extraction.record) });
-      rewrite.extractions.push(outcome.extraction);
-    } else if (outcome.ok === false) {
-      rewrite.notes.push(failureText(`the data at ${payload.source}`, outcome.message));
-    }
+    if (payload !== undefined) await extractInto(rewrite, path, payload, `the data at ${source}${pathText(path)}`, run);
   }
   return rewrite;
 }

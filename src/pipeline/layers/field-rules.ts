@@ -1,9 +1,8 @@
 import { isTextMimeType } from '../../artifacts/mime.js';
-import { failureText } from '../blocks.js';
 import { decodeBase64Strict } from '../decode.js';
 import { resolveFieldPath } from '../field-paths.js';
-import { parentOf, rewriteJsonDocuments, siblingMetadata, valueAt, type DocRewrite } from '../json-docs.js';
-import { isReference, referenceTo } from '../reference.js';
+import { extractInto, parentOf, rewriteJsonDocuments, siblingMetadata, valueAt, type DocRewrite } from '../json-docs.js';
+import { isReference } from '../reference.js';
 import type { FieldRule } from '../settings.js';
 import { renderTemplate } from '../summary/template.js';
 import type { Layer, LayerContext, Payload } from '../types.js';
@@ -31,19 +30,8 @@ async function rewriteDocument(doc: unknown, source: string, run: LayerContext):
     for (const path of paths) {
       const value = valueAt(doc, path);
       if (value === undefined || value === null || isReference(value)) continue;
-      const where = `${source}:${rule.path}`;
-      const payload = fieldPayload(value, rule, doc, path, where);
-      if (typeof payload === 'string') {
-        rewrite.notes.push(payload);
-        continue;
-      }
-      const outcome = await run.save(payload);
-      if (outcome.ok === true) {
-        rewrite.replacements.push({ path, value: referenceTo(outcome.extraction.record) });
-        rewrite.extractions.push(outcome.extraction);
-      } else if (outcome.ok === false) {
-        rewrite.notes.push(failureText(`the field ${rule.path}`, outcome.message));
-      }
+      const payload = fieldPayload(value, rule, doc, path, `${source}:${rule.path}`);
+      await extractInto(rewrite, path, payload, `the field ${rule.path}`, run);
     }
   }
   return rewrite;

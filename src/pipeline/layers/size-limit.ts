@@ -1,5 +1,5 @@
 import type { ContentBlock } from '@modelcontextprotocol/sdk/types.js';
-import { announce, failureNote } from '../blocks.js';
+import { announce, failureNote, mapContent } from '../blocks.js';
 import { referenceTo } from '../reference.js';
 import { inlineChars } from '../settings.js';
 import { previewText } from '../summary/preview.js';
@@ -29,23 +29,9 @@ export const sizeLimitLayer: Layer = async (result, run) => {
     }
   }
 
-  if (!Array.isArray(next.content)) return next;
-  let changed = next !== result;
-  const content: ContentBlock[] = [];
-  for (const [index, block] of next.content.entries()) {
-    if (block.type !== 'text' || block.text.length <= limit) {
-      content.push(block);
-      continue;
-    }
-    const replaced = await storeText(block.text, `content[${index}]`, run);
-    if (replaced) {
-      content.push(...replaced);
-      changed = true;
-    } else {
-      content.push(block);
-    }
-  }
-  return changed ? { ...next, content } : next;
+  return mapContent(next, async (block, index) =>
+    block.type !== 'text' || block.text.length <= limit ? undefined : storeText(block.text, `content[${index}]`, run),
+  );
 };
 
 async function storeText(text: string, source: string, run: LayerContext): Promise<ContentBlock[] | undefined> {

@@ -1,7 +1,7 @@
 import type { ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import { decodeBase64Strict } from '../decode.js';
 import { inlineChars } from '../settings.js';
-import { announce, failureNote } from '../blocks.js';
+import { announce, failureNote, mapContent } from '../blocks.js';
 import type { Layer, LayerContext } from '../types.js';
 
 type Block = ContentBlock & Record<string, unknown>;
@@ -11,21 +11,7 @@ type Block = ContentBlock & Record<string, unknown>;
  * embedded resources with a blob, and embedded text resources over the inline limit.
  * resource_link blocks are already references and pass unchanged.
  */
-export const typedContentLayer: Layer = async (result, run) => {
-  if (!Array.isArray(result.content)) return result;
-  let changed = false;
-  const content: ContentBlock[] = [];
-  for (const [index, block] of (result.content as Block[]).entries()) {
-    const replacement = await replace(block, index, run);
-    if (replacement) {
-      content.push(...replacement);
-      changed = true;
-    } else {
-      content.push(block);
-    }
-  }
-  return changed ? { ...result, content } : result;
-};
+export const typedContentLayer: Layer = async (result, run) => mapContent(result, (block, index) => replace(block as Block, index, run));
 
 async function replace(block: Block, index: number, run: LayerContext): Promise<ContentBlock[] | undefined> {
   const source = `content[${index}]`;
