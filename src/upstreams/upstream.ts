@@ -82,6 +82,9 @@ export class Upstream {
   private logLevel?: string;
   private readonly subscriptions = new Set<string>();
   private readonly progress: ProgressRouter;
+  private checking?: Promise<void>;
+  /** Why a hung upstream was ended, for the messages that follow. */
+  private hung?: string;
 
   constructor(
     readonly config: ServerConfig,
@@ -148,7 +151,10 @@ export class Upstream {
         timeout: NO_SDK_TIMEOUT,
       });
     } catch (error) {
-      if (timedOutAfter) throw timedOut(`upstream "${this.name}" did not answer ${method} within ${timeout} ms`);
+      if (timedOutAfter) {
+        this.checkAlive();
+        throw timedOut(`upstream "${this.name}" did not answer ${method} within ${timeout} ms`);
+      }
       throw this.describe(error, method);
     } finally {
       clearTimeout(timer);
@@ -175,6 +181,29 @@ export class Upstream {
   trackSubscription(uri: string, subscribed: boolean): void {
     if (subscribed) this.subscriptions.add(uri);
     else this.subscriptions.delete(uri);
+  }
+
+  /**
+   * After a timeout: a server that still answers ping is only slow; one that does not is hung, and
+   * is ended so supervision starts a fresh one.
+   */
+  private checkAlive(): void {
+    const connection = this.connection;
+    if (this.checking || this.state !== 'up' || !connection) return;
+    const timeout = Math.min(Math.max(this.config.timeoutMs, 1000), 10_000);
+    this.checking = connection.client
+      .ping({ timeout })
+      .then(
+        () => undefined,
+        async () => {
+          if (this.connection !== connection) return;
+          this.hung = `it stopped answering (no reply to ping within ${timeout} ms after a request timed out)`;
+          this.log.warn(`upstream "${this.name}" is hung; restarting it`);
+          if (connection.transport instanceof ProcessTransport) connection.transport.kill('SIGKILL');
+          else await connection.transport.close().catch(() => undefined);
+        },
+      )
+      .finally(() => (this.checking = undefined));
   }
 
   private async connect(): Promise<void> {
@@ -264,10 +293,13 @@ export class Upstream {
     this.connection = undefined;
     if (this.stopping) return;
     const exit = transport instanceof ProcessTransport ? transport.exit : undefined;
-    this.lastError = exit
+    this.lastError = this.hung
+      ? this.hung
+      : exit
       ? `the process exited (${exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`})` +
         (exit.stderrTail.length ? `; last stderr: ${exit.stderrTail.slice(-3).join(' | ')}` : '')
       : 'the connection closed';
+    this.hung = undefined;
     this.log.warn({ err: this.lastError }, `upstream "${this.name}" went down`);
     if (Date.now() - this.upSince > 10_000) this.schedule.reset();
     this.afterFailure();
