@@ -4,7 +4,15 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
-import { DEFAULTS, defaultConfig, defaultServerSettings, type Config, type ServerConfig } from '../../src/config/types.js';
+import {
+  DEFAULTS,
+  defaultConfig,
+  defaultServerSettings,
+  type Config,
+  type HttpServerConfig,
+  type ServerConfig,
+  type StdioServerConfig,
+} from '../../src/config/types.js';
 import { Gateway } from '../../src/gateway/gateway.js';
 import { createLogger, silentLogger } from '../../src/logger.js';
 
@@ -15,8 +23,8 @@ export const ALL_CLIENT_CAPABILITIES: ClientCapabilities = {
 };
 
 type ServerInput =
-  | ({ name: string; command: string; args?: string[] } & Partial<Omit<ServerConfig, 'kind' | 'name'>>)
-  | ({ name: string; url: string } & Partial<Omit<ServerConfig, 'kind' | 'name'>>);
+  | ({ name: string; command: string; args?: string[] } & Partial<Omit<StdioServerConfig, 'kind' | 'name'>>)
+  | ({ name: string; url: string } & Partial<Omit<HttpServerConfig, 'kind' | 'name'>>);
 
 export interface TestOptions {
   gateway?: Partial<Config['gateway']>;
