@@ -9,6 +9,7 @@ import type {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../logger.js';
 import type { Upstream } from '../upstreams/upstream.js';
+import { restoreBlobs } from '../transports/blobs.js';
 import type { RequestContext, RequestHandler } from './context.js';
 
 export interface SessionSetup {
@@ -64,6 +65,9 @@ export class DownstreamSession {
   }
 
   connect(transport: Transport): Promise<void> {
+    // Payloads kept as bytes on their way through (transports/blobs.ts) become strings again here.
+    const send = transport.send.bind(transport);
+    transport.send = (message, options) => send(restoreBlobs(message), options);
     return this.server.connect(transport);
   }
 

@@ -1,5 +1,6 @@
 import type { ArtifactStore } from '../artifacts/store.js';
 import type { Logger } from '../logger.js';
+import { outstandingBlobs, restoreBlobs } from '../transports/blobs.js';
 import { binaryStringsLayer } from './layers/binary-strings.js';
 import { errorLimitLayer } from './layers/error-limit.js';
 import { fieldRulesLayer } from './layers/field-rules.js';
@@ -36,7 +37,7 @@ export class ResultPipeline {
     const run = new PipelineRun(call, settings, this.store, this.log.child({ server: call.server, tool: call.tool }));
     const layers = result.isError ? ERROR_LAYERS : settings.mode === 'file' ? FILE_LAYERS : AUTO_LAYERS;
     try {
-      let next = result;
+      let next = materialize(result);
       for (const layer of layers) next = await layer(next, run);
       if (!run.extractions.length) return next;
       return withArtifactMeta(next, run);
@@ -45,6 +46,25 @@ export class ResultPipeline {
       return result;
     }
   }
+}
+
+/**
+ * Payloads the stdio reader kept as bytes (transports/blobs.ts) stay so only where a layer decodes
+ * straight from the bytes: image and audio data and resource blobs. Every other string is restored
+ * before the layers read it.
+ */
+function materialize(result: Result): Result {
+  if (outstandingBlobs() === 0) return result;
+  const { content, ...rest } = result;
+  const restoredRest = restoreBlobs(rest);
+  let changed = restoredRest !== rest;
+  const blocks = (content ?? []).map((block) => {
+    if (block.type === 'image' || block.type === 'audio' || (block.type === 'resource' && 'blob' in block.resource)) return block;
+    const restored = restoreBlobs(block);
+    if (restored !== block) changed = true;
+    return restored;
+  });
+  return changed ? ({ ...restoredRest, content: blocks } as Result) : result;
 }
 
 function withArtifactMeta(result: Result, run: PipelineRun): Result {

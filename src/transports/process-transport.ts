@@ -14,6 +14,8 @@ export interface ProcessTransportOptions {
   maxMessageBytes?: number;
   /** How long close() waits after ending stdin before it signals the process. */
   killGraceMs?: number;
+  /** Keep huge string literals as bytes (transports/blobs.ts): only for a proxy that restores them. */
+  cutLongLiterals?: boolean;
 }
 
 export interface ProcessExit {
@@ -80,6 +82,7 @@ export class ProcessTransport implements Transport {
           oversize: (bytes) => this.onerror?.(new Error(`discarded a ${bytes}-byte message over the size limit`)),
         },
         this.options.maxMessageBytes,
+        this.options.cutLongLiterals ?? false,
       );
       child.stdout!.on('data', (chunk: Buffer) => reader.push(chunk));
       child.stderr!.setEncoding('utf8');

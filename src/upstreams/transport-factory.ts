@@ -28,6 +28,7 @@ export async function connectClient(
       env: { ...stringEnv(process.env), ...config.env },
       cwd: config.cwd,
       log,
+      cutLongLiterals: true,
     });
     return attempt(makeClient(), transport, timeoutMs);
   }

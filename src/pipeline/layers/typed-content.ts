@@ -1,5 +1,6 @@
 import type { ContentBlock } from '@modelcontextprotocol/sdk/types.js';
-import { decodeBase64Strict } from '../decode.js';
+import { isBlobMarker, releaseBlob } from '../../transports/blobs.js';
+import { base64DecodedSize, decodeBase64Strict } from '../decode.js';
 import { inlineChars } from '../settings.js';
 import { announce, failureNote, mapContent } from '../blocks.js';
 import type { Layer, LayerContext } from '../types.js';
@@ -17,7 +18,7 @@ async function replace(block: Block, index: number, run: LayerContext): Promise<
   const source = `content[${index}]`;
   if ((block.type === 'image' || block.type === 'audio') && typeof block.data === 'string') {
     const limit = block.type === 'image' ? run.settings.keepInline.imageMaxBytes : run.settings.keepInline.audioMaxBytes;
-    if (limit > 0 && approximateBytes(block.data) <= limit) return undefined;
+    if (limit > 0 && base64DecodedSize(block.data) <= limit) return undefined;
     return store(run, block, block.data, block.mimeType as string | undefined, undefined, source, `${block.type} block`);
   }
   if (block.type === 'resource' && typeof block.resource === 'object' && block.resource !== null) {
@@ -62,10 +63,6 @@ async function store(
   const outcome = await run.save({ data: { bytes }, mimeType, filename, metadata, source });
   if (outcome.ok === 'dry-run') return undefined;
   if (!outcome.ok) return [failureNote(`this ${mimeType ?? ''} ${what} (${bytes.length} bytes)`, outcome.message), original];
+  if (isBlobMarker(base64)) releaseBlob(base64);
   return announce(outcome.extraction, run.announced);
-}
-
-/** Decoded size of a base64 string without decoding it. */
-function approximateBytes(base64: string): number {
-  return Math.floor((base64.length * 3) / 4);
 }
