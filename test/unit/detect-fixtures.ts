@@ -3,32 +3,13 @@
  * format's sniffers and size readers look at. Shared by the detect-, facts- and summary- tests.
  */
 import { deflateSync, gzipSync } from 'node:zlib';
+import { crc32, noise as fixtureNoise } from '../fixtures/pdf.mjs';
 
-const CRC_TABLE = new Uint32Array(256).map((_, n) => {
-  let c = n;
-  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-  return c >>> 0;
-});
-
-export function crc32(bytes: Uint8Array): number {
-  let c = 0xffffffff;
-  for (const b of bytes) c = CRC_TABLE[(c ^ b) & 0xff] ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
-}
+export { crc32 } from '../fixtures/pdf.mjs';
 
 /** Deterministic filler that looks random (xorshift32), so padding never forms a signature by accident. */
 export function noise(length: number, seed = 0x9e3779b9): Buffer {
-  const out = Buffer.alloc(length);
-  let x = seed >>> 0 || 1;
-  for (let i = 0; i < length; i++) {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    out[i] = x & 0xff;
-  }
-  return out;
+  return fixtureNoise(length, seed);
 }
 
 /** Appends noise up to `length` bytes: enough base64 to pass a 1000-character minimum. */
