@@ -1,5 +1,4 @@
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { BLOB_LINE_BYTES, cutLongLiterals } from './blobs.js';
 
 export const DEFAULT_MAX_MESSAGE_BYTES = 512 * 1024 * 1024;
 
@@ -26,8 +25,6 @@ export class JsonLineReader {
   constructor(
     private readonly handlers: JsonLineHandlers,
     private readonly maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES,
-    /** Keep huge string literals as bytes (see blobs.ts); for messages the pipeline will see. */
-    private readonly cutLiterals = false,
   ) {}
 
   push(chunk: Buffer): void {
@@ -78,8 +75,7 @@ export class JsonLineReader {
     let end = bytes.length;
     if (end > 0 && bytes[end - 1] === 0x0d) end--;
     if (end === 0) return;
-    const whole = end === bytes.length ? bytes : bytes.subarray(0, end);
-    const line = (this.cutLiterals && end >= BLOB_LINE_BYTES && cutLongLiterals(whole)) || whole.toString('utf8');
+    const line = bytes.toString('utf8', 0, end);
     let value: unknown;
     try {
       value = JSON.parse(line);

@@ -2,7 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../logger.js';
-import { JsonLineReader, preview, toLine } from './json-lines.js';
+import { DEFAULT_MAX_MESSAGE_BYTES, JsonLineReader, preview, toLine } from './json-lines.js';
+import { LiteralCutter } from './literal-cutter.js';
 import { writeWithBackpressure } from './write-stream.js';
 
 export interface ProcessTransportOptions {
@@ -82,9 +83,11 @@ export class ProcessTransport implements Transport {
           oversize: (bytes) => this.onerror?.(new Error(`discarded a ${bytes}-byte message over the size limit`)),
         },
         this.options.maxMessageBytes,
-        this.options.cutLongLiterals ?? false,
       );
-      child.stdout!.on('data', (chunk: Buffer) => reader.push(chunk));
+      const cutter = this.options.cutLongLiterals
+        ? new LiteralCutter((bytes) => reader.push(bytes), this.options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES)
+        : undefined;
+      child.stdout!.on('data', (chunk: Buffer) => (cutter ? cutter.push(chunk) : reader.push(chunk)));
       child.stderr!.setEncoding('utf8');
       let partial = '';
       child.stderr!.on('data', (text: string) => {
@@ -96,6 +99,7 @@ export class ProcessTransport implements Transport {
       this.exited = new Promise((done) => {
         child.once('close', (code, signal) => {
           if (partial) this.logStderr(partial);
+          cutter?.reset();
           const dropped = reader.reset();
           if (dropped > 0) log.warn({ bytes: dropped }, 'upstream exited in the middle of a message');
           this.exitInfo = { code, signal, stderrTail: [...this.stderrTail] };

@@ -1,0 +1,116 @@
+import { BLOB_LITERAL_BYTES, keepBlob } from './blobs.js';
+
+const QUOTE = Buffer.from('"');
+
+/**
+ * Sits in front of the line reader of an upstream's stdout and takes long string literals out of
+ * the stream as they arrive. A literal that spans chunks is held back as the chunks themselves (no
+ * copy); once it closes, a long one without escapes is kept as a blob (see blobs.ts) and a short
+ * marker string goes on in its place, any other is passed on as it was. The line reader therefore
+ * never joins the payload's bytes into one buffer, and JSON.parse never sees them.
+ *
+ * Newlines cannot occur inside a JSON string, so a newline outside one ends the message and resets
+ * the state; the output is valid JSON exactly when the input is.
+ */
+export class LiteralCutter {
+  private inString = false;
+  /** The previous byte was a backslash inside a string. */
+  private escapeNext = false;
+  private hasEscape = false;
+  /** The literal's content so far, once it has crossed a chunk boundary; null while it fits its chunk. */
+  private parts: Buffer[] | null = null;
+  private partsBytes = 0;
+  /** The literal was too long to hold: the rest of it goes straight on. */
+  private passThrough = false;
+
+  constructor(
+    private readonly output: (bytes: Buffer) => void,
+    /** A literal longer than this is passed on, for the line reader's own limit to refuse. */
+    private readonly maxLiteralBytes: number,
+  ) {}
+
+  push(chunk: Buffer): void {
+    let emitted = 0;
+    let position = 0;
+    let literalStart = 0;
+    // Found once per chunk and moved on only when passed: one scan of the chunk, not one per string.
+    let nextBackslash = -2;
+    while (position < chunk.length) {
+      if (!this.inString) {
+        const quote = chunk.indexOf(0x22, position);
+        if (quote === -1) break;
+        this.inString = true;
+        this.hasEscape = false;
+        position = literalStart = quote + 1;
+        continue;
+      }
+      if (this.escapeNext) {
+        this.escapeNext = false;
+        position++;
+        continue;
+      }
+      if (nextBackslash !== -1 && nextBackslash < position) nextBackslash = chunk.indexOf(0x5c, position);
+      const quote = chunk.indexOf(0x22, position);
+      if (nextBackslash !== -1 && (quote === -1 || nextBackslash < quote)) {
+        this.hasEscape = true;
+        this.escapeNext = true;
+        position = nextBackslash + 1;
+        continue;
+      }
+      if (quote === -1) break;
+      this.inString = false;
+      position = quote + 1;
+      if (this.passThrough) {
+        this.passThrough = false;
+      } else if (this.parts) {
+        this.parts.push(chunk.subarray(0, quote));
+        this.partsBytes += quote;
+        this.closeHeldLiteral();
+        emitted = quote + 1;
+      }
+    }
+    if (!this.inString || this.passThrough) {
+      if (emitted < chunk.length) this.output(chunk.subarray(emitted));
+      return;
+    }
+    // The literal goes on in the next chunk: hold its content back from here on.
+    if (!this.parts) {
+      if (literalStart - 1 > emitted) this.output(chunk.subarray(emitted, literalStart - 1));
+      const held = chunk.subarray(literalStart);
+      this.parts = [held];
+      this.partsBytes = held.length;
+    } else {
+      this.parts.push(chunk);
+      this.partsBytes += chunk.length;
+    }
+    if (this.partsBytes > this.maxLiteralBytes) this.release();
+  }
+
+  /** Forgets a message cut short (the stream ended in the middle of it). */
+  reset(): void {
+    this.inString = false;
+    this.escapeNext = false;
+    this.passThrough = false;
+    this.parts = null;
+  }
+
+  private closeHeldLiteral(): void {
+    const parts = this.parts!;
+    this.parts = null;
+    if (!this.hasEscape && this.partsBytes >= BLOB_LITERAL_BYTES) {
+      this.output(Buffer.from(JSON.stringify(keepBlob(parts, this.partsBytes))));
+    } else {
+      this.output(QUOTE);
+      for (const part of parts) this.output(part);
+      this.output(QUOTE);
+    }
+  }
+
+  /** Gives up holding an oversized literal: its bytes go on, to be refused by the line limit. */
+  private release(): void {
+    this.output(QUOTE);
+    for (const part of this.parts!) this.output(part);
+    this.parts = null;
+    this.passThrough = true;
+  }
+}
