@@ -1,6 +1,7 @@
 import type { ArtifactStore } from '../artifacts/store.js';
 import type { Logger } from '../logger.js';
 import { outstandingBlobs, restoreBlobs } from '../transports/blobs.js';
+import { inlineChars, type PipelineSettings } from './settings.js';
 import { binaryStringsLayer } from './layers/binary-strings.js';
 import { errorLimitLayer } from './layers/error-limit.js';
 import { fieldRulesLayer } from './layers/field-rules.js';
@@ -33,7 +34,7 @@ export class ResultPipeline {
 
   async process(result: Result, call: CallInfo): Promise<Result> {
     const settings = this.rules.settingsFor(call.server, call.tool);
-    if (settings.mode === 'passthrough') return result;
+    if (settings.mode === 'passthrough' || (settings.mode === 'auto' && nothingToExtract(result, settings))) return result;
     const run = new PipelineRun(call, settings, this.store, this.log.child({ server: call.server, tool: call.tool }));
     const layers = result.isError ? ERROR_LAYERS : settings.mode === 'file' ? FILE_LAYERS : AUTO_LAYERS;
     try {
@@ -46,6 +47,24 @@ export class ResultPipeline {
       return result;
     }
   }
+}
+
+/**
+ * The pre-check that lets most results through untouched without running a layer: only short text
+ * (shorter than the binary minimum and the inline limit, so neither detection nor the size net
+ * could act), links, and a small structuredContent. Rules that name fields or a transformer always
+ * run, since they may act on anything.
+ */
+function nothingToExtract(result: Result, settings: PipelineSettings): boolean {
+  // Any marker may stand for a payload of any size: only a result free of them is judged by length.
+  if (result.isError || settings.transform || settings.fields.length || outstandingBlobs() > 0) return false;
+  const limit = Math.min(settings.minBinaryLength, inlineChars(settings));
+  for (const block of result.content ?? []) {
+    if (block.type === 'resource_link') continue;
+    if (block.type !== 'text' || block.text.length >= limit) return false;
+  }
+  const structured = result.structuredContent;
+  return structured === undefined || JSON.stringify(structured).length < limit;
 }
 
 /**

@@ -229,7 +229,13 @@ export class Upstream {
     this.serverInfo = client.getServerVersion();
     this.instructions = client.getInstructions();
     try {
-      this.catalog = await fetchCatalog(client, this.capabilities, timeout);
+      // Through the refresh queue: a list_changed that arrives while this first listing runs (a server
+      // registering tools once it is initialized) is applied after it, not overwritten by it.
+      const initial = this.refreshing.then(async () => {
+        this.catalog = await fetchCatalog(client, this.capabilities, timeout);
+      });
+      this.refreshing = initial.catch(() => undefined);
+      await initial;
     } catch (error) {
       this.lastError = `listing its tools, prompts and resources failed: ${errorText(error)}`;
       this.log.error({ err: this.lastError }, `upstream "${this.name}" connected but could not be listed`);
