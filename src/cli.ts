@@ -58,7 +58,9 @@ async function main(argv: string[]): Promise<number> {
 function applyOverrides(config: Config, args: CliArgs): void {
   if (args.logLevel) config.logLevel = args.logLevel;
   if (args.http) config.http = args.http;
-  if (args.artifactDir) config.artifacts.dir = resolve(args.artifactDir);
+  // --artifact-dir, then the environment (a container sets it), then the config file.
+  const artifactDir = args.artifactDir ?? (process.env.MCP_OFFLOAD_ARTIFACT_DIR || undefined);
+  if (artifactDir) config.artifacts.dir = resolve(artifactDir);
   if (args.dryRun) config.pipeline = { ...config.pipeline, dryRun: true };
 }
 

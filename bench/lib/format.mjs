@@ -43,3 +43,38 @@ export function range(summary, fmt) {
   if (!summary || !isNum(summary.min)) return MISSING;
   return summary.n > 1 ? `${fmt(summary.min)}–${fmt(summary.max)}` : fmt(summary.min);
 }
+
+/** A short latency with three significant digits: "0.412 ms", "2.96 ms", "41.2 ms", "812 ms". */
+export function latency(v) {
+  if (!isNum(v)) return MISSING;
+  const a = Math.abs(v);
+  if (a >= 1000) return ms(v);
+  return `${v.toFixed(a >= 100 ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : 3)} ms`;
+}
+
+/** A latency difference with its sign: "+0.412 ms", "−1.20 ms". */
+export function signedLatency(v) {
+  if (!isNum(v)) return MISSING;
+  const s = latency(Math.abs(v));
+  return /^0\.0+ ms$/.test(s) ? `±${s}` : `${v < 0 ? '−' : '+'}${s}`;
+}
+
+/** A percentage: "12.3 %", "−4.0 %" (signed when `signed`). */
+export function percent(v, signed = false) {
+  if (!isNum(v)) return MISSING;
+  const s = `${Math.abs(v).toFixed(Math.abs(v) >= 100 ? 0 : 1)} %`;
+  if (/^0\.0 %$/.test(s)) return signed ? `±${s}` : s;
+  return v < 0 ? `−${s}` : signed ? `+${s}` : s;
+}
+
+/** A rate per second: "1,283/s", "4.20/s". */
+export function rate(v) {
+  if (!isNum(v)) return MISSING;
+  return `${v >= 100 ? Math.round(v).toLocaleString('en-US') : v.toFixed(v >= 10 ? 1 : 2)}/s`;
+}
+
+/** Megabytes per second, 1 MB = 2^20 bytes as everywhere in this suite: "412 MB/s". */
+export function mbps(v) {
+  if (!isNum(v)) return MISSING;
+  return `${v >= 100 ? Math.round(v) : v.toFixed(1)} MB/s`;
+}

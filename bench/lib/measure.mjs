@@ -1,4 +1,5 @@
-// Measurement helpers: process memory from /proc and a monotonic clock.
+// Measurement helpers: process memory and CPU time from /proc, and a monotonic clock.
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 
@@ -20,4 +21,28 @@ export function procMemory(pid = 'self') {
     return m ? Number(m[1]) * 1024 : undefined;
   };
   return { peakRss: field('VmHWM'), rss: field('VmRSS') };
+}
+
+let clockTicks;
+/**
+ * CPU time (user + system) the process has used so far, in ms, from /proc/<pid>/stat (10 ms
+ * resolution at the usual 100 ticks a second). Undefined when the process is gone or not Linux.
+ */
+export function procCpuMs(pid = 'self') {
+  let stat;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  if (clockTicks === undefined) {
+    try {
+      clockTicks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    } catch {
+      clockTicks = 100;
+    }
+  }
+  // Fields after the parenthesised comm: state is the 1st, utime the 12th, stime the 13th.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks;
 }

@@ -8,13 +8,15 @@ const WORKER = fileURLToPath(new URL('./worker.mjs', import.meta.url));
 const STDERR_TAIL = 40;
 
 /**
- * Starts `node bench/lib/worker.mjs <job as JSON>` and resolves with the JSON object the worker
- * prints as its last stdout line. Rejects (after killing the worker's whole process tree) when
- * the worker fails, prints no result, or takes longer than timeoutMs.
+ * Starts `node bench/lib/worker.mjs <job as JSON>` (or another worker script: `script`, a path or
+ * a file name in bench/lib/) and resolves with the JSON object the worker prints as its last stdout
+ * line. Rejects (after killing the worker's whole process tree) when the worker fails, prints no
+ * result, or takes longer than timeoutMs.
  */
-export function runWorker(job, { timeoutMs = 15 * 60_000, cwd, nodeArgs = [], verbose = false } = {}) {
+export function runWorker(job, { timeoutMs = 15 * 60_000, cwd, nodeArgs = [], verbose = false, script = WORKER } = {}) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...nodeArgs, WORKER, JSON.stringify(job)], {
+    const path = script.includes('/') ? script : fileURLToPath(new URL(`./${script}`, import.meta.url));
+    const child = spawn(process.execPath, [...nodeArgs, path, JSON.stringify(job)], {
       cwd,
       env: process.env,
       stdio: ['ignore', 'pipe', 'pipe'],

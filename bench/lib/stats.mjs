@@ -32,3 +32,16 @@ export function summarize(values) {
 function finite(values) {
   return values.filter((v) => typeof v === 'number' && Number.isFinite(v));
 }
+
+/** The p-th percentile (0 < p ≤ 100) by nearest rank: the smallest value with at least p% of the values at or below it. */
+export function percentile(values, p) {
+  const xs = finite(values).sort((a, b) => a - b);
+  if (xs.length === 0) return NaN;
+  return xs[Math.min(xs.length, Math.max(1, Math.ceil((p / 100) * xs.length))) - 1];
+}
+
+/** { median, p99, mean, n } of a latency sample. */
+export function distribution(values) {
+  const xs = finite(values);
+  return { median: median(xs), p99: percentile(xs, 99), mean: mean(xs), n: xs.length };
+}

@@ -22,7 +22,8 @@
 //   bytesIn   bytes the transport read from the child's stdout between the call and its resolution
 //   responseBytes the length of the response's line on the wire, with its newline
 //   otherMessages  [{ kind, bytes }]: notifications or requests that arrived in the same window
-//   result    a summary of the last result: per block type, mimeType, lengths, uri/size of links
+//   result    a summary of the last result: per block type, mimeType, lengths, uri/size of links, and how many
+//             artifacts mcp-offload lists in _meta["mcp-offload/artifacts"]
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { pathToFileURL } from 'node:url';
@@ -82,6 +83,7 @@ function summarizeResult(result) {
   return {
     isError: result.isError === true,
     jsonLength: JSON.stringify(result).length,
+    artifacts: result._meta?.['mcp-offload/artifacts']?.length ?? 0,
     blocks: (result.content ?? []).map((b) => ({
       type: b.type,
       mimeType: b.mimeType ?? b.resource?.mimeType,

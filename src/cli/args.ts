@@ -18,8 +18,8 @@ Options:
   --name <name>           name of the wrapped server (default: derived from the command or URL)
   --http [host:]port      serve Streamable HTTP at /mcp instead of stdio (host defaults to 127.0.0.1)
   --log-level <level>     trace, debug, info, warn, error, fatal or silent (default: info; logs go to stderr)
-  --artifact-dir <dir>    where extracted artifacts are stored (default: $MCP_OFFLOAD_ARTIFACT_DIR,
-                          else a per-user directory under the system's temp directory)
+  --artifact-dir <dir>    where extracted artifacts are stored (then $MCP_OFFLOAD_ARTIFACT_DIR, then
+                          artifacts.dir, else a per-user directory under the system's temp directory)
   --dry-run               log what would be stored and rewritten, but change nothing
   -h, --help              show this help
   -v, --version           show the version

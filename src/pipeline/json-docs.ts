@@ -68,16 +68,30 @@ export async function rewriteJsonDocuments(result: Result, run: LayerContext, re
 function rewriteText(text: string, doc: unknown, replacements: DocRewrite['replacements']): string {
   const splices: { start: number; end: number; json: string }[] = [];
   for (const { path, value } of replacements) {
-    const original = valueAt(doc, path);
-    const needle = typeof original === 'string' && original.length >= 32 ? JSON.stringify(original) : undefined;
-    const start = needle ? text.indexOf(needle) : -1;
-    if (start === -1 || text.indexOf(needle!, start + 1) !== -1) return JSON.stringify(applyReplacements(doc, replacements));
-    splices.push({ start, end: start + needle!.length, json: JSON.stringify(value) });
+    const start = findLiteral(text, valueAt(doc, path));
+    if (start === -1) return JSON.stringify(applyReplacements(doc, replacements));
+    splices.push({ start, end: start + (valueAt(doc, path) as string).length + 2, json: JSON.stringify(value) });
   }
   splices.sort((a, b) => b.start - a.start);
   let out = text;
   for (const { start, end, json } of splices) out = out.slice(0, start) + json + out.slice(end);
   return out;
+}
+
+/** Characters JSON.stringify would escape: a string without them is written as is between quotes. */
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/**
+ * Where the JSON literal of `original` starts in `text`, if it is there exactly once, written
+ * without escapes; else -1. Found by a short head and checked in place, so a payload of tens of
+ * megabytes is neither serialised again nor searched for as a whole.
+ */
+function findLiteral(text: string, original: unknown): number {
+  if (typeof original !== 'string' || original.length < 32 || NEEDS_ESCAPE.test(original)) return -1;
+  const head = `"${original.slice(0, 64)}`;
+  const start = text.indexOf(head);
+  if (start === -1 || !text.startsWith(original, start + 1) || text[start + 1 + original.length] !== '"') return -1;
+  return text.indexOf(head, start + 1) === -1 ? start : -1;
 }
 
 export function valueAt(doc: unknown, path: JsonPath): unknown {

@@ -438,10 +438,18 @@ describe('artifacts through the CLI', () => {
     expect(kept.stderr).toMatch(/removed 0 artifacts .*1 remain/);
     const config = yaml('gc.yaml', `artifacts: {dir: "${dir}", ttlHours: 0.0001}`);
     await new Promise((r) => setTimeout(r, 600));
-    const collected = await runCli(['gc', '--config', config]);
+    const collected = await runCli(['gc', '--config', config, '--artifact-dir', dir]);
     expect(collected.code).toBe(0);
     expect(collected.stderr).toMatch(/removed 1 artifact /);
     expect(artifactFiles(dir)).toEqual([]);
+  });
+
+  test('the artifact directory: --artifact-dir, then MCP_OFFLOAD_ARTIFACT_DIR, then artifacts.dir', async () => {
+    const config = yaml('dirs.yaml', `artifacts: {dir: "${join(tmp, 'from-config')}"}`);
+    const fromEnv = await runCli(['gc', '--config', config]);
+    expect(fromEnv.stderr).toContain(`in ${TEST_ENV.MCP_OFFLOAD_ARTIFACT_DIR}`);
+    const fromFlag = await runCli(['gc', '--config', config, '--artifact-dir', join(tmp, 'from-flag')]);
+    expect(fromFlag.stderr).toContain(`in ${join(tmp, 'from-flag')}`);
   });
 
   test('--dry-run passes results unchanged and stores nothing', async () => {

@@ -157,14 +157,14 @@ export interface DetectedBinary {
  * alphabet check, decode of the first 4100 bytes, magic-byte sniff (must be a binary type: a sniffed XML or
  * text is not hidden binary), then a full validation of the string. Never throws.
  */
-export async function detectBase64Binary(s: string, minLength = 1000): Promise<DetectedBinary | undefined> {
+export async function detectBase64Binary(s: string, minLength = 1000, validate = true): Promise<DetectedBinary | undefined> {
   try {
     if (!mightBeBase64(s, minLength)) return undefined;
     const prefix = decodeBase64Prefix(s);
     if (prefix.length === 0) return undefined;
     const type = await sniff(prefix);
     if (!type || !isBinaryMimeType(type.mimeType)) return undefined;
-    if (!isFullyBase64(s)) return undefined;
+    if (validate && !isFullyBase64(s)) return undefined;
     return { mimeType: type.mimeType, ext: type.ext };
   } catch {
     // A sniffer failure on malformed bytes means "no recognisable signature", not an error for the caller.

@@ -77,10 +77,11 @@ async function downloadPayload(
 }
 
 async function base64Payload(value: string, doc: unknown, path: JsonPath, source: string, min: number): Promise<Payload | undefined> {
-  const detected = await detectBase64Binary(value, min);
-  if (!detected) return undefined;
-  // detectBase64Binary validated the whole string already.
-  return { data: { bytes: Buffer.from(value, 'base64') }, mimeType: detected.mimeType, metadata: siblingMetadata(doc, path), source };
+  // The signature is checked on the head; the decode below validates the whole string, once.
+  const detected = await detectBase64Binary(value, min, false);
+  const bytes = detected && decodeBase64Strict(value);
+  if (!detected || !bytes) return undefined;
+  return { data: { bytes }, mimeType: detected.mimeType, metadata: siblingMetadata(doc, path), source };
 }
 
 async function rewritePlainText(text: string, source: string, run: LayerContext): Promise<ContentBlock[] | undefined> {

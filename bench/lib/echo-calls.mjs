@@ -1,0 +1,74 @@
+// Shared by the small-call groups (small-calls, rules-500): `echo` calls of server-everything,
+// timed by bench/lib/latency-worker.mjs, runs alternating between modes, samples pooled per mode.
+import { median } from './stats.mjs';
+
+export const EVERYTHING = 'node_modules/@modelcontextprotocol/server-everything/dist/index.js';
+export const WARMUP = 100;
+
+/** A positive integer from the environment, or dflt. */
+export function intFromEnv(env, name, dflt) {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return dflt;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, got "${raw}"`);
+  return n;
+}
+
+/** The job fields every echo measurement shares. */
+export const echoJob = (counts) => ({
+  call: { name: 'echo', arguments: { message: 'hello' } },
+  expect: 'Echo: {arg}',
+  warmup: WARMUP,
+  ...counts,
+});
+
+/**
+ * Runs ctx.runs rounds; in each, one fresh latency worker per mode (modes in order). makeJob(mode, tmp)
+ * gets a fresh temp dir (removed after the run). Resolves with, per mode id:
+ *   { sequential: ms[], concurrent: ms[] (every call of every run),
+ *     throughput: { sequential: [], concurrent: [] } (calls/s per run), runMedians, cpuPerCall (ms of the spawned
+ *     process's CPU per call, per run): { sequential: [], concurrent: [] },
+ *     connectMs: [], childPeak: [] }
+ */
+export async function collect(ctx, group, modes, makeJob) {
+  const out = Object.fromEntries(
+    modes.map((m) => [
+      m.id,
+      {
+        sequential: [],
+        concurrent: [],
+        throughput: { sequential: [], concurrent: [] },
+        runMedians: { sequential: [], concurrent: [] },
+        cpuPerCall: { sequential: [], concurrent: [] },
+        connectMs: [],
+        childPeak: [],
+      },
+    ]),
+  );
+  for (let run = 1; run <= ctx.runs; run++) {
+    for (const mode of modes) {
+      const tmp = ctx.makeTempDir('mcp-offload-bench-calls-');
+      try {
+        const label = `${group} ${mode.id} run ${run}/${ctx.runs}`;
+        const res = await ctx.runWorker({ label, ...makeJob(mode, tmp) }, { script: 'latency-worker.mjs', timeoutMs: 10 * 60_000 });
+        if (res.leftBehind) ctx.warn(`${label}: ${res.leftBehind} process(es) were still running after close and were killed`);
+        const o = out[mode.id];
+        for (const [phase, p] of Object.entries(res.phases)) {
+          if (!p.ms.length) continue;
+          o[phase].push(...p.ms);
+          o.throughput[phase].push((p.ms.length / p.wallMs) * 1000);
+          o.runMedians[phase].push(median(p.ms));
+          o.cpuPerCall[phase].push(p.childCpuMs / p.ms.length);
+        }
+        o.connectMs.push(res.connectMs);
+        o.childPeak.push(res.memory.child?.peakRss);
+        const seq = res.phases.sequential;
+        ctx.log(`${label}: sequential median ${median(seq.ms).toFixed(3)} ms` +
+          (res.phases.concurrent?.ms.length ? `, concurrent median ${median(res.phases.concurrent.ms).toFixed(3)} ms` : ''));
+      } finally {
+        ctx.removeTempDir(tmp);
+      }
+    }
+  }
+  return out;
+}

@@ -1,0 +1,181 @@
+#!/usr/bin/env node
+// Latency of many small calls in a fresh process: start a server (or proxy), connect an SDK client
+// over stdio or Streamable HTTP, make warm-up, sequential and concurrent calls of one tool, timing
+// every call, and print ONE JSON line on stdout.
+//
+//   node bench/lib/latency-worker.mjs '<job JSON>'
+//
+// job:
+//   label        for messages
+//   spawn        { command, args, env? }: the process to start; "{port}" in args and env values is
+//                replaced by a free TCP port on 127.0.0.1 (HTTP targets)
+//   transport    "stdio": the SDK's StdioClientTransport spawns it and talks over its stdin/stdout
+//                "http":  the worker spawns it and connects the SDK's StreamableHTTPClientTransport
+//   ready        (http) { stream: "stdout"|"stderr", pattern, ping? }: the process is ready once a line
+//                of `stream` matches the regular expression `pattern` (its first group, if any, is the
+//                URL) and, with `ping` (a path), once GET <origin><ping> answers 200
+//   url          (http) the endpoint when `pattern` has no group, e.g. "http://127.0.0.1:{port}/mcp"
+//   call         { name, arguments }: string arguments get " <i>" appended (a different message each call)
+//   expect       the text the first content block must hold, with "{arg}" for the call's string argument
+//   warmup, sequential, concurrent, concurrency: call counts (concurrent calls keep `concurrency` in flight)
+//
+// output: { ok, connectMs, phases: { sequential: { ms[], wallMs, childCpuMs }, concurrent: {...} },
+//           memory: { client, child }, leftBehind }
+//   ms       per call, performance.now() from callTool() to its resolved promise, in call order
+//   wallMs   the whole phase, first call to last resolution
+//   childCpuMs CPU time (user + system) the spawned process used during the phase (not its own children)
+//   leftBehind processes still running after close (an HTTP server the worker started is killed first, not counted)
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { killDescendants, killTree } from './cleanup.mjs';
+import { now, procCpuMs, procMemory } from './measure.mjs';
+
+const READY_TIMEOUT_MS = 60_000;
+const CALL_TIMEOUT_MS = 60_000;
+const stderrTail = [];
+const keep = (line) => {
+  if (!line.trim()) return;
+  stderrTail.push(line);
+  if (stderrTail.length > 30) stderrTail.shift();
+  if (process.env.BENCH_VERBOSE) process.stderr.write(`[child] ${line}\n`);
+};
+
+/** Calls onLine for every line of a readable stream (which is thereby drained). */
+function eachLine(stream, onLine) {
+  let partial = '';
+  stream.setEncoding('utf8').on('data', (s) => {
+    const lines = (partial + s).split('\n');
+    partial = lines.pop();
+    lines.forEach(onLine);
+  });
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer().once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Spawns the HTTP server and resolves with its endpoint URL once it is ready. */
+async function startHttp(job) {
+  const port = await freePort();
+  const fill = (s) => String(s).replaceAll('{port}', String(port));
+  const env = { ...process.env, ...Object.fromEntries(Object.entries(job.spawn.env ?? {}).map(([k, v]) => [k, fill(v)])) };
+  const child = spawn(job.spawn.command, job.spawn.args.map(fill), { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const pattern = new RegExp(job.ready.pattern);
+  let url = job.url ? fill(job.url) : undefined;
+  await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no line matching /${job.ready.pattern}/ within ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS);
+    child.once('exit', (code, signal) => reject(new Error(`the server exited (${signal ?? code}) before it was ready`)));
+    for (const name of ['stdout', 'stderr']) {
+      eachLine(child[name], (line) => {
+        keep(line);
+        const m = name === job.ready.stream && pattern.exec(line);
+        if (!m) return;
+        if (m[1]) url = m[1];
+        clearTimeout(timer);
+        resolve();
+      });
+    }
+  });
+  if (job.ready.ping) {
+    const ping = new URL(job.ready.ping, url).href;
+    for (const t0 = now(); ; ) {
+      const ok = await fetch(ping).then((r) => r.ok, () => false);
+      if (ok) break;
+      if (now() - t0 > READY_TIMEOUT_MS) throw new Error(`GET ${ping} did not answer 200 within ${READY_TIMEOUT_MS} ms`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+  return { child, url };
+}
+
+async function main() {
+  const job = JSON.parse(process.argv[2] ?? 'null');
+  const out = { ok: true, label: job.label, phases: {}, memory: {} };
+  const client = new Client({ name: 'mcp-offload-bench', version: '0.0.0' }, { capabilities: {} });
+  let childPid;
+  let httpChild;
+  try {
+    let transport;
+    if (job.transport === 'stdio') {
+      transport = new StdioClientTransport({ command: job.spawn.command, args: job.spawn.args, env: { ...process.env }, stderr: 'pipe' });
+      eachLine(transport.stderr, keep);
+    } else {
+      const { child, url } = await startHttp(job);
+      httpChild = child;
+      childPid = child.pid;
+      out.url = url;
+      transport = new StreamableHTTPClientTransport(new URL(url));
+    }
+    const t0 = now();
+    await client.connect(transport);
+    out.connectMs = now() - t0;
+    childPid ??= transport.pid;
+
+    let seq = 0;
+    const callOnce = async () => {
+      const i = seq++;
+      const args = Object.fromEntries(Object.entries(job.call.arguments ?? {}).map(([k, v]) => [k, typeof v === 'string' ? `${v} ${i}` : v]));
+      const start = now();
+      const result = await client.callTool({ name: job.call.name, arguments: args }, undefined, { timeout: CALL_TIMEOUT_MS });
+      const ms = now() - start;
+      const arg = Object.values(args).find((v) => typeof v === 'string');
+      const want = job.expect?.replaceAll('{arg}', arg);
+      if (want !== undefined && result.content?.[0]?.text !== want) {
+        throw new Error(`call ${i}: expected ${JSON.stringify(want)}, got ${JSON.stringify(result).slice(0, 300)}`);
+      }
+      return ms;
+    };
+    for (let i = 0; i < job.warmup; i++) await callOnce();
+
+    const sequential = [];
+    let cpu0 = procCpuMs(childPid);
+    let p0 = now();
+    for (let i = 0; i < job.sequential; i++) sequential.push(await callOnce());
+    out.phases.sequential = { ms: sequential, wallMs: now() - p0, childCpuMs: procCpuMs(childPid) - cpu0 };
+
+    const concurrent = [];
+    let next = 0;
+    cpu0 = procCpuMs(childPid);
+    p0 = now();
+    const lane = async () => {
+      while (next < job.concurrent) {
+        next++;
+        concurrent.push(await callOnce());
+      }
+    };
+    await Promise.all(Array.from({ length: job.concurrency }, lane));
+    out.phases.concurrent = { ms: concurrent, wallMs: now() - p0, childCpuMs: procCpuMs(childPid) - cpu0 };
+
+    out.memory.client = procMemory();
+    if (childPid) out.memory.child = procMemory(childPid);
+    await client.close().catch(() => {});
+  } catch (error) {
+    out.ok = false;
+    out.error = error?.message ?? String(error);
+    out.stderrTail = [...stderrTail];
+    await client.close().catch(() => {});
+  } finally {
+    // The HTTP server was started here and is stopped here; anything else still running was left behind.
+    if (httpChild && httpChild.exitCode === null && httpChild.signalCode === null) {
+      const exited = new Promise((r) => httpChild.once('exit', r));
+      killTree(httpChild.pid);
+      await exited; // reaped: a zombie would count as left behind
+    }
+    out.leftBehind = killDescendants(process.pid);
+  }
+  process.stdout.write(`${JSON.stringify(out)}\n`, () => process.exit(out.ok ? 0 : 1));
+}
+
+main().catch((error) => {
+  killDescendants(process.pid);
+  process.stdout.write(`${JSON.stringify({ ok: false, error: error?.stack ?? String(error), stderrTail })}\n`, () => process.exit(1));
+});

@@ -1,0 +1,229 @@
+// Scenario group "small-calls": the cost of the proxy on small calls. `echo {message}` of
+// server-everything, direct and through mcp-offload over stdio; over Streamable HTTP through
+// mcp-offload --http, through the peer mcp-proxy (punkpeye, v6), and server-everything's own
+// streamableHttp mode as the direct reference. Sequential calls, then calls 16 in flight.
+//
+// Environment: BENCH_SMALL_CALLS=2000 (calls per phase), BENCH_SMALL_CALLS_CONCURRENCY=16,
+//              BENCH_SMALL_CALLS_MODES=stdio-direct,stdio-mcp-offload,http-direct,http-mcp-offload,http-mcp-proxy
+import { EVERYTHING, WARMUP, collect, echoJob, intFromEnv } from '../lib/echo-calls.mjs';
+import { distribution, median } from '../lib/stats.mjs';
+import * as fmt from '../lib/format.mjs';
+
+const NODE = process.execPath;
+const GOAL_PCT = 15;
+const OFFLOAD = (tmp) => ['dist/cli.js', '--log-level', 'warn', '--artifact-dir', tmp];
+
+const MODES = [
+  {
+    id: 'stdio-direct',
+    transport: 'stdio',
+    mode: 'direct',
+    job: () => ({ transport: 'stdio', spawn: { command: NODE, args: [EVERYTHING, 'stdio'] } }),
+  },
+  {
+    id: 'stdio-mcp-offload',
+    transport: 'stdio',
+    mode: 'mcp-offload',
+    baseline: 'stdio-direct',
+    job: (tmp) => ({ transport: 'stdio', spawn: { command: NODE, args: [...OFFLOAD(tmp), '--', NODE, EVERYTHING, 'stdio'] } }),
+  },
+  {
+    id: 'http-direct',
+    transport: 'http',
+    mode: 'direct (server-everything streamableHttp)',
+    job: () => ({
+      transport: 'http',
+      spawn: { command: NODE, args: [EVERYTHING, 'streamableHttp'], env: { PORT: '{port}' } },
+      ready: { stream: 'stderr', pattern: 'Streamable HTTP Server listening on port' },
+      url: 'http://127.0.0.1:{port}/mcp',
+    }),
+  },
+  {
+    id: 'http-mcp-offload',
+    transport: 'http',
+    mode: 'mcp-offload --http',
+    baseline: 'http-direct',
+    job: (tmp) => ({
+      transport: 'http',
+      spawn: { command: NODE, args: [...OFFLOAD(tmp), '--http', '127.0.0.1:0', '--', NODE, EVERYTHING, 'stdio'] },
+      ready: { stream: 'stderr', pattern: '^mcp-offload listening on (\\S+)' },
+    }),
+  },
+  {
+    id: 'http-mcp-proxy',
+    transport: 'http',
+    mode: 'mcp-proxy (peer)',
+    baseline: 'http-direct',
+    job: () => ({
+      transport: 'http',
+      spawn: {
+        command: NODE,
+        args: ['node_modules/mcp-proxy/dist/bin/mcp-proxy.mjs', '--port', '{port}', '--host', '127.0.0.1', '--', NODE, EVERYTHING, 'stdio'],
+      },
+      // It prints this on stdout once its upstream is connected, just before it starts listening.
+      ready: { stream: 'stdout', pattern: '^starting server on port', ping: '/ping' },
+      url: 'http://127.0.0.1:{port}/mcp',
+    }),
+  },
+];
+
+function modesFromEnv(env) {
+  if (!env.BENCH_SMALL_CALLS_MODES) return MODES;
+  const ids = env.BENCH_SMALL_CALLS_MODES.split(',').map((s) => s.trim());
+  const unknown = ids.filter((id) => !MODES.some((m) => m.id === id));
+  if (unknown.length || !ids.length) {
+    throw new Error(`BENCH_SMALL_CALLS_MODES: unknown mode(s) ${unknown.join(', ')} (known: ${MODES.map((m) => m.id).join(', ')})`);
+  }
+  return MODES.filter((m) => ids.includes(m.id));
+}
+
+const PHASES = ['sequential', 'concurrent'];
+const find = (rows, id, phase) => rows.find((r) => r.id === id && r.phase === phase);
+const met = (ok) => (ok === undefined ? '—' : ok ? 'met' : 'not met');
+
+/** Goal lines (shown, never asserted), for the notes and the summary. */
+function goals(rows) {
+  const lines = [];
+  const pctLine = (id, label) => {
+    const rs = PHASES.map((p) => find(rows, id, p)).filter((r) => r?.addedPct !== undefined);
+    if (!rs.length) return;
+    lines.push({
+      goal: `Small calls, ${label}: added median latency < ${GOAL_PCT} % of the direct call's median`,
+      measured: rs.map((r) => `${r.phase}: ${fmt.signedLatency(r.addedMedian)} on ${fmt.latency(r.baselineMedian)} = ${fmt.percent(r.addedPct, true)}`).join('; '),
+      met: rs.every((r) => r.addedPct < GOAL_PCT),
+    });
+  };
+  pctLine('stdio-mcp-offload', 'stdio (mcp-offload vs direct)');
+  const peer = PHASES.map((p) => [find(rows, 'http-mcp-offload', p), find(rows, 'http-mcp-proxy', p)]).filter(([a, b]) => a && b);
+  if (peer.length) {
+    lines.push({
+      goal: "Small calls, HTTP: mcp-offload's added median latency below mcp-proxy's",
+      measured: peer
+        .map(([a, b]) =>
+          a.addedMedian !== undefined
+            ? `${a.phase}: ${fmt.signedLatency(a.addedMedian)} vs ${fmt.signedLatency(b.addedMedian)} (medians ${fmt.latency(a.median)} vs ${fmt.latency(b.median)})`
+            : `${a.phase}: medians ${fmt.latency(a.median)} vs ${fmt.latency(b.median)}`,
+        )
+        .join('; '),
+      met: peer.every(([a, b]) => a.median < b.median), // same baseline: comparing added latency is comparing medians
+    });
+  }
+  pctLine('http-mcp-offload', 'HTTP (mcp-offload --http vs server-everything streamableHttp)');
+  return lines;
+}
+
+export default {
+  name: 'small-calls',
+  title: 'Small calls: latency and throughput',
+  summaryOrder: 1,
+
+  method: `The cost of the proxy on small calls: \`tools/call\` of \`echo {message: "hello <i>"}\` of @modelcontextprotocol/server-everything
+(\`node ${EVERYTHING} stdio\`), through an SDK \`Client\`; every answer is checked (\`Echo: hello <i>\`).
+
+- **stdio, direct**: the SDK's \`StdioClientTransport\` spawns server-everything.
+- **stdio, mcp-offload**: it spawns \`node dist/cli.js --log-level warn --artifact-dir <fresh temp dir> -- node <everything> stdio\`.
+- **HTTP, direct** (the reference): server-everything's own Streamable HTTP mode (\`node <everything> streamableHttp\`, \`PORT\` env;
+  ready when it prints \`Streamable HTTP Server listening on port\`), endpoint \`/mcp\`. It is an express app that logs every request
+  with \`console.log\` and keeps every event in an unbounded in-memory event store, so it is not a lower bound for an HTTP hop.
+- **HTTP, mcp-offload --http**: \`node dist/cli.js --log-level warn --http 127.0.0.1:0 --artifact-dir <tmp> -- node <everything> stdio\`;
+  ready at the stderr line \`mcp-offload listening on <url>\` (the URL, with the port the OS chose, is taken from it).
+- **HTTP, mcp-proxy** (the peer, \`mcp-proxy\` v6 from npm, default options): \`node node_modules/mcp-proxy/dist/bin/mcp-proxy.mjs --port <free port>
+  --host 127.0.0.1 -- node <everything> stdio\`, endpoint \`/mcp\` (its \`--streamEndpoint\` default). It prints \`starting server on port <n>\` on stdout
+  once its upstream is connected but before it listens, so it is ready when, after that line, \`GET /ping\` answers \`pong\`.
+  Its defaults keep a resumability event store of up to 1000 events per session.
+
+HTTP clients use the SDK's \`StreamableHTTPClientTransport\` (Node's fetch, keep-alive). It passes one long-lived \`AbortSignal\` to every
+request and \`abort\` listeners pile up on it, so after some 1500 calls in a session the *client* prints \`MaxListenersExceededWarning\`s
+(seen with every HTTP server here): a client-side cost that every HTTP mode pays alike. Each run is a fresh worker process
+(bench/lib/latency-worker.mjs) that starts the server or proxy, connects (initialize), makes ${WARMUP} warm-up calls (not recorded), then
+**sequential**: N calls one after the other, then **concurrent**: N calls with 16 in flight at any time (a new call starts when one
+resolves). N = 2000 (\`BENCH_SMALL_CALLS\`). Runs of the modes alternate (run 1 of every mode, then run 2, ...).
+
+- **median, p99, mean**: of every call's latency (\`performance.now()\` from \`client.callTool()\` to its resolved promise), pooled over the
+  runs (runs × N calls); p99 by nearest rank. **run medians**: the median of each run on its own, to show the spread between runs.
+- **throughput**: calls ÷ the phase's wall time (first call to last answer), median of the runs.
+- **added median / added p99**: the mode's median (p99) minus the direct mode's of the same transport and phase (stdio: direct stdio;
+  HTTP: server-everything's own HTTP). **added / direct**: added median as a percentage of the direct median.
+- **proxy/server CPU per call**: user + system CPU time of the process the client talks to (server-everything, mcp-offload or
+  mcp-proxy, not counting its upstream) during the phase, from /proc/<pid>/stat (10 ms ticks), ÷ calls; median of the runs.
+  The client, the proxy and the server share the machine's 2 cores, so CPU spent anywhere shows in the latencies.
+- **proxy/server RSS**: peak RSS (VmHWM) of that process, median of the runs.`,
+
+  columns: [
+    { key: 'transport', label: 'transport', align: 'left' },
+    { key: 'mode', label: 'mode', align: 'left' },
+    { key: 'phase', label: 'phase', align: 'left', format: (v, r) => (v === 'concurrent' ? `concurrent (${r.concurrency})` : v) },
+    { key: 'median', label: 'median', format: fmt.latency },
+    { key: 'p99', label: 'p99', format: fmt.latency },
+    { key: 'mean', label: 'mean', format: fmt.latency },
+    { key: 'runMedians', label: 'run medians', format: (v) => v.map(fmt.latency).join(', ') },
+    { key: 'throughput', label: 'throughput', format: fmt.rate },
+    { key: 'addedMedian', label: 'added median', format: fmt.signedLatency },
+    { key: 'addedP99', label: 'added p99', format: fmt.signedLatency },
+    { key: 'addedPct', label: 'added / direct', format: (v) => fmt.percent(v, true) },
+    { key: 'cpuPerCall', label: 'proxy/server CPU per call', format: fmt.latency },
+    { key: 'childPeak', label: 'proxy/server RSS', format: fmt.bytes },
+  ],
+
+  async run(ctx) {
+    const n = intFromEnv(ctx.env, 'BENCH_SMALL_CALLS', 2000);
+    const concurrency = intFromEnv(ctx.env, 'BENCH_SMALL_CALLS_CONCURRENCY', 16);
+    const modes = modesFromEnv(ctx.env);
+    const data = await collect(ctx, 'small-calls', modes, (mode, tmp) => ({
+      ...mode.job(tmp),
+      ...echoJob({ sequential: n, concurrent: n, concurrency }),
+    }));
+    const rows = [];
+    for (const transport of ['stdio', 'http']) {
+      for (const phase of PHASES) {
+        for (const mode of modes.filter((m) => m.transport === transport)) {
+          const d = data[mode.id];
+          const own = distribution(d[phase]);
+          const base = mode.baseline && data[mode.baseline] ? distribution(data[mode.baseline][phase]) : undefined;
+          rows.push({
+            id: mode.id,
+            transport: transport === 'http' ? 'Streamable HTTP' : 'stdio',
+            mode: mode.mode,
+            phase,
+            concurrency,
+            ...own,
+            runMedians: d.runMedians[phase],
+            throughput: median(d.throughput[phase]),
+            addedMedian: base && own.median - base.median,
+            addedP99: base && own.p99 - base.p99,
+            addedPct: base && (100 * (own.median - base.median)) / base.median,
+            baselineMedian: base?.median,
+            cpuPerCall: median(d.cpuPerCall[phase]),
+            childPeak: median(d.childPeak),
+            connectMs: median(d.connectMs),
+          });
+        }
+      }
+    }
+    return rows;
+  },
+
+  notes(rows) {
+    const lines = ['Goals of the performance issue (shown, not asserted):', ''];
+    for (const g of goals(rows)) lines.push(`- ${g.goal}: ${g.measured} — **${met(g.met)}**`);
+    // The HTTP proxies wrap the stdio server, so their cost over a direct stdio call is another useful view.
+    const extra = PHASES.flatMap((phase) => {
+      const direct = find(rows, 'stdio-direct', phase);
+      return ['http-mcp-offload', 'http-mcp-proxy']
+        .map((id) => find(rows, id, phase))
+        .filter((r) => r && direct)
+        .map((r) => `${r.mode} ${phase}: ${fmt.signedLatency(r.median - direct.median)}`);
+    });
+    if (extra.length) {
+      lines.push('', `Over a direct **stdio** call of the same server instead (both HTTP proxies wrap it over stdio): ${extra.join('; ')}.`);
+    }
+    const connect = [...new Set(rows.map((r) => r.id))].map((id) => {
+      const r = rows.find((x) => x.id === id);
+      return `${r.transport} ${r.mode} ${fmt.ms(r.connectMs)}`;
+    });
+    lines.push('', `Median connect time (start + initialize, not part of any latency above): ${connect.join('; ')}.`);
+    return lines.join('\n');
+  },
+
+  summary: (rows) => goals(rows),
+};
