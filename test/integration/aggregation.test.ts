@@ -159,3 +159,26 @@ describe('list changes at run time', () => {
     await expect(proxy.client.callTool({ name: 'dyn__sparkle' })).rejects.toThrow(/not found/);
   });
 });
+
+describe('requests from an upstream to a client that cannot serve them', () => {
+  test('sampling, elicitation and roots get a clear error naming what the client lacks', async () => {
+    const proxy = await startProxy(testConfig([basic('solo')], NO_OFFLOAD), { capabilities: {} });
+    try {
+      const cases: [string, Record<string, unknown>, RegExp][] = [
+        ['sample', { prompt: 'hi' }, /the MCP client connected to mcp-offload does not support sampling \(sampling\/createMessage requested by upstream "solo"\)/],
+        ['elicit', { message: 'name?' }, /does not support elicitation \(elicitation\/create requested by upstream "solo"\)/],
+        ['roots', {}, /does not support roots \(roots\/list requested by upstream "solo"\)/],
+      ];
+      for (const [name, args, expected] of cases) {
+        // The fixture lets the error through as its own JSON-RPC error.
+        const outcome = await proxy.client.callTool({ name, arguments: args }).then(
+          (result) => `answered: ${textOf(result)}`,
+          (error: Error) => error.message,
+        );
+        expect(outcome).toMatch(expected);
+      }
+    } finally {
+      await proxy.close();
+    }
+  });
+});
