@@ -49,11 +49,14 @@ export class ResultPipeline {
   }
 }
 
+/** An ABP BinaryDataReference is small but names a file to download, whatever the result's size. */
+const REFERENCE_KEY = '"downloadUrl"';
+
 /**
  * The pre-check that lets most results through untouched without running a layer: only short text
  * (shorter than the binary minimum and the inline limit, so neither detection nor the size net
- * could act), links, and a small structuredContent. Rules that name fields or a transformer always
- * run, since they may act on anything.
+ * could act), links, and a small structuredContent, none naming a `downloadUrl`. Rules that name
+ * fields or a transformer always run, since they may act on anything.
  */
 function nothingToExtract(result: Result, settings: PipelineSettings): boolean {
   // Any marker may stand for a payload of any size: only a result free of them is judged by length.
@@ -61,10 +64,12 @@ function nothingToExtract(result: Result, settings: PipelineSettings): boolean {
   const limit = Math.min(settings.minBinaryLength, inlineChars(settings));
   for (const block of result.content ?? []) {
     if (block.type === 'resource_link') continue;
-    if (block.type !== 'text' || block.text.length >= limit) return false;
+    if (block.type !== 'text' || block.text.length >= limit || block.text.includes(REFERENCE_KEY)) return false;
   }
   const structured = result.structuredContent;
-  return structured === undefined || JSON.stringify(structured).length < limit;
+  if (structured === undefined) return true;
+  const json = JSON.stringify(structured);
+  return json.length < limit && !json.includes(REFERENCE_KEY);
 }
 
 /**
