@@ -3,9 +3,9 @@ import { isBinaryData, isBinaryDataReference, downloadReference } from '../detec
 import { detectBase64Binary, mightBeBase64 } from '../detect/base64.js';
 import { findDataUris, replaceRanges } from '../detect/data-uri.js';
 import { decodeBase64Strict } from '../decode.js';
-import { announce, failureNote, mapContent } from '../blocks.js';
+import { announce, failureNote, failureText, mapContent } from '../blocks.js';
 import { extractInto, parseJsonText, rewriteJsonDocuments, siblingMetadata, walkJson, type DocRewrite, type JsonPath } from '../json-docs.js';
-import type { Layer, LayerContext, Payload } from '../types.js';
+import type { Extraction, Layer, LayerContext, Payload } from '../types.js';
 
 /**
  * Layer 4: binary data hidden in strings. In JSON (structuredContent and JSON text blocks), at any
@@ -24,6 +24,7 @@ async function rewriteDocument(doc: unknown, source: string, run: LayerContext):
   const rewrite: DocRewrite = { replacements: [], extractions: [], notes: [] };
   const min = run.settings.minBinaryLength;
   const found: { path: JsonPath; payload: () => Promise<Payload | string | undefined> }[] = [];
+  const withDataUris: { path: JsonPath; text: string }[] = [];
 
   walkJson(doc, (node, path) => {
     const where = `${source}${pathText(path)}`;
@@ -37,9 +38,20 @@ async function rewriteDocument(doc: unknown, source: string, run: LayerContext):
     }
     if (typeof node === 'string' && mightBeBase64(node, min)) {
       found.push({ path, payload: async () => base64Payload(node, doc, path, where, min) });
+    } else if (typeof node === 'string' && node.length >= min && node.includes('data:')) {
+      withDataUris.push({ path, text: node });
     }
     return true;
   });
+
+  // A string holding data: URIs stays a string, with artifact URIs where the payloads were.
+  for (const { path, text } of withDataUris) {
+    const replaced = await replaceDataUris(text, `${source}${pathText(path)}`, run);
+    if (!replaced) continue;
+    if (replaced.extractions.length) rewrite.replacements.push({ path, value: replaced.text });
+    rewrite.extractions.push(...replaced.extractions);
+    rewrite.notes.push(...replaced.failures);
+  }
 
   for (const { path, payload: make } of found) {
     const payload = await make();
@@ -95,23 +107,39 @@ async function rewritePlainText(text: string, source: string, run: LayerContext)
       return undefined;
     }
   }
-  const uris = findDataUris(text, min);
+  const replaced = await replaceDataUris(text, source, run);
+  if (!replaced) return undefined;
+  const after = replaced.extractions.flatMap((extraction) => announce(extraction, run.announced));
+  return [{ type: 'text', text: replaced.text }, ...after, ...replaced.failures.map((note) => ({ type: 'text' as const, text: note }))];
+}
+
+/**
+ * `data:` URIs in a text (markdown images, HTML sources) stored and replaced in place by the
+ * artifact's URI; the rest of the text is kept. Undefined when there is none to store.
+ */
+async function replaceDataUris(
+  text: string,
+  source: string,
+  run: LayerContext,
+): Promise<{ text: string; extractions: Extraction[]; failures: string[] } | undefined> {
+  const uris = findDataUris(text, run.settings.minBinaryLength);
   if (!uris.length) return undefined;
   const replacements: { start: number; end: number; replacement: string }[] = [];
-  const after: ContentBlock[] = [];
+  const extractions: Extraction[] = [];
+  const failures: string[] = [];
   for (const [n, match] of uris.entries()) {
     const bytes = match.base64 ? decodeBase64Strict(match.payload) : Buffer.from(match.payload, 'utf8');
     if (!bytes) continue;
     const outcome = await run.save({ data: { bytes }, mimeType: match.mimeType, source: `${source} data URI ${n + 1}` });
     if (outcome.ok === true) {
       replacements.push({ start: match.start, end: match.end, replacement: outcome.extraction.record.uri });
-      after.push(...announce(outcome.extraction, run.announced));
+      extractions.push(outcome.extraction);
     } else if (outcome.ok === false) {
-      after.push(failureNote(`a ${match.mimeType} data URI at ${source}`, outcome.message));
+      failures.push(failureText(`a ${match.mimeType} data URI at ${source}`, outcome.message));
     }
   }
-  if (!replacements.length && !after.length) return undefined;
-  return [{ type: 'text', text: replaceRanges(text, replacements) }, ...after];
+  if (!replacements.length && !failures.length) return undefined;
+  return { text: replaceRanges(text, replacements), extractions, failures };
 }
 
 function pathText(path: JsonPath): string {
