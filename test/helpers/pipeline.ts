@@ -96,6 +96,13 @@ export async function filesIn(dir: string): Promise<string[]> {
   return out.sort();
 }
 
+/** Calls each tool through the proxy and directly, expecting the same result for each. */
+export async function expectSameResults(proxy: Client, direct: Client, calls: [string, Record<string, unknown>][]): Promise<void> {
+  for (const [name, args] of calls) {
+    expect({ name, result: await call(proxy, name, args) }).toEqual({ name, result: await call(direct, name, args) });
+  }
+}
+
 /** A second client session on the same gateway, over its own in-memory transport pair. */
 export async function connectSecondClient(proxy: ProxyUnderTest): Promise<Client> {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();

@@ -1,12 +1,13 @@
 // End-to-end tests of the built CLI (dist/cli.js) run as a real child process.
 // Needs `npm run build` first (npm test does it).
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { USAGE } from '../../src/cli/args.js';
 import { closeAllDirect, connectDirect, FIXTURES, NODE, pidAlive, waitFor } from '../helpers/fixtures.js';
+import { filesIn } from '../helpers/pipeline.js';
 import {
   CLI,
   connectLinear,
@@ -414,23 +415,13 @@ function escape(text: string): string {
 }
 
 describe('artifacts through the CLI', () => {
-  const artifactFiles = (dir: string): string[] => {
-    try {
-      return readdirSync(dir, { recursive: true, withFileTypes: true })
-        .filter((e) => e.isFile() && !/(^|\/)\.(meta|tmp)(\/|$)/.test(join(e.parentPath, e.name).slice(dir.length)))
-        .map((e) => join(e.parentPath, e.name));
-    } catch {
-      return [];
-    }
-  };
-
   test('--artifact-dir receives the extracted image; gc removes it once expired', async () => {
     const dir = join(tmp, 'store-a');
     const proxy = await connectLinear(['--log-level', 'warn', '--artifact-dir', dir, '--', NODE, FIXTURES.bigResult]);
     const result = await proxy.client.callTool({ name: 'big-image', arguments: { mb: 1 } });
     const link = (result.content as { type: string; uri?: string }[]).find((b) => b.type === 'resource_link');
     expect(link?.uri).toMatch(/^artifact:\/\/big-result-server\/big-image_[0-9a-f]{12}\.png$/);
-    expect(artifactFiles(dir)).toHaveLength(1);
+    expect(await filesIn(dir)).toHaveLength(1);
     await proxy.close();
 
     const kept = await runCli(['gc', '--artifact-dir', dir]);
@@ -441,7 +432,7 @@ describe('artifacts through the CLI', () => {
     const collected = await runCli(['gc', '--config', config, '--artifact-dir', dir]);
     expect(collected.code).toBe(0);
     expect(collected.stderr).toMatch(/removed 1 artifact /);
-    expect(artifactFiles(dir)).toEqual([]);
+    expect(await filesIn(dir)).toEqual([]);
   });
 
   test('the artifact directory: --artifact-dir, then MCP_OFFLOAD_ARTIFACT_DIR, then artifacts.dir', async () => {
@@ -458,7 +449,7 @@ describe('artifacts through the CLI', () => {
     const result = await proxy.client.callTool({ name: 'big-image', arguments: { mb: 1 } });
     const image = (result.content as { type: string; data?: string }[]).find((b) => b.type === 'image');
     expect(image?.data?.length).toBeGreaterThan(1_000_000);
-    expect(artifactFiles(dir)).toEqual([]);
+    expect(await filesIn(dir)).toEqual([]);
     await proxy.close();
   });
 });

@@ -1,6 +1,4 @@
 import { spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -10,17 +8,7 @@ import { silentLogger } from '../../src/logger.js';
 import { FIXTURES, NODE, pidAlive, waitFor } from '../helpers/fixtures.js';
 import { NO_OFFLOAD, startProxy, testConfig, type ProxyUnderTest } from '../helpers/proxy.js';
 import { textOf } from '../helpers/results.js';
-
-/** Files in an artifact directory, its bookkeeping folders aside. */
-function storedFiles(dir: string): string[] {
-  try {
-    return readdirSync(dir, { recursive: true, withFileTypes: true })
-      .filter((e) => e.isFile() && !/[/\\]\.(meta|tmp)([/\\]|$)/.test(e.parentPath.slice(dir.length)))
-      .map((e) => join(e.parentPath, e.name));
-  } catch {
-    return [];
-  }
-}
+import { filesIn } from '../helpers/pipeline.js';
 
 describe('faults', () => {
   let proxy: ProxyUnderTest;
@@ -49,11 +37,11 @@ describe('faults', () => {
     await expect(proxy.client.callTool({ name: 'die-mid-image', arguments: { mb: 50 } })).rejects.toThrow(
       /upstream "big" failed while handling tools\/call: the process exited \(signal SIGKILL\)/,
     );
-    expect(storedFiles(config.artifacts.dir!)).toEqual([]);
+    expect(await filesIn(config.artifacts.dir!)).toEqual([]);
     await waitFor(() => proxy.gateway.upstreams[0].state === 'up', 10_000, 50, 'the restart');
     const ok = await proxy.client.callTool({ name: 'big-image', arguments: { mb: 1 } });
     expect(ok.content).toContainEqual(expect.objectContaining({ type: 'resource_link' }));
-    expect(storedFiles(config.artifacts.dir!)).toHaveLength(1);
+    expect(await filesIn(config.artifacts.dir!)).toHaveLength(1);
   });
 });
 

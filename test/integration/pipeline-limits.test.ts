@@ -15,6 +15,7 @@ import {
   startTableau,
   summaries,
   texts,
+  expectSameResults,
 } from '../helpers/pipeline.js';
 import type { ProxyUnderTest } from '../helpers/proxy.js';
 
@@ -133,9 +134,7 @@ describe('dry run', () => {
         ['huge_json', { items: 2000 }],
         ['error_big', { chars: 50_000 }],
       ];
-      for (const [name, args] of calls) {
-        expect({ name, result: await call(proxy.client, name, args) }).toEqual({ name, result: await call(direct.client, name, args) });
-      }
+      await expectSameResults(proxy.client, direct.client, calls);
       expect(await filesIn(proxy.gateway.offload.store.dir)).toEqual([]);
       expect(proxy.gateway.offload.store.list()).toEqual([]);
     } finally {

@@ -21,6 +21,7 @@ import {
   summaries,
   tableau,
   texts,
+  expectSameResults,
 } from '../helpers/pipeline.js';
 import { startProxy, testConfig, type ProxyUnderTest } from '../helpers/proxy.js';
 
@@ -48,9 +49,7 @@ describe('mode passthrough everywhere', () => {
         ['huge_json', { items: 2000 }],
         ['error_big', { chars: 50_000 }],
       ];
-      for (const [name, args] of calls) {
-        expect({ name, result: await call(proxy.client, name, args) }).toEqual({ name, result: await call(direct.client, name, args) });
-      }
+      await expectSameResults(proxy.client, direct.client, calls);
       expect((await proxy.client.listTools()).tools.filter((t) => t.name !== 'artifact_list' && t.name !== 'artifact_read')).toEqual(
         (await direct.client.listTools()).tools,
       );
