@@ -21,6 +21,7 @@ export interface HttpHandle {
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024 * 1024;
+export const KEEP_ALIVE_MS = 65_000;
 
 /** Serves the gateway over Streamable HTTP at /mcp (stateful sessions) with a liveness probe at /healthz. */
 export async function serveHttp(gateway: Gateway, options: HttpOptions, log: Logger): Promise<HttpHandle> {
@@ -81,6 +82,11 @@ export async function serveHttp(gateway: Gateway, options: HttpOptions, log: Log
     json(res, 404, { error: 'not found' });
   });
   server.requestTimeout = 0;
+  // Node's 5 s default closes an idle socket while a client that has just read a large result is still
+  // building its next request; the POST then dies with EPIPE, and POSTs are not retried. Sixty-five
+  // seconds also outlasts the 60 s idle timeout of common load balancers in front of a sidecar.
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
+  server.headersTimeout = KEEP_ALIVE_MS + 1000;
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

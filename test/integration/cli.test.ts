@@ -1,6 +1,7 @@
 // End-to-end tests of the built CLI (dist/cli.js) run as a real child process.
 // Needs `npm run build` first (npm test does it).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -208,6 +209,26 @@ describe('--http', () => {
     expect(await health.json()).toEqual({ status: 'ok' });
     expect((await fetch(`${base}/nope`)).status).toBe(404);
   });
+
+  test('keeps an idle connection open longer than Node\'s 5 s default, so a slow client\'s next POST lands', async () => {
+    const { base } = await startHttp(FIXTURES.basic);
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const get = () =>
+      new Promise<{ status: number; reused: boolean; keepAlive: string | undefined }>((resolve, reject) => {
+        const req = request(`${base}/healthz`, { agent }, (res) => {
+          res.resume();
+          res.on('end', () => resolve({ status: res.statusCode!, reused: req.reusedSocket, keepAlive: res.headers['keep-alive'] }));
+        });
+        req.on('error', reject).end();
+      });
+    try {
+      expect(await get()).toEqual({ status: 200, reused: false, keepAlive: 'timeout=65' });
+      await new Promise((r) => setTimeout(r, 6000));
+      expect(await get()).toEqual({ status: 200, reused: true, keepAlive: 'timeout=65' });
+    } finally {
+      agent.destroy();
+    }
+  }, 15_000);
 
   test('serves SDK clients, each in a session of its own', async () => {
     const { url } = await startHttp(FIXTURES.basic, '--name', 'web');
