@@ -214,10 +214,10 @@ describe('--http', () => {
     const { base } = await startHttp(FIXTURES.basic);
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     const get = () =>
-      new Promise<{ status: number; reused: boolean; keepAlive: string | undefined }>((resolve, reject) => {
+      new Promise<{ status: number; reused: boolean; keepAlive: string }>((resolve, reject) => {
         const req = request(`${base}/healthz`, { agent }, (res) => {
           res.resume();
-          res.on('end', () => resolve({ status: res.statusCode!, reused: req.reusedSocket, keepAlive: res.headers['keep-alive'] }));
+          res.on('end', () => resolve({ status: res.statusCode!, reused: req.reusedSocket, keepAlive: String(res.headers['keep-alive']) }));
         });
         req.on('error', reject).end();
       });
