@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { resolve } from 'node:path';
 import { parseCliArgs, USAGE, UsageError, type CliArgs } from './cli/args.js';
-import { singleServerConfig } from './cli/single-server.js';
+import { addAbpServer, singleServerConfig } from './cli/single-server.js';
 import { loadConfigFile } from './config/load.js';
 import { ConfigError, type Config } from './config/types.js';
 import { createLogger, type Logger } from './logger.js';
@@ -38,7 +38,12 @@ async function main(argv: string[]): Promise<number> {
     config = args.config
       ? await loadConfigFile(resolve(args.config), process.env, { allowNoServers: args.command === 'gc' })
       : singleServerConfig(args);
+    if (args.abp) addAbpServer(config, args, process.env);
   } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`mcp-offload: ${error.message}\n`);
+      return 2;
+    }
     if (!(error instanceof ConfigError)) throw error;
     process.stderr.write(`${error.message}\n${error.problems.length} problem(s) found.\n`);
     return 1;

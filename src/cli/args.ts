@@ -7,6 +7,8 @@ Usage:
   mcp-offload [options] -- <command> [args...]   wrap one stdio MCP server
   mcp-offload [options] --url <url>               wrap one remote MCP server (Streamable HTTP, falling back to SSE)
   mcp-offload [options] --config <file.yaml>      run a configured gateway over several servers
+  mcp-offload [options] --abp                     run the built-in ABP browser backend; next to -- <command>,
+                                                  --url or --config it is added as a server named "browser"
   mcp-offload validate --config <file.yaml>       check a config file and list every problem
   mcp-offload gc [--config <file.yaml>] [--artifact-dir <dir>]
                                                   remove expired artifacts and enforce the quota now
@@ -14,6 +16,8 @@ Usage:
 Options:
   --config <file>         YAML configuration (see config/example.yaml)
   --url <url>             remote server to wrap
+  --abp                   the built-in browser backend for ABP web apps and extensions (settings: the
+                          ABP_* environment variables, or a "type: abp" server in --config)
   --header <name:value>   HTTP header for --url (repeatable)
   --name <name>           name of the wrapped server (default: derived from the command or URL)
   --http [host:]port      serve Streamable HTTP at /mcp instead of stdio (host defaults to 127.0.0.1)
@@ -35,6 +39,8 @@ export interface CliArgs {
   logLevel?: LogLevel;
   artifactDir?: string;
   dryRun: boolean;
+  /** Run the built-in ABP browser backend (alone, or as a server named "browser" next to the others). */
+  abp: boolean;
   /** The wrapped server's command line, after `--`. */
   serverCommand: string[];
 }
@@ -67,6 +73,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
         'log-level': { type: 'string' },
         'artifact-dir': { type: 'string' },
         'dry-run': { type: 'boolean' },
+        abp: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -75,7 +82,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     throw new UsageError((error as Error).message);
   }
   const { values, positionals } = parsed;
-  const args: CliArgs = { command: 'run', headers: {}, serverCommand, dryRun: values['dry-run'] ?? false };
+  const args: CliArgs = { command: 'run', headers: {}, serverCommand, dryRun: values['dry-run'] ?? false, abp: values.abp ?? false };
   if (values.help) return { ...args, command: 'help' };
   if (values.version) return { ...args, command: 'version' };
   const subcommands = ['validate', 'gc'];
@@ -103,11 +110,11 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
   const sources = [args.config && '--config', args.url && '--url', serverCommand.length && '-- <command>'].filter(Boolean);
   if (args.command === 'validate') {
     if (!args.config) throw new UsageError('validate needs --config <file.yaml>');
-    if (sources.length > 1) throw new UsageError('validate takes only --config');
+    if (sources.length > 1 || args.abp) throw new UsageError('validate takes only --config');
   } else if (args.command === 'gc') {
-    if (args.url || serverCommand.length) throw new UsageError('gc takes only --config and --artifact-dir');
-  } else if (sources.length === 0) {
-    throw new UsageError('nothing to proxy: give -- <command>, --url <url> or --config <file.yaml>');
+    if (args.url || serverCommand.length || args.abp) throw new UsageError('gc takes only --config and --artifact-dir');
+  } else if (sources.length === 0 && !args.abp) {
+    throw new UsageError('nothing to proxy: give -- <command>, --url <url>, --config <file.yaml> or --abp');
   } else if (sources.length > 1) {
     throw new UsageError(`use one of ${sources.join(', ')}, not several`);
   }

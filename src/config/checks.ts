@@ -1,11 +1,12 @@
 /**
- * Checks the schema cannot express readably: which servers key is used, command vs url, `type`
- * agreeing with the rest, aliases given twice, restart delays in order. They run on data that may
+ * Checks the schema cannot express readably: which servers key is used, command vs url vs `type: abp`,
+ * `type` agreeing with the rest, aliases given twice, restart delays in order. They run on data that may
  * also have failed the schema, so every access is guarded.
  */
 import type { RawProblem } from './ajv-messages.js';
 import { hasOwn, isPlainObject, joinPointer } from './pointer.js';
 import { DEFAULTS } from './types.js';
+import { abpEnvironment } from '../upstreams/abp/options.js';
 
 export interface CheckOptions {
   allowNoServers: boolean;
@@ -58,7 +59,11 @@ function checkServer(
   const type = typeof server.type === 'string' ? server.type : undefined;
   const typeTransport = type === undefined ? undefined : TRANSPORT_OF_TYPE[type];
 
-  if (hasCommand && hasUrl) {
+  if (type === 'abp') {
+    for (const key of ['command', 'url', ...LOCAL_ONLY_KEYS, ...REMOTE_ONLY_KEYS]) {
+      if (hasOwn(server, key)) at(key, 'key', `"${key}" does not apply to the built-in browser backend ("type: abp") of server "${name}"`);
+    }
+  } else if (hasCommand && hasUrl) {
     at('', 'key', `server "${name}" has both "command" and "url"; use one`);
   } else if (!hasCommand && !hasUrl) {
     if (type === 'stdio') at('', 'key', `server "${name}" has "type: stdio" but no "command"`);
@@ -78,6 +83,13 @@ function checkServer(
   }
   if (typeTransport && typeof server.transport === 'string' && server.transport !== typeTransport) {
     at('transport', 'value', `"transport: ${server.transport}" contradicts "type: ${type}"; give one of them`);
+  }
+  if (hasOwn(server, 'abp') && type !== 'abp') {
+    at('abp', 'key', `"abp" settings apply only to the built-in browser backend; add "type: abp" to server "${name}" or remove them`);
+  }
+  const storeUrl = isPlainObject(server.abp) ? server.abp.extensionStoreUrl : undefined;
+  if (typeof storeUrl === 'string' && /^https?:\/\//i.test(storeUrl) && !storeUrl.includes('{id}')) {
+    report({ pointer: joinPointer(joinPointer(pointer, 'abp'), 'extensionStoreUrl'), anchor: 'value', message: '"extensionStoreUrl" must contain {id}, where the extension\'s id goes' });
   }
   if (hasOwn(server, 'enabled') && hasOwn(server, 'disabled')) {
     at('disabled', 'key', `server "${name}" has both "enabled" and "disabled"; use one`);
@@ -115,4 +127,19 @@ function checkRestart(server: Record<string, unknown>, pointer: string, defaults
     anchor: 'value',
     message: `"maxDelayMs" (${String(max)}) must be at least "initialDelayMs" (${String(initial)}${initialIsDefault ? ', the default' : ''})`,
   });
+}
+
+/**
+ * The ABP bridge's environment variables are defaults of every `type: abp` server; one set to something
+ * unusable is reported at the first such server (nothing to report without one).
+ */
+export function checkAbpEnvironment(root: unknown, env: NodeJS.ProcessEnv, report: Report): void {
+  if (!isPlainObject(root)) return;
+  const mapKey = serverMapKey(root);
+  const servers = isPlainObject(root[mapKey]) ? root[mapKey] : {};
+  const first = Object.entries(servers).find(([, server]) => isPlainObject(server) && server.type === 'abp');
+  if (!first) return;
+  for (const message of abpEnvironment(env).problems) {
+    report({ pointer: joinPointer(joinPointer(`/${mapKey}`, first[0]), 'type'), anchor: 'value', message: `${message} (the environment of server "${first[0]}")` });
+  }
 }

@@ -10,7 +10,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
 import { translateAjvError } from './ajv-messages.js';
-import { checkConfig } from './checks.js';
+import { checkAbpEnvironment, checkConfig } from './checks.js';
 import { coerceScalars } from './coerce.js';
 import { expandEnv } from './env.js';
 import { normaliseConfig, type ConfigDoc } from './normalise.js';
@@ -61,9 +61,10 @@ export function parseConfig(
     }
   }
   checkConfig(data, { allowNoServers: options.allowNoServers ?? false }, (problem) => problems.add(problem));
+  checkAbpEnvironment(data, env, (problem) => problems.add(problem));
 
   if (problems.size > 0) throw new ConfigError(problems.sorted());
-  return normaliseConfig(data as ConfigDoc, file, tree.nodes);
+  return normaliseConfig(data as ConfigDoc, file, tree.nodes, env);
 }
 
 export async function loadConfigFile(

@@ -18,10 +18,11 @@ import {
 import type { NodeInfo } from './yaml-tree.js';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { PipelinePatch, RuleConfig } from '../pipeline/settings.js';
+import { abpRequestTimeoutMs, resolveAbpOptions, type AbpOptionsDoc } from '../upstreams/abp/options.js';
 
 /* The document's shape after validation; see config/schema.json. */
 interface ServerDoc {
-  type?: 'stdio' | 'http' | 'streamable-http' | 'sse';
+  type?: 'stdio' | 'http' | 'streamable-http' | 'sse' | 'abp';
   command?: string;
   args?: string[];
   env?: Record<string, string>;
@@ -37,6 +38,7 @@ interface ServerDoc {
   whenDown?: WhenDown;
   restart?: Partial<RestartPolicy>;
   pipeline?: PipelinePatch;
+  abp?: AbpOptionsDoc;
 }
 
 interface DefaultsDoc {
@@ -58,7 +60,7 @@ export interface ConfigDoc {
   rules?: (PipelinePatch & { server?: string; tool?: string })[];
 }
 
-export function normaliseConfig(doc: ConfigDoc, file: string, nodes: Map<string, NodeInfo>): Config {
+export function normaliseConfig(doc: ConfigDoc, file: string, nodes: Map<string, NodeInfo>, env: NodeJS.ProcessEnv = process.env): Config {
   const mapKey = serverMapKey(doc as Record<string, unknown>);
   const serverDocs = doc[mapKey] ?? {};
   const servers = Object.keys(serverDocs).map((name) => {
@@ -66,7 +68,7 @@ export function normaliseConfig(doc: ConfigDoc, file: string, nodes: Map<string,
     const position = info?.key ?? info?.value ?? { line: 1, column: 1 };
     return {
       order: [position.line, position.column] as const,
-      server: normaliseServer(name, serverDocs[name]!, doc.defaults ?? {}, { file, ...position }),
+      server: normaliseServer(name, serverDocs[name]!, doc.defaults ?? {}, { file, ...position }, env),
     };
   });
   // Object key order puts integer-like names ("1", "42") first; the file's order is what users expect.
@@ -90,6 +92,7 @@ function normaliseServer(
   doc: ServerDoc,
   defaults: DefaultsDoc,
   source: ServerConfig['source'],
+  env: NodeJS.ProcessEnv,
 ): ServerConfig {
   const restart: RestartPolicy = { ...DEFAULTS.restart, ...defaults.restart, ...doc.restart };
   restart.maxDelayMs = Math.max(restart.maxDelayMs, restart.initialDelayMs);
@@ -104,6 +107,11 @@ function normaliseServer(
     source,
     ...(doc.pipeline !== undefined ? { pipeline: doc.pipeline } : {}),
   };
+  if (doc.type === 'abp') {
+    const abp = resolveAbpOptions(doc.abp, env);
+    // Without a timeout of its own, the proxy's clock leaves room for every retry and for a connect.
+    return { kind: 'abp', ...common, timeoutMs: doc.timeoutMs ?? defaults.timeoutMs ?? abpRequestTimeoutMs(abp), abp };
+  }
   if (doc.command !== undefined) {
     return {
       kind: 'stdio',

@@ -1,4 +1,5 @@
 import type { PipelinePatch, RuleConfig } from '../pipeline/settings.js';
+import type { AbpOptions } from '../upstreams/abp/options.js';
 
 /**
  * The validated, normalised configuration every other module reads.
@@ -60,7 +61,13 @@ export interface HttpServerConfig extends ServerCommon {
   transport: HttpTransportKind;
 }
 
-export type ServerConfig = StdioServerConfig | HttpServerConfig;
+/** The built-in ABP browser backend (src/upstreams/abp/), an in-process MCP server. */
+export interface AbpServerConfig extends ServerCommon {
+  kind: 'abp';
+  abp: AbpOptions;
+}
+
+export type ServerConfig = StdioServerConfig | HttpServerConfig | AbpServerConfig;
 
 export interface HttpListenConfig {
   host: string;

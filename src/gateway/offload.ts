@@ -13,6 +13,7 @@ import { RuleBook } from '../pipeline/rules.js';
 import type { PipelinePatch } from '../pipeline/settings.js';
 import type { CallInfo } from '../pipeline/types.js';
 import { ClientError } from '../upstreams/errors.js';
+import { abpPresets } from '../upstreams/abp/preset.js';
 
 export const ARTIFACT_SCHEME = 'artifact://';
 
@@ -35,7 +36,9 @@ export class Offload {
     presets: Record<string, PipelinePatch> = {},
   ) {
     this.store = new ArtifactStore(storeOptions(config), log.child({ component: 'artifacts' }));
-    this.rules = new RuleBook(config, presets);
+    // Every `type: abp` server gets the ABP preset; presets given by the caller win.
+    const abp = abpPresets(config.servers);
+    this.rules = new RuleBook(config, { ...abp.servers, ...presets }, abp.tools);
     this.pipeline = new ResultPipeline(this.rules, this.store, log);
     this.tools = config.artifacts.tools.enabled ? artifactTools(config.artifacts.tools) : [];
   }

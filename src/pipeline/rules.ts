@@ -11,23 +11,29 @@ interface CompiledRule {
 /**
  * Which settings apply to a tool. Precedence, least to most specific:
  *   1. built-in defaults, then the global `pipeline:` block;
- *   2. per-server: presets (e.g. the ABP backend's), the server's own `pipeline:` block, then
- *      top-level rules without `tool`, in file order;
+ *   2. per-server: presets (e.g. the ABP backend's: the server's preset, then its per-tool presets),
+ *      the server's own `pipeline:` block, then top-level rules without `tool`, in file order;
  *   3. per-tool: top-level rules with `tool`, in file order.
  * Later levels and later rules override key by key (`keepInline` and `download` key by key too;
  * `fields` as a whole list). Globs are compiled once here; each server/tool pair is resolved once.
  */
 export class RuleBook {
   private readonly global: PipelinePatch;
-  private readonly serverPatches = new Map<string, PipelinePatch[]>();
+  /** Per server: its preset patches (the server's, then the tool's), then its own `pipeline:` block. */
+  private readonly serverPatches = new Map<string, { presets: PipelinePatch[]; own: PipelinePatch[] }>();
   private readonly rules: CompiledRule[];
   private readonly cache = new Map<string, PipelineSettings>();
 
-  constructor(config: Pick<Config, 'pipeline' | 'rules' | 'servers'>, presets: Record<string, PipelinePatch> = {}) {
+  constructor(
+    config: Pick<Config, 'pipeline' | 'rules' | 'servers'>,
+    presets: Record<string, PipelinePatch> = {},
+    /** Presets for some tools of a server, by server name and then tool name. */
+    private readonly toolPresets: Record<string, Record<string, PipelinePatch>> = {},
+  ) {
     this.global = config.pipeline;
     for (const server of config.servers) {
-      const patches = [presets[server.name], server.pipeline].filter((p): p is PipelinePatch => p !== undefined);
-      this.serverPatches.set(server.name, patches);
+      const preset = presets[server.name];
+      this.serverPatches.set(server.name, { presets: preset ? [preset] : [], own: server.pipeline ? [server.pipeline] : [] });
     }
     const compile = (rule: RuleConfig): CompiledRule => ({
       matchesServer: picomatch(rule.server),
@@ -43,7 +49,10 @@ export class RuleBook {
     const key = `${server}\u0000${tool}`;
     let settings = this.cache.get(key);
     if (!settings) {
-      const patches = [this.global, ...(this.serverPatches.get(server) ?? [])];
+      const level = this.serverPatches.get(server);
+      const tools = Object.hasOwn(this.toolPresets, server) ? this.toolPresets[server]! : {};
+      const toolPreset = Object.hasOwn(tools, tool) ? tools[tool] : undefined;
+      const patches = [this.global, ...(level?.presets ?? []), ...(toolPreset ? [toolPreset] : []), ...(level?.own ?? [])];
       for (const rule of this.rules) {
         if (rule.matchesServer(server) && (!rule.matchesTool || rule.matchesTool(tool))) patches.push(rule.settings);
       }

@@ -2,7 +2,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { HttpServerConfig, ServerConfig } from '../config/types.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { AbpServerConfig, HttpServerConfig, ServerConfig } from '../config/types.js';
 import type { Logger } from '../logger.js';
 import { ProcessTransport } from '../transports/process-transport.js';
 
@@ -32,6 +33,7 @@ export async function connectClient(
     });
     return attempt(makeClient(), transport, timeoutMs);
   }
+  if (config.kind === 'abp') return attempt(makeClient(), await abpTransport(config, log), timeoutMs);
   if (config.transport === 'sse') return attempt(makeClient(), sse(config), timeoutMs);
   try {
     return await attempt(makeClient(), streamable(config), timeoutMs);
@@ -57,6 +59,25 @@ async function attempt(client: Client, transport: Transport, timeoutMs: number):
     await transport.close().catch(() => undefined);
     throw error;
   }
+}
+
+/**
+ * The built-in browser backend, a fresh in-process MCP server per connection (so a restart is a new
+ * one), joined by an in-memory pair. Closing the client's side waits until every browser is closed,
+ * so stopping the gateway leaves no browser process behind.
+ */
+async function abpTransport(config: AbpServerConfig, log: Logger): Promise<Transport> {
+  // Loaded on demand: puppeteer-core takes a quarter of a second to import, which no other server should pay.
+  const { createAbpBackend } = await import('./abp/backend.js');
+  const backend = createAbpBackend(config.abp, log);
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await backend.server.connect(serverSide);
+  const closePair = clientSide.close.bind(clientSide);
+  clientSide.close = async () => {
+    await closePair();
+    await backend.close();
+  };
+  return clientSide;
 }
 
 function streamable(config: HttpServerConfig): Transport {

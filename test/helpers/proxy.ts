@@ -14,7 +14,7 @@ import {
   type StdioServerConfig,
 } from '../../src/config/types.js';
 import { Gateway } from '../../src/gateway/gateway.js';
-import { createLogger, silentLogger } from '../../src/logger.js';
+import { createLogger, silentLogger, type Logger } from '../../src/logger.js';
 
 export const ALL_CLIENT_CAPABILITIES: ClientCapabilities = {
   sampling: {},
@@ -78,9 +78,9 @@ export interface ProxyUnderTest {
 /** Starts a gateway in this process and connects an SDK client to it in memory. */
 export async function startProxy(
   config: Config,
-  options: { capabilities?: ClientCapabilities; setup?: (client: Client) => void } = {},
+  options: { capabilities?: ClientCapabilities; setup?: (client: Client) => void; log?: Logger } = {},
 ): Promise<ProxyUnderTest> {
-  const log = process.env.TEST_LOG ? createLogger(process.env.TEST_LOG as never) : silentLogger;
+  const log = options.log ?? (process.env.TEST_LOG ? createLogger(process.env.TEST_LOG as never) : silentLogger);
   const gateway = new Gateway(config, log);
   await gateway.start();
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();

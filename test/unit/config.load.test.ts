@@ -403,7 +403,7 @@ describe('parseConfig: problems', () => {
       '3:13 "type: sse" means a remote server, but server "b" has a "command"',
       '4:3 server "c" has "type: http" but no "url"',
       '5:47 "transport: sse" contradicts "type: http"; give one of them',
-      '6:13 "type" must be one of stdio, http, streamable-http, sse, got "websocket"',
+      '6:13 "type" must be one of stdio, http, streamable-http, sse, abp, got "websocket"',
     ]);
   });
 

@@ -120,6 +120,17 @@ describe('findAbpPayloads', () => {
     }
   });
 
+  test('declared utf-8 text is a payload only when asked for (file mode), with its siblings as metadata', () => {
+    const html = { content: '<p>Grüße</p>', mimeType: 'text/html', encoding: 'utf-8' };
+    expect(findAbpPayloads({ html, title: 'T' })).toEqual([]);
+    expect(findAbpPayloads({ html, title: 'T' }, 1, { declaredText: true })).toEqual([
+      { path: ['html'], kind: 'binary', value: html, metadata: { title: 'T' } },
+    ]);
+    // Text without a declared encoding stays data in either mode.
+    expect(findAbpPayloads({ note: { content: 'hi', mimeType: 'text/plain' } }, 1, { declaredText: true })).toEqual([]);
+    expect(findAbpPayloads({ note: { content: 'hi', mimeType: 'text/plain', encoding: 'latin1' } }, 1, { declaredText: true })).toEqual([]);
+  });
+
   test('a __proto__ sibling stays a plain metadata key', () => {
     const data = JSON.parse(`{"document": ${JSON.stringify(document)}, "__proto__": {"polluted": true}}`);
     const [found] = findAbpPayloads(data);

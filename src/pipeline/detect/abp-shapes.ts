@@ -54,6 +54,17 @@ export function isBinaryData(v: unknown): v is BinaryData {
 }
 
 /**
+ * A text document declared as such: BinaryData's shape with `encoding: 'utf-8'` and any MIME type. The
+ * data-flow rules leave it in the JSON; file mode asks for it (`declaredText`) so an HTML export is saved as
+ * the `.html` file it is, not as a string inside a `.json` one.
+ */
+export function isDeclaredText(v: unknown): v is BinaryData {
+  if (!isObject(v) || typeof v.content !== 'string' || typeof v.mimeType !== 'string') return false;
+  if (!optional(v.size, 'number') || !optional(v.filename, 'string')) return false;
+  return typeof v.encoding === 'string' && /^utf-?8$/i.test(v.encoding);
+}
+
+/**
  * BinaryDataReference: non-empty string `downloadUrl` and string `mimeType`. `size` is required by the
  * protocol but tolerated missing; `auth`, when present, must be an object with a string `type` (an
  * unsupported type is reported by the download, not silently treated as plain data).
@@ -79,8 +90,13 @@ export type AbpPayload =
 const BINARY_DATA_KEYS = new Set(['content', 'mimeType', 'encoding', 'size', 'filename']);
 const REFERENCE_KEYS = new Set(['downloadUrl', 'mimeType', 'size', 'filename', 'expiresAt', 'auth']);
 
-function asPayload(path: (string | number)[], value: unknown): AbpPayload | undefined {
-  if (isBinaryData(value)) return { path, kind: 'binary', value, metadata: {} };
+export interface FindOptions {
+  /** Also take `{content, mimeType, encoding: 'utf-8'}` (see isDeclaredText). */
+  declaredText?: boolean;
+}
+
+function asPayload(path: (string | number)[], value: unknown, options: FindOptions): AbpPayload | undefined {
+  if (isBinaryData(value) || (options.declaredText && isDeclaredText(value))) return { path, kind: 'binary', value, metadata: {} };
   if (isBinaryDataReference(value)) return { path, kind: 'reference', value, metadata: {} };
   return undefined;
 }
@@ -92,8 +108,8 @@ function asPayload(path: (string | number)[], value: unknown): AbpPayload | unde
  * at the top level gets its own extra properties (those outside the protocol shape) as metadata. Payloads
  * are not searched inside; arrays are searched but their elements have no metadata.
  */
-export function findAbpPayloads(data: unknown, depth = 1): AbpPayload[] {
-  const top = asPayload([], data);
+export function findAbpPayloads(data: unknown, depth = 1, options: FindOptions = {}): AbpPayload[] {
+  const top = asPayload([], data, options);
   if (top) {
     const known = top.kind === 'binary' ? BINARY_DATA_KEYS : REFERENCE_KEYS;
     for (const [key, value] of Object.entries(data as JsonObject)) if (!known.has(key)) defineOwn(top.metadata, key, value);
@@ -111,7 +127,7 @@ export function findAbpPayloads(data: unknown, depth = 1): AbpPayload[] {
         : isObject(parent.value)
           ? Object.entries(parent.value)
           : [];
-      const payloads = entries.map(([key, value]) => asPayload([...parent.path, key], value));
+      const payloads = entries.map(([key, value]) => asPayload([...parent.path, key], value, options));
       entries.forEach(([key, value], i) => {
         const payload = payloads[i];
         if (!payload) {

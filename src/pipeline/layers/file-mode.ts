@@ -12,7 +12,8 @@ import { typedContentLayer } from './typed-content.js';
 /**
  * Mode `file`, the ABP bridge's data flow: every successful result goes to a file and the model
  * gets its path and a summary. BinaryData found at the top of the result's data or one level down
- * is decoded and saved, its sibling fields shown as metadata; a BinaryDataReference is downloaded;
+ * (and text declared `encoding: 'utf-8'`, saved as a file of its own type) is decoded and saved, its
+ * sibling fields shown as metadata; a BinaryDataReference is downloaded;
  * anything else is saved as JSON (or as text when it is not JSON). Errors never reach this layer.
  */
 export const fileModeLayer: Layer = async (result, run) => {
@@ -25,7 +26,7 @@ export const fileModeLayer: Layer = async (result, run) => {
   const blocks: ContentBlock[] = [];
   let structuredContent = result.structuredContent;
   if (doc !== undefined) {
-    const payloads = findAbpPayloads(doc, 1);
+    const payloads = findAbpPayloads(doc, 1, { declaredText: true });
     const saved = payloads.length ? await saveAbpPayloads(payloads, run, blocks) : undefined;
     if (saved) {
       if (structured) structuredContent = replaceAt(structured, saved) as Result['structuredContent'];
