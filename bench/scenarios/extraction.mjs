@@ -51,8 +51,9 @@ summary. Each run checks the answer (one artifact of the exact decoded size in \
 
 - **image block**: \`{ content: [{ type: "image", mimeType: "image/png", data }] }\`, data = base64 of the fixture server's big-image PNG
   of mb MiB (10 and 50, \`BENCH_EXTRACTION_MB\`).
-- **JSON text field**: one text block \`JSON.stringify({ name: "report", format: "png", content: <the same base64> })\`: the binary-strings layer
-  parses the JSON, finds the payload by its signature and splices a reference into the text.
+- **JSON text field**: one text block \`JSON.stringify({ name: "report", format: "png", content: <the same base64> })\`: one scan of the text
+  finds its long string values (src/pipeline/json-text.ts), only the rest is parsed, the binary-strings layer finds the payload by its signature,
+  decodes it straight from a slice of the text and splices a reference in its place.
 - **JSON text field (PDF)**: the same with huge-json's payload (\`%PDF-1.4\\n\` and filler, \`format: "pdf"\`).
 - **nothing to extract**: a 5000-character text block and a small \`structuredContent\` (3 items): the pre-check cost every ordinary
   result pays; 10 000 calls per run (\`BENCH_EXTRACTION_CALLS\`), each checked to come back as the very same object.

@@ -41,7 +41,8 @@ export default hugeResultGroup({
 
 - **direct**: the client spawns the fixture server; the whole JSON text reaches the client (checked: one text block of the exact length).
 - **proxy**: \`node dist/cli.js --log-level warn --artifact-dir <fresh temp dir> -- node test/fixtures/big-result-server.mjs\`, default settings:
-  the binary-strings layer parses the JSON, recognises the PDF signature in \`content\`, stores the decoded PDF and splices a reference
+  the stdio reader keeps the inner payload as bytes and inlays a marker in the text in its place (src/transports/inlay.ts), the
+  binary-strings layer recognises the PDF signature in \`content\`, decodes and stores the PDF from those bytes and splices a reference
   \`{"$artifact": "artifact://…", "path", "mimeType", "size"}\` in its place (checked on every run: the JSON with the reference, no text block
   over 10 000 chars, a resource_link of the exact size, exactly one file of that size in the artifact directory).
 - **direct-linear** (reference): direct, read by mcp-offload's linear \`ProcessTransport\` instead of the SDK's \`StdioClientTransport\`.`,

@@ -3,14 +3,19 @@
 // mcp-offload --http, through the peer mcp-proxy (punkpeye, v6), and server-everything's own
 // streamableHttp mode as the direct reference. Sequential calls, then calls 16 in flight.
 //
+// A bare byte relay process (bench/lib/stdio-relay.mjs) between client and server is the floor: what
+// any proxy process adds over stdio before it does any work.
+//
 // Environment: BENCH_SMALL_CALLS=2000 (calls per phase), BENCH_SMALL_CALLS_CONCURRENCY=16,
-//              BENCH_SMALL_CALLS_MODES=stdio-direct,stdio-mcp-offload,http-direct,http-mcp-offload,http-mcp-proxy
+//              BENCH_SMALL_CALLS_MODES=stdio-direct,stdio-relay,stdio-mcp-offload,http-direct,http-mcp-offload,http-mcp-proxy
 import { EVERYTHING, WARMUP, collect, echoJob, intFromEnv } from '../lib/echo-calls.mjs';
 import { distribution, median } from '../lib/stats.mjs';
 import * as fmt from '../lib/format.mjs';
 
 const NODE = process.execPath;
 const GOAL_PCT = 15;
+/** A bare byte relay (no parsing): the least a second process in the stdio path can cost. */
+const RELAY = 'bench/lib/stdio-relay.mjs';
 const OFFLOAD = (tmp) => ['dist/cli.js', '--log-level', 'warn', '--artifact-dir', tmp];
 
 const MODES = [
@@ -19,6 +24,13 @@ const MODES = [
     transport: 'stdio',
     mode: 'direct',
     job: () => ({ transport: 'stdio', spawn: { command: NODE, args: [EVERYTHING, 'stdio'] } }),
+  },
+  {
+    id: 'stdio-relay',
+    transport: 'stdio',
+    mode: 'stdio-relay (floor)',
+    baseline: 'stdio-direct',
+    job: () => ({ transport: 'stdio', spawn: { command: NODE, args: [RELAY, '--', NODE, EVERYTHING, 'stdio'] } }),
   },
   {
     id: 'stdio-mcp-offload',
@@ -84,16 +96,20 @@ const met = (ok) => (ok === undefined ? '—' : ok ? 'met' : 'not met');
 /** Goal lines (shown, never asserted), for the notes and the summary. */
 function goals(rows) {
   const lines = [];
-  const pctLine = (id, label) => {
+  const added = (r) => `${fmt.signedLatency(r.addedMedian)} on ${fmt.latency(r.baselineMedian)} = ${fmt.percent(r.addedPct, true)}`;
+  const pctLine = (id, label, floorId) => {
     const rs = PHASES.map((p) => find(rows, id, p)).filter((r) => r?.addedPct !== undefined);
     if (!rs.length) return;
+    const floor = (r) => find(rows, floorId, r.phase);
     lines.push({
       goal: `Small calls, ${label}: added median latency < ${GOAL_PCT} % of the direct call's median`,
-      measured: rs.map((r) => `${r.phase}: ${fmt.signedLatency(r.addedMedian)} on ${fmt.latency(r.baselineMedian)} = ${fmt.percent(r.addedPct, true)}`).join('; '),
+      measured: rs
+        .map((r) => `${r.phase}: ${added(r)}${floor(r)?.addedPct !== undefined ? ` (floor, a bare byte relay: ${added(floor(r))})` : ''}`)
+        .join('; '),
       met: rs.every((r) => r.addedPct < GOAL_PCT),
     });
   };
-  pctLine('stdio-mcp-offload', 'stdio (mcp-offload vs direct)');
+  pctLine('stdio-mcp-offload', 'stdio (mcp-offload vs direct)', 'stdio-relay');
   const peer = PHASES.map((p) => [find(rows, 'http-mcp-offload', p), find(rows, 'http-mcp-proxy', p)]).filter(([a, b]) => a && b);
   if (peer.length) {
     lines.push({
@@ -121,6 +137,9 @@ export default {
 (\`node ${EVERYTHING} stdio\`), through an SDK \`Client\`; every answer is checked (\`Echo: hello <i>\`).
 
 - **stdio, direct**: the SDK's \`StdioClientTransport\` spawns server-everything.
+- **stdio, stdio-relay (floor)**: it spawns \`node bench/lib/stdio-relay.mjs -- node <everything> stdio\`, a relay that pipes its stdin
+  to the server's stdin and the server's stdout to its stdout without parsing anything: what merely having a second process in the
+  path costs (two more pipe hops, two more wake-ups per message). No stdio proxy can add less than this.
 - **stdio, mcp-offload**: it spawns \`node dist/cli.js --log-level warn --artifact-dir <fresh temp dir> -- node <everything> stdio\`.
 - **HTTP, direct** (the reference): server-everything's own Streamable HTTP mode (\`node <everything> streamableHttp\`, \`PORT\` env;
   ready when it prints \`Streamable HTTP Server listening on port\`), endpoint \`/mcp\`. It is an express app that logs every request

@@ -1,7 +1,6 @@
 import { blobLength, blobSegments, isBlobMarker } from '../transports/blobs.js';
 import { isFullyBase64 } from './detect/base64.js';
 
-
 /**
  * The bytes of a base64 string (standard or URL-safe alphabet, line breaks allowed), or undefined
  * if it is not valid base64: never garbage bytes.
@@ -13,12 +12,44 @@ export function decodeBase64Strict(value: string): Buffer | undefined {
   }
   // Node's decoder skips what is not base64 and stops at '=', so a valid string is exactly the one
   // that decodes to the length its characters promise; only a wrapped one needs the slow check.
-  const padding = value.endsWith('==') ? 2 : value.endsWith('=') ? 1 : 0;
+  const padding = paddingOf(value);
   const characters = value.length - padding;
   if (characters === 0 || characters % 4 === 1 || (padding > 0 && value.length % 4 !== 0)) return undefined;
+  const unwrapped = decodeInPieces(value, promisedBytes(value));
+  if (unwrapped) return unwrapped;
   const bytes = Buffer.from(value, 'base64');
-  if (bytes.length === Math.floor((characters * 3) / 4)) return bytes;
   return isFullyBase64(value) ? bytes : undefined;
+}
+
+/**
+ * The bytes an unwrapped base64 string decodes to. A strict decode that yields exactly this many
+ * skipped no character: the string holds nothing but base64 (no line break, no control character).
+ */
+export function promisedBytes(value: string): number {
+  return Math.floor(((value.length - paddingOf(value)) * 3) / 4);
+}
+
+function paddingOf(value: string): number {
+  return value.endsWith('==') ? 2 : value.endsWith('=') ? 1 : 0;
+}
+
+/** Characters decoded at a time: a multiple of 4, small enough to stay in the CPU's cache. */
+const PIECE_CHARS = 1024 * 1024;
+
+/**
+ * Decodes a string piece by piece into one buffer of the promised `size`; undefined as soon as a piece
+ * comes out short (a character the decoder skipped). Several times faster on tens of megabytes than
+ * one `Buffer.from`, which first copies the whole string into a temporary buffer.
+ */
+function decodeInPieces(value: string, size: number): Buffer | undefined {
+  const out = Buffer.allocUnsafe(size);
+  let written = 0;
+  for (let at = 0; at < value.length; at += PIECE_CHARS) {
+    const expected = at + PIECE_CHARS >= value.length ? size - written : (PIECE_CHARS / 4) * 3;
+    if (out.write(value.slice(at, at + PIECE_CHARS), written, 'base64') !== expected) return undefined;
+    written += expected;
+  }
+  return out;
 }
 
 /**

@@ -1,10 +1,13 @@
 import type { ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import { setAtPath } from './detect/walk.js';
 import { announce, failureText } from './blocks.js';
+import { hasInlaidMarker, isBlobMarker, stringLength } from '../transports/blobs.js';
+import { confirmJsonText, literalRange, parseJsonText, parseJsonTextUnconfirmed, type JsonPath, type LiteralRange } from './json-text.js';
 import { referenceTo } from './reference.js';
-import type { Extraction, LayerContext, Payload, Result } from './types.js';
+import type { Extraction, LayerContext, Payload, Result, SaveOutcome } from './types.js';
 
-export type JsonPath = (string | number)[];
+export type { JsonPath } from './json-text.js';
+export { parseJsonText };
 
 /** A rewrite of one JSON document: values to put at paths, and the artifacts behind them. */
 export interface DocRewrite {
@@ -29,12 +32,16 @@ export async function rewriteJsonDocuments(result: Result, run: LayerContext, re
   if (Array.isArray(result.content)) {
     const content: ContentBlock[] = [];
     for (const [index, block] of result.content.entries()) {
-      const doc = block.type === 'text' ? parseJsonText(block.text) : undefined;
+      const doc = block.type === 'text' ? parseJsonTextUnconfirmed(block.text) : undefined;
       if (doc === undefined || block.type !== 'text') {
         content.push(block);
         continue;
       }
-      const rewrite = await rewriter(doc, `content[${index}]`, run);
+      const rewrite = await rewriter(doc, `content[${index}]`, onlyIfJson(run, doc));
+      if (!confirmJsonText(doc)) {
+        content.push(block); // not JSON after all: the plain-text path has it
+        continue;
+      }
       content.push(rewrite.replacements.length ? { ...block, text: rewriteText(block.text, doc, rewrite.replacements) } : block);
       for (const extraction of rewrite.extractions) content.push(...announce(extraction, run.announced, false));
       for (const note of rewrite.notes) content.push({ type: 'text', text: note });
@@ -60,6 +67,16 @@ export async function rewriteJsonDocuments(result: Result, run: LayerContext, re
   return changed ? next : result;
 }
 
+const NOT_JSON: SaveOutcome = { ok: false, message: 'the text is not JSON' };
+
+/**
+ * The layer context for a rewriter of a text's document: nothing is stored from the text unless it
+ * is JSON, which is confirmed (at the cost of a pass over its long literals) only when it matters.
+ */
+function onlyIfJson(run: LayerContext, doc: unknown): LayerContext {
+  return Object.create(run, { save: { value: async (payload: Payload) => (confirmJsonText(doc) ? run.save(payload) : NOT_JSON) } }) as LayerContext;
+}
+
 /**
  * The JSON text with each replaced string spliced out in place, so everything else (number
  * precision, key order, formatting) stays as the upstream wrote it. Falls back to re-serialising
@@ -68,9 +85,9 @@ export async function rewriteJsonDocuments(result: Result, run: LayerContext, re
 function rewriteText(text: string, doc: unknown, replacements: DocRewrite['replacements']): string {
   const splices: { start: number; end: number; json: string }[] = [];
   for (const { path, value } of replacements) {
-    const start = findLiteral(text, valueAt(doc, path));
-    if (start === -1) return JSON.stringify(applyReplacements(doc, replacements));
-    splices.push({ start, end: start + (valueAt(doc, path) as string).length + 2, json: JSON.stringify(value) });
+    const range = literalRange(doc, path) ?? findLiteral(text, valueAt(doc, path));
+    if (!range) return JSON.stringify(applyReplacements(doc, replacements));
+    splices.push({ ...range, json: JSON.stringify(value) });
   }
   splices.sort((a, b) => b.start - a.start);
   let out = text;
@@ -82,16 +99,24 @@ function rewriteText(text: string, doc: unknown, replacements: DocRewrite['repla
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /**
- * Where the JSON literal of `original` starts in `text`, if it is there exactly once, written
- * without escapes; else -1. Found by a short head and checked in place, so a payload of tens of
- * megabytes is neither serialised again nor searched for as a whole.
+ * Where the JSON literal of `original` stands in `text`, if it is there exactly once, written
+ * without escapes (or, for a marker, as the cutter inlaid it); else undefined. Found by a short head
+ * and checked in place, so a payload of tens of megabytes is neither serialised again nor searched
+ * for as a whole.
  */
-function findLiteral(text: string, original: unknown): number {
-  if (typeof original !== 'string' || original.length < 32 || NEEDS_ESCAPE.test(original)) return -1;
+function findLiteral(text: string, original: unknown): LiteralRange | undefined {
+  if (typeof original === 'string' && isBlobMarker(original)) return findOnce(text, JSON.stringify(original));
+  if (typeof original !== 'string' || original.length < 32 || NEEDS_ESCAPE.test(original)) return undefined;
   const head = `"${original.slice(0, 64)}`;
   const start = text.indexOf(head);
-  if (start === -1 || !text.startsWith(original, start + 1) || text[start + 1 + original.length] !== '"') return -1;
-  return text.indexOf(head, start + 1) === -1 ? start : -1;
+  if (start === -1 || !text.startsWith(original, start + 1) || text[start + 1 + original.length] !== '"') return undefined;
+  return text.indexOf(head, start + 1) === -1 ? { start, end: start + original.length + 2 } : undefined;
+}
+
+function findOnce(text: string, literal: string): LiteralRange | undefined {
+  const start = text.indexOf(literal);
+  if (start === -1 || text.indexOf(literal, start + 1) !== -1) return undefined;
+  return { start, end: start + literal.length };
 }
 
 export function valueAt(doc: unknown, path: JsonPath): unknown {
@@ -121,17 +146,6 @@ export async function extractInto(
     rewrite.extractions.push(outcome.extraction);
   } else if (outcome.ok === false) {
     rewrite.notes.push(failureText(what, outcome.message));
-  }
-}
-
-/** The JSON object or array a text holds, or undefined for anything else. */
-export function parseJsonText(text: string): unknown {
-  const first = text.trimStart()[0];
-  if (first !== '{' && first !== '[') return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
   }
 }
 
@@ -173,8 +187,9 @@ export function siblingMetadata(root: unknown, path: JsonPath): Record<string, u
   const metadata: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(parent)) {
     if (name === key) continue;
-    if (typeof value === 'string' && value.length > 200) continue;
-    if (typeof value === 'object' && value !== null && JSON.stringify(value).length > 200) continue;
+    if (typeof value === 'string' && stringLength(value) > 200) continue;
+    // A marker in an object stands for a long string: serialised, it is inlaid.
+    if (typeof value === 'object' && value !== null && (JSON.stringify(value).length > 200 || hasInlaidMarker(JSON.stringify(value)))) continue;
     metadata[name] = value;
   }
   return Object.keys(metadata).length ? metadata : undefined;

@@ -1,6 +1,6 @@
 import type { ArtifactStore } from '../artifacts/store.js';
 import type { Logger } from '../logger.js';
-import { outstandingBlobs, restoreBlobs } from '../transports/blobs.js';
+import { markersIn, outstandingBlobs, releaseBlob, restoreBlobs } from '../transports/blobs.js';
 import { inlineChars, type PipelineSettings } from './settings.js';
 import { binaryStringsLayer } from './layers/binary-strings.js';
 import { errorLimitLayer } from './layers/error-limit.js';
@@ -38,10 +38,11 @@ export class ResultPipeline {
     const run = new PipelineRun(call, settings, this.store, this.log.child({ server: call.server, tool: call.tool }));
     const layers = result.isError ? ERROR_LAYERS : settings.mode === 'file' ? FILE_LAYERS : AUTO_LAYERS;
     try {
-      let next = materialize(result);
+      let next = materialize(result, layers === AUTO_LAYERS && !settings.transform);
       for (const layer of layers) next = await layer(next, run);
-      if (!run.extractions.length) return next;
-      return withArtifactMeta(next, run);
+      const output = run.extractions.length ? withArtifactMeta(next, run) : next;
+      releaseDropped(result, output);
+      return output;
     } catch (error) {
       this.log.error({ err: error instanceof Error ? error.stack : String(error), tool: call.tool }, 'result pipeline failed; passing the result on unchanged');
       return result;
@@ -74,21 +75,33 @@ function nothingToExtract(result: Result, settings: PipelineSettings): boolean {
 
 /**
  * Payloads the stdio reader kept as bytes (transports/blobs.ts) stay so only where a layer decodes
- * straight from the bytes: image and audio data and resource blobs. Every other string is restored
- * before the layers read it.
+ * straight from the bytes: image and audio data and resource blobs, and, when the layers of mode
+ * auto run without a transformer, strings of JSON inside text blocks (their markers inlaid in the
+ * text, see transports/inlay.ts; the JSON layers read them, and restore what they leave). Every
+ * other string is restored before the layers read it.
  */
-function materialize(result: Result): Result {
+function materialize(result: Result, keepInlaid: boolean): Result {
   if (outstandingBlobs() === 0) return result;
   const { content, ...rest } = result;
-  const restoredRest = restoreBlobs(rest);
+  const restoredRest = restoreBlobs(rest, { release: false });
   let changed = restoredRest !== rest;
   const blocks = (content ?? []).map((block) => {
     if (block.type === 'image' || block.type === 'audio' || (block.type === 'resource' && 'blob' in block.resource)) return block;
-    const restored = restoreBlobs(block);
+    const restored = restoreBlobs(block, { keepInlaid: keepInlaid && block.type === 'text', release: false });
     if (restored !== block) changed = true;
     return restored;
   });
   return changed ? ({ ...restoredRest, content: blocks } as Result) : result;
+}
+
+/**
+ * Bytes kept for the result that the answer no longer refers to are let go, now that it is final.
+ * Not before: a layer that failed hands the client the result as it came, markers and all.
+ */
+function releaseDropped(input: Result, output: Result): void {
+  if (outstandingBlobs() === 0) return;
+  const kept = markersIn(output);
+  for (const marker of markersIn(input)) if (!kept.has(marker)) releaseBlob(marker);
 }
 
 function withArtifactMeta(result: Result, run: PipelineRun): Result {

@@ -1,4 +1,5 @@
-import { BLOB_LITERAL_BYTES, keepBlob } from './blobs.js';
+import { BLOB_LITERAL_BYTES, inlaidMarkerBytes, keepBlob } from './blobs.js';
+import { findInlayRuns, inlay } from './inlay.js';
 
 const QUOTE = Buffer.from('"');
 
@@ -6,7 +7,8 @@ const QUOTE = Buffer.from('"');
  * Sits in front of the line reader of an upstream's stdout and takes long string literals out of
  * the stream as they arrive. A literal that spans chunks is held back as the chunks themselves (no
  * copy); once it closes, a long one without escapes is kept as a blob (see blobs.ts) and a short
- * marker string goes on in its place, any other is passed on as it was. The line reader therefore
+ * marker string goes on in its place; in a long one with escapes, the long strings of the JSON it
+ * carries are kept as blobs with their markers inlaid (inlay.ts); any other is passed on as it was. The line reader therefore
  * never joins the payload's bytes into one buffer, and JSON.parse never sees them.
  *
  * Newlines cannot occur inside a JSON string, so a newline outside one ends the message and resets
@@ -27,6 +29,8 @@ export class LiteralCutter {
     private readonly output: (bytes: Buffer) => void,
     /** A literal longer than this is passed on, for the line reader's own limit to refuse. */
     private readonly maxLiteralBytes: number,
+    /** Literals (and inner strings of an escaped one) this long are kept as blobs. */
+    private readonly blobBytes = BLOB_LITERAL_BYTES,
   ) {}
 
   push(chunk: Buffer): void {
@@ -97,13 +101,17 @@ export class LiteralCutter {
   private closeHeldLiteral(): void {
     const parts = this.parts!;
     this.parts = null;
-    if (!this.hasEscape && this.partsBytes >= BLOB_LITERAL_BYTES) {
-      this.output(Buffer.from(JSON.stringify(keepBlob(parts, this.partsBytes))));
-    } else {
-      this.output(QUOTE);
-      for (const part of parts) this.output(part);
-      this.output(QUOTE);
-    }
+    if (this.partsBytes < this.blobBytes) return this.passOn(parts);
+    if (!this.hasEscape) return this.output(Buffer.from(JSON.stringify(keepBlob(parts, this.partsBytes))));
+    // JSON inside the string: its long inner strings are kept, the rest goes on with their markers.
+    const runs = findInlayRuns(parts, this.blobBytes);
+    this.passOn(runs.length ? inlay(parts, runs, (run, length) => inlaidMarkerBytes(keepBlob(run, length))) : parts);
+  }
+
+  private passOn(content: readonly Buffer[]): void {
+    this.output(QUOTE);
+    for (const part of content) this.output(part);
+    this.output(QUOTE);
   }
 
   /** Gives up holding an oversized literal: its bytes go on, to be refused by the line limit. */

@@ -2,10 +2,12 @@ import type { ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import { isBinaryData, isBinaryDataReference, downloadReference } from '../detect/abp-shapes.js';
 import { detectBase64Binary, mightBeBase64 } from '../detect/base64.js';
 import { findDataUris, replaceRanges } from '../detect/data-uri.js';
-import { decodeBase64Strict } from '../decode.js';
+import { decodeBase64Strict, promisedBytes } from '../decode.js';
+import { markLiteralChecked } from '../json-text.js';
 import { announce, failureNote, failureText, mapContent } from '../blocks.js';
 import { extractInto, parseJsonText, rewriteJsonDocuments, siblingMetadata, walkJson, type DocRewrite, type JsonPath } from '../json-docs.js';
-import type { Extraction, Layer, LayerContext, Payload } from '../types.js';
+import { blobHead, blobIncludes, blobString, hasInlaidMarker, isBlobMarker, restoreInlaid, stringLength } from '../../transports/blobs.js';
+import type { Extraction, Layer, LayerContext, Payload, Result } from '../types.js';
 
 /**
  * Layer 4: binary data hidden in strings. In JSON (structuredContent and JSON text blocks), at any
@@ -14,7 +16,8 @@ import type { Extraction, Layer, LayerContext, Payload } from '../types.js';
  * base64 of a binary file, and `data:` URIs (markdown images), replaced in place.
  */
 export const binaryStringsLayer: Layer = async (result, run) => {
-  const afterJson = await rewriteJsonDocuments(result, run, rewriteDocument);
+  // From here on no layer reads JSON documents: what they still hold as bytes becomes text again.
+  const afterJson = restoreInlaidText(await rewriteJsonDocuments(result, run, rewriteDocument));
   return mapContent(afterJson, async (block, index) =>
     block.type !== 'text' || parseJsonText(block.text) !== undefined ? undefined : rewritePlainText(block.text, `content[${index}]`, run),
   );
@@ -28,7 +31,7 @@ async function rewriteDocument(doc: unknown, source: string, run: LayerContext):
 
   walkJson(doc, (node, path) => {
     const where = `${source}${pathText(path)}`;
-    if (isBinaryData(node) && node.content.length >= min) {
+    if (isBinaryData(node) && stringLength(node.content) >= min) {
       found.push({ path, payload: async () => binaryDataPayload(node, doc, path, where) });
       return false;
     }
@@ -36,10 +39,10 @@ async function rewriteDocument(doc: unknown, source: string, run: LayerContext):
       found.push({ path, payload: async () => downloadPayload(node, doc, path, where, run) });
       return false;
     }
-    if (typeof node === 'string' && mightBeBase64(node, min)) {
+    if (typeof node === 'string' && mightBeBase64Value(node, min)) {
       found.push({ path, payload: async () => base64Payload(node, doc, path, where, min) });
-    } else if (typeof node === 'string' && node.length >= min && node.includes('data:')) {
-      withDataUris.push({ path, text: node });
+    } else if (typeof node === 'string' && stringLength(node) >= min && includes(node, 'data:')) {
+      withDataUris.push({ path, text: isBlobMarker(node) ? blobString(node)! : node });
     }
     return true;
   });
@@ -62,7 +65,10 @@ async function rewriteDocument(doc: unknown, source: string, run: LayerContext):
 
 function binaryDataPayload(node: { content: string; mimeType: string; encoding?: string; filename?: string }, doc: unknown, path: JsonPath, source: string): Payload | string {
   const metadata = siblingMetadata(doc, path);
-  if (node.encoding === 'utf-8') return { data: { text: node.content }, mimeType: node.mimeType, filename: node.filename, metadata, source };
+  if (node.encoding === 'utf-8') {
+    const text = isBlobMarker(node.content) ? blobString(node.content)! : node.content;
+    return { data: { text }, mimeType: node.mimeType, filename: node.filename, metadata, source };
+  }
   const bytes = decodeBase64Strict(node.content);
   if (!bytes) return `[mcp-offload: the ${node.mimeType} data at ${source} is not valid base64; it was left as it is]`;
   return { data: { bytes }, mimeType: node.mimeType, filename: node.filename, metadata, source };
@@ -90,9 +96,10 @@ async function downloadPayload(
 
 async function base64Payload(value: string, doc: unknown, path: JsonPath, source: string, min: number): Promise<Payload | undefined> {
   // The signature is checked on the head; the decode below validates the whole string, once.
-  const detected = await detectBase64Binary(value, min, false);
+  const detected = isBlobMarker(value) ? await detectBase64Binary(sampleOf(value), 4, false) : await detectBase64Binary(value, min, false);
   const bytes = detected && decodeBase64Strict(value);
   if (!detected || !bytes) return undefined;
+  if (bytes.length === promisedBytes(value)) markLiteralChecked(doc, path);
   return { data: { bytes }, mimeType: detected.mimeType, metadata: siblingMetadata(doc, path), source };
 }
 
@@ -140,6 +147,27 @@ async function replaceDataUris(
   }
   if (!replacements.length && !failures.length) return undefined;
   return { text: replaceRanges(text, replacements), extractions, failures };
+}
+
+/** Enough of the start of a marked string for the cheap checks (the decode validates it all). */
+const SAMPLE_BYTES = 8192;
+
+/** The string itself, or for a marker the start of the string it stands for. */
+function sampleOf(value: string): string {
+  return isBlobMarker(value) ? blobHead(value, SAMPLE_BYTES) : value;
+}
+
+function mightBeBase64Value(value: string, min: number): boolean {
+  return isBlobMarker(value) ? stringLength(value) >= min && mightBeBase64(sampleOf(value), 4) : mightBeBase64(value, min);
+}
+
+function includes(value: string, needle: string): boolean {
+  return isBlobMarker(value) ? blobIncludes(value, needle) : value.includes(needle);
+}
+
+function restoreInlaidText(result: Result): Result {
+  if (!result.content?.some((block) => block.type === 'text' && hasInlaidMarker(block.text))) return result;
+  return { ...result, content: result.content.map((block) => (block.type === 'text' ? { ...block, text: restoreInlaid(block.text, { release: false }) } : block)) };
 }
 
 function pathText(path: JsonPath): string {

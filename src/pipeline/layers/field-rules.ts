@@ -1,4 +1,5 @@
 import { isTextMimeType } from '../../artifacts/mime.js';
+import { blobString, isBlobMarker, restoreInlaid } from '../../transports/blobs.js';
 import { decodeBase64Strict } from '../decode.js';
 import { resolveFieldPath } from '../field-paths.js';
 import { extractInto, parentOf, rewriteJsonDocuments, siblingMetadata, valueAt, type DocRewrite } from '../json-docs.js';
@@ -48,10 +49,12 @@ function fieldPayload(value: unknown, rule: FieldRule, doc: unknown, path: (stri
     source,
   };
   if (typeof value !== 'string') {
-    return { ...common, data: { text: JSON.stringify(value) }, mimeType: rule.mimeType ?? 'application/json' };
+    // Strings kept as bytes are serialised as their inlaid markers: stored, they are their text again.
+    const json = restoreInlaid(JSON.stringify(value), { release: false });
+    return { ...common, data: { text: json }, mimeType: rule.mimeType ?? 'application/json' };
   }
   const encoding = rule.encoding ?? (rule.mimeType && isTextMimeType(rule.mimeType) ? 'utf-8' : 'base64');
-  if (encoding === 'utf-8') return { ...common, data: { text: value } };
+  if (encoding === 'utf-8') return { ...common, data: { text: isBlobMarker(value) ? blobString(value)! : value } };
   const bytes = decodeBase64Strict(value);
   if (!bytes) {
     return `[mcp-offload: the field ${rule.path} (${source}) should hold base64 but does not; it was left as it is]`;

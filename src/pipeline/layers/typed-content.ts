@@ -1,5 +1,4 @@
 import type { ContentBlock } from '@modelcontextprotocol/sdk/types.js';
-import { isBlobMarker, releaseBlob } from '../../transports/blobs.js';
 import { base64DecodedSize, decodeBase64Strict } from '../decode.js';
 import { inlineChars } from '../settings.js';
 import { announce, failureNote, mapContent } from '../blocks.js';
@@ -63,6 +62,5 @@ async function store(
   const outcome = await run.save({ data: { bytes }, mimeType, filename, metadata, source });
   if (outcome.ok === 'dry-run') return undefined;
   if (!outcome.ok) return [failureNote(`this ${mimeType ?? ''} ${what} (${bytes.length} bytes)`, outcome.message), original];
-  if (isBlobMarker(base64)) releaseBlob(base64);
   return announce(outcome.extraction, run.announced);
 }
