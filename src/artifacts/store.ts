@@ -211,7 +211,9 @@ export class ArtifactStore {
           result.freedBytes += freed;
         }
       }
-      return { ...result, remaining: this.index.size, remainingBytes: this.totalBytes };
+      const final = { ...result, remaining: this.index.size, remainingBytes: this.totalBytes };
+      if (final.removed > 0) this.options.onCollected?.(final);
+      return final;
     });
     this.gcQueue = run.catch(() => undefined);
     return run;

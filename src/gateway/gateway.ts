@@ -16,7 +16,8 @@ import { Catalog, type CatalogSnapshot } from './catalog.js';
 import type { RequestContext, RequestHandler } from './context.js';
 import { clientSupports } from './client-capabilities.js';
 import { createHandlers, forward } from './handlers.js';
-import { DownstreamSession } from './session.js';
+import { DownstreamSession, type SessionIdentity } from './session.js';
+import { GatewayEvents } from './events.js';
 import { Offload } from './offload.js';
 import type { PipelinePatch } from '../pipeline/settings.js';
 
@@ -38,10 +39,15 @@ export class Gateway {
   readonly upstreams: Upstream[];
   readonly catalog: Catalog;
   readonly offload: Offload;
+  /** Calls, artifact reads and collections, for metrics and the audit log. */
+  readonly events = new GatewayEvents();
   private readonly sessions = new Set<DownstreamSession>();
   private readonly handlers: Record<string, RequestHandler>;
   private catalogJson: Record<string, string> = {};
   private stopped = false;
+  /** Client requests being handled, and who waits for there to be none (graceful shutdown). */
+  private inflight = 0;
+  private idleWaiters: Array<() => void> = [];
 
   constructor(
     readonly config: Config,
@@ -49,7 +55,7 @@ export class Gateway {
     /** Pipeline settings built into a kind of server (e.g. the ABP backend's), by server name. */
     presets: Record<string, PipelinePatch> = {},
   ) {
-    this.offload = new Offload(config, log, presets);
+    this.offload = new Offload(config, log, presets, this.events);
     this.catalog = new Catalog(
       config.gateway.separator,
       log,
@@ -77,6 +83,7 @@ export class Gateway {
       upstreams: this.upstreams,
       pageSize: config.gateway.pageSize,
       offload: this.offload,
+      events: this.events,
     });
   }
 
@@ -106,8 +113,26 @@ export class Gateway {
     this.offload.stop();
   }
 
+  /**
+   * Resolves when no client request is being handled, or after `timeoutMs`; true if it went idle.
+   * New requests are still served meanwhile: the transports stop taking them.
+   */
+  async drain(timeoutMs: number): Promise<boolean> {
+    if (this.inflight === 0) return true;
+    let timer: NodeJS.Timeout | undefined;
+    const idle = new Promise<boolean>((resolve) => this.idleWaiters.push(() => resolve(true)));
+    const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
+    const done = await Promise.race([idle, late]);
+    clearTimeout(timer);
+    return done;
+  }
+
+  get requestsInFlight(): number {
+    return this.inflight;
+  }
+
   /** A session for a new client; the caller connects it to a transport. */
-  createSession(): DownstreamSession {
+  createSession(identity: SessionIdentity = {}): DownstreamSession {
     const session = new DownstreamSession({
       serverInfo: this.serverInfo(),
       capabilities: this.capabilities(),
@@ -116,7 +141,7 @@ export class Gateway {
       clientNotification: (s, notification) => this.clientNotification(s, notification),
       closed: (s) => this.sessions.delete(s),
       log: this.log,
-    });
+    }, identity);
     this.sessions.add(session);
     return session;
   }
@@ -164,6 +189,15 @@ export class Gateway {
   }
 
   private async handle(context: RequestContext): Promise<Result> {
+    this.inflight++;
+    try {
+      return await this.route(context);
+    } finally {
+      if (--this.inflight === 0) for (const wake of this.idleWaiters.splice(0)) wake();
+    }
+  }
+
+  private async route(context: RequestContext): Promise<Result> {
     const handler = this.handlers[context.request.method];
     if (handler) return handler(context);
     // An unknown method goes to a lone upstream as is: it may know it even if we do not.

@@ -3,7 +3,7 @@ import { ARTIFACT_TEMPLATE, artifactResource, readArtifact } from '../artifacts/
 import { storeOptions } from '../artifacts/options.js';
 import { ArtifactStore } from '../artifacts/store.js';
 import { artifactTools, callArtifactTool } from '../artifacts/tools.js';
-import type { ArtifactRecord } from '../artifacts/types.js';
+import type { ArtifactRecord, GcResult } from '../artifacts/types.js';
 import type { Config } from '../config/types.js';
 import type { Logger } from '../logger.js';
 import { resolveArtifactArguments } from '../pipeline/argument-refs.js';
@@ -13,6 +13,8 @@ import { RuleBook } from '../pipeline/rules.js';
 import type { PipelinePatch } from '../pipeline/settings.js';
 import type { CallInfo } from '../pipeline/types.js';
 import { ClientError } from '../upstreams/errors.js';
+import { GatewayEvents } from './events.js';
+import type { DownstreamSession } from './session.js';
 
 export const ARTIFACT_SCHEME = 'artifact://';
 
@@ -33,8 +35,10 @@ export class Offload {
     private readonly config: Config,
     private readonly log: Logger,
     presets: Record<string, PipelinePatch> = {},
+    private readonly events = new GatewayEvents(),
   ) {
-    this.store = new ArtifactStore(storeOptions(config), log.child({ component: 'artifacts' }));
+    const options = { ...storeOptions(config), onCollected: (result: GcResult) => events.emit('collected', result) };
+    this.store = new ArtifactStore(options, log.child({ component: 'artifacts' }));
     this.rules = new RuleBook(config, presets);
     this.pipeline = new ResultPipeline(this.rules, this.store, log);
     this.tools = config.artifacts.tools.enabled ? artifactTools(config.artifacts.tools) : [];
@@ -76,8 +80,14 @@ export class Offload {
     return this.tools.some((t) => t.name === name);
   }
 
-  callBuiltin(name: string, args: Record<string, unknown>, owner: string): Promise<CallToolResult> {
-    return callArtifactTool({ store: this.store, options: this.config.artifacts.tools, owner, name, args });
+  async callBuiltin(name: string, args: Record<string, unknown>, session: DownstreamSession): Promise<CallToolResult> {
+    const { owner } = session;
+    const result = await callArtifactTool({ store: this.store, options: this.config.artifacts.tools, owner, name, args, links: session.identity.links });
+    if (name === this.config.artifacts.tools.readName && !result.isError) {
+      const record = this.store.get(String(args.uri));
+      if (record) this.events.emit('artifactRead', { who: session.who, via: 'artifact_read', record, bytes: textLength(result) });
+    }
+    return result;
   }
 
   /** The tool as the client sees it: an output schema that accepts what the pipeline may put in. */
@@ -112,11 +122,18 @@ export class Offload {
     return record;
   }
 
-  read(uri: string, owner: string): Promise<ReadResourceResult> {
-    return readArtifact(this.store, this.owned(uri, owner));
+  async read(uri: string, session: DownstreamSession): Promise<ReadResourceResult> {
+    const record = this.owned(uri, session.owner);
+    const result = await readArtifact(this.store, record);
+    this.events.emit('artifactRead', { who: session.who, via: 'resources/read', record, bytes: record.size });
+    return result;
   }
 
   get offersResources(): boolean {
     return this.config.artifacts.resources;
   }
+}
+
+function textLength(result: CallToolResult): number {
+  return result.content.reduce((n, block) => n + (block.type === 'text' ? Buffer.byteLength(block.text) : 0), 0);
 }

@@ -49,6 +49,7 @@ export class PipelineRun implements LayerContext {
         size: record.size,
         metadata: payload.metadata,
         facts: record.facts,
+        ...(this.call.links ? { downloadUrl: this.call.links.urlFor(record), hidePath: !this.call.links.showPath } : {}),
         template: payload.summaryTemplate || this.settings.summary || undefined,
         vars: { ...payload.vars, filename: record.filename ?? record.id.split('/').pop() },
       });
