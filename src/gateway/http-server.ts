@@ -63,6 +63,8 @@ export async function serveHttp(gateway: Gateway, options: HttpOptions, log: Log
     // Probes come from orchestrators that address the container by IP: no Host check, no token.
     if (path === '/healthz') return sendJson(res, 200, { status: 'ok' });
     if (path === '/readyz') return readiness(gateway, res, draining);
+    // Browsers ask for it on every gallery visit; an empty answer keeps a 404 out of their console.
+    if (path === '/favicon.ico') return void res.writeHead(204).end();
     const refused = hostCheck.problem(req);
     if (refused) {
       log.warn({ reason: refused, path: path.slice(0, 200) }, 'http request refused');
