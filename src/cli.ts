@@ -106,7 +106,7 @@ async function run(config: Config, tokens: AuthToken[], log: Logger): Promise<nu
       finished(1);
     }, grace + CLOSE_DEADLINE_MS).unref();
     http?.stopAccepting();
-    if (grace > 0 && !(await gateway.drain(grace))) {
+    if (grace > 0 && !(await (http ? http.drain(grace) : gateway.drain(grace)))) {
       log.warn({ inFlight: gateway.requestsInFlight }, 'calls still in flight after the grace period; closing anyway');
     }
     await http?.close().catch((error: unknown) => log.warn({ err: String(error) }, 'closing http failed'));

@@ -27,6 +27,11 @@ export interface HttpHandle {
   port: number;
   /** Stops taking connections, sessions and requests; what is in flight goes on. */
   stopAccepting(): void;
+  /**
+   * Stops accepting, then waits up to `graceMs` for calls in flight to finish and their responses to
+   * be written; true if everything finished in time.
+   */
+  drain(graceMs: number): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -121,6 +126,13 @@ export async function serveHttp(gateway: Gateway, options: HttpOptions, log: Log
     url,
     port,
     stopAccepting,
+    drain: async (graceMs) => {
+      stopAccepting();
+      const deadline = Date.now() + graceMs;
+      const idle = await gateway.drain(graceMs);
+      await mcp.responsesWritten(deadline);
+      return idle;
+    },
     close: async () => {
       stopAccepting();
       stopAudit();

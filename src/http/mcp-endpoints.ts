@@ -25,6 +25,8 @@ interface HttpSession {
  */
 export class McpEndpoints {
   private readonly sessions = new Map<string, HttpSession>();
+  /** POSTs whose responses are still being written: a Streamable HTTP result goes out on its POST. */
+  private readonly openPosts = new Set<ServerResponse>();
 
   constructor(private readonly ctx: HttpContext) {}
 
@@ -52,6 +54,8 @@ export class McpEndpoints {
     const body = await this.readJson(req, res);
     if (body === undefined) return;
     if (this.ctx.draining() && hasRequest(body)) return rpcError(res, 503, 'mcp-offload is shutting down', -32000);
+    this.openPosts.add(res);
+    res.once('close', () => this.openPosts.delete(res));
     if (sessionId) {
       const found = this.find(sessionId, token);
       if (!found || !(found.transport instanceof StreamableHTTPServerTransport)) return rpcError(res, 404, 'Session not found');
@@ -103,6 +107,13 @@ export class McpEndpoints {
     if (body === undefined) return;
     if (this.ctx.draining() && hasRequest(body)) return rpcError(res, 503, 'mcp-offload is shutting down');
     await found.transport.handlePostMessage(req, res, body);
+  }
+
+  /** Resolves when every POST has its response written, or at `deadline` (ms since the epoch). */
+  async responsesWritten(deadline: number): Promise<void> {
+    // A result the gateway just returned is sent a few promise turns later.
+    await new Promise((resolve) => setImmediate(resolve));
+    while (this.openPosts.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
   }
 
   async closeAll(): Promise<void> {

@@ -60,9 +60,13 @@ export interface HttpClient {
 
 export const bearer = (token: string): Record<string, string> => ({ authorization: `Bearer ${token}` });
 
-/** An SDK client over Streamable HTTP with the token in every request. */
-export async function connectHttp(base: string, token: string): Promise<HttpClient> {
-  const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: bearer(token) } });
+/** An SDK client over Streamable HTTP with the token in every request; `reconnect: false` when the gateway is meant to go away. */
+export async function connectHttp(base: string, token: string, options: { reconnect?: boolean } = {}): Promise<HttpClient> {
+  const reconnectionOptions = { maxRetries: 0, initialReconnectionDelay: 1000, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1 };
+  const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
+    requestInit: { headers: bearer(token) },
+    ...(options.reconnect === false ? { reconnectionOptions } : {}),
+  });
   const client = new Client({ name: 'sidecar-test', version: '1.0.0' }, { capabilities: {} });
   await client.connect(transport);
   return { client, sessionId: transport.sessionId!, close: () => client.close() };
