@@ -18,6 +18,7 @@ import { clientSupports } from './client-capabilities.js';
 import { createHandlers, forward } from './handlers.js';
 import { DownstreamSession, type SessionIdentity } from './session.js';
 import { GatewayEvents } from './events.js';
+import { InFlight } from './inflight.js';
 import { Offload } from './offload.js';
 import type { PipelinePatch } from '../pipeline/settings.js';
 
@@ -45,9 +46,8 @@ export class Gateway {
   private readonly handlers: Record<string, RequestHandler>;
   private catalogJson: Record<string, string> = {};
   private stopped = false;
-  /** Client requests being handled, and who waits for there to be none (graceful shutdown). */
-  private inflight = 0;
-  private idleWaiters: Array<() => void> = [];
+  /** Client requests being handled, for graceful shutdown. */
+  private readonly inflight = new InFlight();
 
   constructor(
     readonly config: Config,
@@ -117,18 +117,12 @@ export class Gateway {
    * Resolves when no client request is being handled, or after `timeoutMs`; true if it went idle.
    * New requests are still served meanwhile: the transports stop taking them.
    */
-  async drain(timeoutMs: number): Promise<boolean> {
-    if (this.inflight === 0) return true;
-    let timer: NodeJS.Timeout | undefined;
-    const idle = new Promise<boolean>((resolve) => this.idleWaiters.push(() => resolve(true)));
-    const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
-    const done = await Promise.race([idle, late]);
-    clearTimeout(timer);
-    return done;
+  drain(timeoutMs: number): Promise<boolean> {
+    return this.inflight.drain(timeoutMs);
   }
 
   get requestsInFlight(): number {
-    return this.inflight;
+    return this.inflight.size;
   }
 
   /** A session for a new client; the caller connects it to a transport. */
@@ -188,13 +182,8 @@ export class Gateway {
     return this.upstreams.length === 1 ? this.upstreams[0] : undefined;
   }
 
-  private async handle(context: RequestContext): Promise<Result> {
-    this.inflight++;
-    try {
-      return await this.route(context);
-    } finally {
-      if (--this.inflight === 0) for (const wake of this.idleWaiters.splice(0)) wake();
-    }
+  private handle(context: RequestContext): Promise<Result> {
+    return this.inflight.track(() => this.route(context));
   }
 
   private async route(context: RequestContext): Promise<Result> {
