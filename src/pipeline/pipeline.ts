@@ -92,9 +92,10 @@ function materialize(result: Result): Result {
 }
 
 function withArtifactMeta(result: Result, run: PipelineRun): Result {
-  const artifacts = run.extractions.map(({ record, source }) => ({
+  const artifacts = run.extractions.map(({ record, source, link }) => ({
     uri: record.uri,
     path: record.path,
+    ...(link ? { downloadUrl: link.url } : {}),
     mimeType: record.mimeType,
     size: record.size,
     sha256: record.sha256,

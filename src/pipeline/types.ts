@@ -41,6 +41,8 @@ export interface Extraction {
   source: string;
   /** The text the model reads instead of the payload. */
   summary: string;
+  /** Over HTTP: the signed download link, and whether the gateway-side path stays out of sight. */
+  link?: { url: string; hidePath: boolean };
 }
 
 /** The result of trying to store a payload. */

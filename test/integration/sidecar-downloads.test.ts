@@ -43,6 +43,12 @@ describe('sidecar: artifact downloads', () => {
     expect(text).not.toContain('File saved:');
     expect(text).not.toContain(sidecar.config.artifacts.dir!);
     expect(linksOf(result)[0]).toMatch(/^artifact:\/\/art\/image_[0-9a-f]{12}\.png$/);
+    // A payload inside JSON becomes a reference with the link in place of the path.
+    const json = await alice.client.callTool({ name: 'file', arguments: { filename: 'r.pdf', mimeType: 'application/pdf', text: '%PDF-1.4 json' } });
+    const reference = JSON.parse(textsOf(json).split('\n')[0]!) as Record<string, unknown>;
+    expect(reference).toEqual({ $artifact: linksOf(json)[0], url: downloadUrlOf(json), mimeType: 'application/pdf', size: 1500 });
+    const meta = (json._meta as Record<string, Array<Record<string, unknown>>>)['mcp-offload/artifacts']![0]!;
+    expect(meta.downloadUrl).toBe(downloadUrlOf(json));
     // artifact_list names the links and a signed gallery.
     const listed = textsOf(await alice.client.callTool({ name: 'artifact_list', arguments: {} }));
     expect(listed).toContain(`${sidecar.base}/artifacts/art/image_`);
