@@ -174,6 +174,25 @@ describe('sidecar: who may use the gateway and its artifacts', () => {
     expect(await ready.json()).toEqual({ status: 'ready', upstreams: ['art'] });
   });
 
+  test('/metrics wants the token unless auth.publicMetrics, and counts artifacts collected over the quota', async () => {
+    expect((await fetch(`${sidecar.base}/metrics`)).status).toBe(401);
+    const small = await startSidecar((config) => {
+      config.artifacts.quotaBytes = 150;
+      config.auth.publicMetrics = true;
+    });
+    const client = await connectHttp(small.base, ALICE.token);
+    try {
+      for (const tag of ['one', 'two', 'three']) await client.client.callTool({ name: 'image', arguments: { tag } });
+      const metrics = await (await fetch(`${small.base}/metrics`)).text();
+      expect(Number(/^mcp_offload_artifacts_collected_total (\d+)$/m.exec(metrics)?.[1])).toBe(2);
+      expect(Number(/^mcp_offload_artifacts_stored_total\{server="art",tool="image"\} (\d+)$/m.exec(metrics)?.[1])).toBe(3);
+      expect(Number(/^mcp_offload_artifacts (\d+)$/m.exec(metrics)?.[1])).toBe(1);
+    } finally {
+      await client.close();
+      await small.close();
+    }
+  });
+
   test('with artifactScope: token, the sessions of one token share artifacts, and the token alone may download', async () => {
     const shared = await startSidecar((config) => (config.auth.artifactScope = 'token'));
     const [a1, a2, b] = await Promise.all([connectHttp(shared.base, ALICE.token), connectHttp(shared.base, ALICE.token), connectHttp(shared.base, BOB.token)]);
