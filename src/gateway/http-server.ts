@@ -41,7 +41,7 @@ export const KEEP_ALIVE_MS = 65_000;
 /**
  * The HTTP gateway: Streamable HTTP at /mcp (stateful sessions), legacy SSE at /sse + /messages,
  * artifact downloads and the gallery at /artifacts, probes at /healthz and /readyz, Prometheus
- * metrics at /metrics. Everything but the probes is checked for Host/Origin (DNS rebinding) and,
+ * metrics at /metrics. Everything but the probes and /metrics is checked for Host/Origin (DNS rebinding) and,
  * when tokens are configured, for a bearer token.
  */
 export async function serveHttp(gateway: Gateway, options: HttpOptions, log: Logger): Promise<HttpHandle> {
@@ -65,9 +65,11 @@ export async function serveHttp(gateway: Gateway, options: HttpOptions, log: Log
 
   const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = (req.url ?? '/').split('?')[0]!;
-    // Probes come from orchestrators that address the container by IP: no Host check, no token.
+    // Probes and scrapers address the container by IP: no Host check (and no token for the probes). A page
+    // rebinding its name to us gains nothing here: it cannot send a token, and probes say nothing secret.
     if (path === '/healthz') return sendJson(res, 200, { status: 'ok' });
     if (path === '/readyz') return readiness(gateway, res, draining);
+    if (path === '/metrics') return config.auth.publicMetrics || auth.check(req) !== undefined ? sendMetrics(res) : refuseUnauthenticated(res);
     // Browsers ask for it on every gallery visit; an empty answer keeps a 404 out of their console.
     if (path === '/favicon.ico') return void res.writeHead(204).end();
     const refused = hostCheck.problem(req);
@@ -79,13 +81,11 @@ export async function serveHttp(gateway: Gateway, options: HttpOptions, log: Log
       return sendJson(res, 503, { error: 'mcp-offload is shutting down' }, { connection: 'close' });
     }
     if (path === ARTIFACTS_PATH || path.startsWith(`${ARTIFACTS_PATH}/`)) return artifacts.handle(req, res, path);
-    if (path === '/metrics' && config.auth.publicMetrics) return sendMetrics(res);
     const token = auth.check(req);
     if (token === undefined) return refuseUnauthenticated(res);
     if (path === '/mcp') return mcp.handleMcp(req, res, token);
     if (path === '/sse') return mcp.handleSse(req, res, token);
     if (path === SSE_MESSAGES_PATH) return mcp.handleMessages(req, res, token);
-    if (path === '/metrics') return sendMetrics(res);
     sendJson(res, 404, { error: 'not found' });
   };
   const sendMetrics = async (res: ServerResponse) => {

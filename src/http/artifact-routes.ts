@@ -109,8 +109,7 @@ export class ArtifactRoutes {
       refuseUnauthenticated(res);
       return 'answered';
     }
-    const owner = this.mcp.ownerFor(req, token);
-    return { owner, who: { token, session: owner ?? '' }, access: {} };
+    return { ...this.mcp.ownerFor(req, token), access: {} };
   }
 }
 

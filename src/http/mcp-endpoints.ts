@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { Who } from '../gateway/events.js';
 import type { DownstreamSession, SessionIdentity } from '../gateway/session.js';
 import { BodyTooLargeError, readBody } from '../gateway/read-body.js';
 import { signedArtifactUrl, signedGalleryUrl } from './artifact-paths.js';
@@ -34,14 +35,18 @@ export class McpEndpoints {
     return this.sessions.size;
   }
 
-  /** The artifact owner a request with this token acts for, if any (for downloads and the gallery). */
-  ownerFor(req: IncomingMessage, token: string): string | undefined {
+  /**
+   * The artifact owner a request with this token acts for (for downloads and the gallery): the session
+   * its mcp-session-id names, if that session is the token's; else, with artifactScope token, the token.
+   */
+  ownerFor(req: IncomingMessage, token: string): { owner?: string; who: Who } {
     const id = header(req, 'mcp-session-id');
     if (id !== undefined) {
-      const found = this.sessions.get(id);
-      return found && found.token === token ? found.session.owner : undefined;
+      const found = this.find(id, token);
+      return found ? { owner: found.session.owner, who: found.session.who } : { who: { token, session: '' } };
     }
-    return this.ctx.config.auth.artifactScope === 'token' ? tokenOwner(token) : undefined;
+    const owner = this.ctx.config.auth.artifactScope === 'token' ? tokenOwner(token) : undefined;
+    return { ...(owner ? { owner } : {}), who: { token, session: '' } };
   }
 
   async handleMcp(req: IncomingMessage, res: ServerResponse, token: string): Promise<void> {

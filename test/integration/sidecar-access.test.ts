@@ -144,8 +144,16 @@ describe('sidecar: who may use the gateway and its artifacts', () => {
     expect(await status(`127.0.0.1:${sidecar.http.port}`, `http://localhost:${sidecar.http.port}`)).toBe(200);
     expect((await post({ origin: 'https://attacker.example' })).status).toBe(403);
     expect((await post({ origin: 'null' })).status).toBe(403);
-    // Probes are exempt: orchestrators address containers by IP.
-    expect(await new Promise<number>((resolve) => request(`${sidecar.base}/healthz`, { headers: { host: '10.1.2.3:8080' } }, (res) => resolve(res.statusCode!)).end())).toBe(200);
+    // Probes and the metrics scrape are exempt: orchestrators address containers by IP. Metrics still want the token.
+    const byIp = (path: string, headers: Record<string, string> = {}) =>
+      new Promise<number>((resolve) => request(`${sidecar.base}${path}`, { headers: { host: '10.1.2.3:8080', ...headers } }, (res) => {
+        res.resume();
+        resolve(res.statusCode!);
+      }).end());
+    expect(await byIp('/healthz')).toBe(200);
+    expect(await byIp('/readyz')).toBe(200);
+    expect(await byIp('/metrics', bearer(ALICE.token))).toBe(200);
+    expect(await byIp('/metrics')).toBe(401);
   });
 
   test('oversized bodies are refused with 413 on /mcp and /messages', async () => {
