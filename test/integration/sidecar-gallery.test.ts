@@ -114,6 +114,24 @@ describe('sidecar: the artifact gallery in headless Chromium', () => {
     await page.close();
   });
 
+  test('an HTML artifact opened in the browser does not run its script in our origin', async () => {
+    const result = await alice.client.callTool({
+      name: 'file',
+      arguments: { filename: 'page.html', mimeType: 'text/html', text: '<html><body><script>document.title = "pwned"; localStorage.x = 1</script>hello</body></html>' },
+    });
+    const link = /^Download: (\S+)$/m.exec(textsOf(result))![1]!;
+    const page = await browser.newPage();
+    await (await page.createCDPSession()).send('Browser.setDownloadBehavior', { behavior: 'deny' });
+    // An attachment is downloaded (here: refused), never rendered: the navigation is aborted.
+    const outcome = await page.goto(link, { waitUntil: 'load' }).then(
+      () => 'rendered',
+      (error: Error) => error.message,
+    );
+    expect(outcome).toMatch(/ERR_ABORTED/);
+    expect(await page.title()).not.toBe('pwned');
+    await page.close();
+  });
+
   test('without credentials it is 401; a tampered gallery link is refused', async () => {
     expect((await fetch(`${sidecar.base}/artifacts`)).status).toBe(401);
     const tampered = galleryLink.replace(/scope=[^&]+/, 'scope=token%3Abob');
