@@ -54,8 +54,6 @@ export interface StoreOptions {
   ttlMs: number;
   /** Milliseconds since the epoch; tests pass a fake clock. Default `Date.now`. */
   now?: () => number;
-  /** Told after a collection that removed something (for metrics). */
-  onCollected?: (result: GcResult) => void;
 }
 
 /** Why a payload could not be stored; the message is written for the person reading the result. */

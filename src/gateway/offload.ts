@@ -3,7 +3,7 @@ import { ARTIFACT_TEMPLATE, artifactResource, readArtifact } from '../artifacts/
 import { storeOptions } from '../artifacts/options.js';
 import { ArtifactStore } from '../artifacts/store.js';
 import { artifactTools, callArtifactTool } from '../artifacts/tools.js';
-import type { ArtifactRecord, GcResult } from '../artifacts/types.js';
+import type { ArtifactRecord } from '../artifacts/types.js';
 import type { Config } from '../config/types.js';
 import type { Logger } from '../logger.js';
 import { resolveArtifactArguments } from '../pipeline/argument-refs.js';
@@ -37,11 +37,11 @@ export class Offload {
     presets: Record<string, PipelinePatch> = {},
     private readonly events = new GatewayEvents(),
   ) {
-    const options = { ...storeOptions(config), onCollected: (result: GcResult) => events.emit('collected', result) };
-    this.store = new ArtifactStore(options, log.child({ component: 'artifacts' }));
+    this.store = new ArtifactStore(storeOptions(config), log.child({ component: 'artifacts' }));
     this.rules = new RuleBook(config, presets);
     this.pipeline = new ResultPipeline(this.rules, this.store, log);
     this.tools = config.artifacts.tools.enabled ? artifactTools(config.artifacts.tools) : [];
+    this.store.onCollected = (result) => events.emit('collected', result);
   }
 
   /** A store that cannot be opened is logged, not fatal: each payload then says why it stayed inline. */
