@@ -6,6 +6,8 @@ import { artifactTools, callArtifactTool } from '../artifacts/tools.js';
 import type { ArtifactRecord } from '../artifacts/types.js';
 import type { Config } from '../config/types.js';
 import type { Logger } from '../logger.js';
+import { GatewayEvents } from './events.js';
+import type { DownstreamSession } from './session.js';
 import { resolveArtifactArguments } from '../pipeline/argument-refs.js';
 import { rewriteOutputSchema } from '../pipeline/output-schema.js';
 import { ResultPipeline } from '../pipeline/pipeline.js';
@@ -13,8 +15,6 @@ import { RuleBook } from '../pipeline/rules.js';
 import type { PipelinePatch } from '../pipeline/settings.js';
 import type { CallInfo } from '../pipeline/types.js';
 import { ClientError } from '../upstreams/errors.js';
-import { GatewayEvents } from './events.js';
-import type { DownstreamSession } from './session.js';
 
 export const ARTIFACT_SCHEME = 'artifact://';
 
