@@ -6,14 +6,17 @@ import { loadConfigFile } from './config/load.js';
 import { ConfigError, type Config } from './config/types.js';
 import { createLogger, type Logger } from './logger.js';
 import { Gateway } from './gateway/gateway.js';
-import { serveHttp } from './gateway/http-server.js';
+import { serveHttp, type HttpHandle } from './gateway/http-server.js';
 import { StdioServerTransport } from './transports/stdio-server-transport.js';
 import { VERSION } from './version.js';
 import { runGc } from './artifacts/gc-command.js';
 import { storeOptions } from './artifacts/options.js';
+import { configuredTokens, exposureProblem } from './http/auth.js';
+import { SIGNING_KEY_ENV } from './http/link-signer.js';
+import type { AuthToken } from './config/types.js';
 
-/** How long shutdown may take before the process exits anyway. */
-const SHUTDOWN_DEADLINE_MS = 10_000;
+/** How long closing sessions and upstreams may take, after the grace for calls in flight, before the process exits anyway. */
+const CLOSE_DEADLINE_MS = 10_000;
 
 async function main(argv: string[]): Promise<number> {
   let args: CliArgs;
@@ -57,7 +60,26 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`${await runGc(storeOptions(config), createLogger(config.logLevel))}\n`);
     return 0;
   }
-  return run(config, createLogger(config.logLevel));
+  let tokens: AuthToken[] = [];
+  if (config.http) {
+    try {
+      tokens = configuredTokens(config.auth, process.env);
+    } catch (error) {
+      process.stderr.write(`mcp-offload: ${(error as Error).message}\n`);
+      return 1;
+    }
+    const key = config.artifacts.links.signingKey;
+    if (key !== undefined && key.length < 32) {
+      process.stderr.write(`mcp-offload: ${SIGNING_KEY_ENV} must be at least 32 characters long\n`);
+      return 1;
+    }
+    const problem = exposureProblem(config.http.host, tokens, config.auth);
+    if (problem) {
+      process.stderr.write(`mcp-offload: ${problem}\n`);
+      return 1;
+    }
+  }
+  return run(config, tokens, createLogger(config.logLevel));
 }
 
 function applyOverrides(config: Config, args: CliArgs): void {
@@ -67,39 +89,46 @@ function applyOverrides(config: Config, args: CliArgs): void {
   const artifactDir = args.artifactDir ?? (process.env.MCP_OFFLOAD_ARTIFACT_DIR || undefined);
   if (artifactDir) config.artifacts.dir = resolve(artifactDir);
   if (args.dryRun) config.pipeline = { ...config.pipeline, dryRun: true };
+  const signingKey = process.env[SIGNING_KEY_ENV];
+  if (signingKey) config.artifacts.links.signingKey = signingKey;
 }
 
-async function run(config: Config, log: Logger): Promise<number> {
+async function run(config: Config, tokens: AuthToken[], log: Logger): Promise<number> {
   const gateway = new Gateway(config, log);
-  let closeHttp: (() => Promise<void>) | undefined;
+  let http: HttpHandle | undefined;
   let finished!: (code: number) => void;
   const done = new Promise<number>((resolveDone) => (finished = resolveDone));
   let stopping = false;
 
-  const shutdown = async (reason: string) => {
+  /** Signals end gracefully: no new work, calls in flight get `shutdownGraceMs` to finish, then everything closes. */
+  const shutdown = async (reason: string, graceful: boolean) => {
     if (stopping) return;
     stopping = true;
-    log.info({ reason }, 'shutting down');
+    const grace = graceful ? config.gateway.shutdownGraceMs : 0;
+    log.info({ reason, inFlight: gateway.requestsInFlight, graceMs: grace }, 'shutting down');
     setTimeout(() => {
       log.error('shutdown took too long; exiting');
       finished(1);
-    }, SHUTDOWN_DEADLINE_MS).unref();
-    await closeHttp?.().catch((error: unknown) => log.warn({ err: String(error) }, 'closing http failed'));
+    }, grace + CLOSE_DEADLINE_MS).unref();
+    http?.stopAccepting();
+    if (grace > 0 && !(await (http ? http.drain(grace) : gateway.drain(grace)))) {
+      log.warn({ inFlight: gateway.requestsInFlight }, 'calls still in flight after the grace period; closing anyway');
+    }
+    await http?.close().catch((error: unknown) => log.warn({ err: String(error) }, 'closing http failed'));
     await gateway.stop();
     finished(0);
   };
-  process.once('SIGINT', () => void shutdown('SIGINT'));
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.once('SIGINT', () => void shutdown('SIGINT', true));
+  process.once('SIGTERM', () => void shutdown('SIGTERM', true));
 
   await gateway.start();
   if (config.http) {
-    const handle = await serveHttp(gateway, config.http, log);
-    closeHttp = handle.close;
+    http = await serveHttp(gateway, { ...config.http, tokens }, log);
     // Tells wrapper scripts and tests where we listen when port 0 was asked for.
-    process.stderr.write(`mcp-offload listening on ${handle.url}\n`);
+    process.stderr.write(`mcp-offload listening on ${http.url}\n`);
   } else {
     const transport = new StdioServerTransport(log);
-    transport.onclose = () => void shutdown('stdin closed');
+    transport.onclose = () => void shutdown('stdin closed', false);
     await gateway.createSession().connect(transport);
     // The session's Server replaced onclose with its own wrapper that still calls ours.
   }

@@ -34,6 +34,8 @@ export class ArtifactStore {
   /** Per sha256: puts, owner updates and removals of the same content never interleave. */
   private readonly lock = new KeyedLock();
   private gcQueue: Promise<unknown> = Promise.resolve();
+  /** Told after a collection that removed something (for metrics). */
+  onCollected?: (result: GcResult) => void;
   private ready = false;
   private opening?: Promise<void>;
 
@@ -211,7 +213,9 @@ export class ArtifactStore {
           result.freedBytes += freed;
         }
       }
-      return { ...result, remaining: this.index.size, remainingBytes: this.totalBytes };
+      const final = { ...result, remaining: this.index.size, remainingBytes: this.totalBytes };
+      if (final.removed > 0) this.onCollected?.(final);
+      return final;
     });
     this.gcQueue = run.catch(() => undefined);
     return run;

@@ -6,6 +6,7 @@ import { utf8 } from './resources.js';
 import { humanSize } from './sizes.js';
 import type { ArtifactStore } from './store.js';
 import type { ArtifactRecord } from './types.js';
+import type { ArtifactLinks } from '../pipeline/types.js';
 
 const MAX_MATCHES = 200;
 
@@ -55,6 +56,8 @@ export interface ArtifactToolCall {
   owner: string;
   name: string;
   args: Record<string, unknown>;
+  /** Over HTTP: download links instead of (or next to) paths, and the gallery. */
+  links?: ArtifactLinks;
 }
 
 /** Answers a call of a built-in tool. Mistakes in the arguments are tool errors the model can fix. */
@@ -67,14 +70,16 @@ export async function callArtifactTool(call: ArtifactToolCall): Promise<CallTool
   }
 }
 
-function listArtifacts({ store, owner, args }: ArtifactToolCall): CallToolResult {
+function listArtifacts({ store, owner, args, links }: ArtifactToolCall): CallToolResult {
   const limit = typeof args.limit === 'number' ? args.limit : 50;
   const records = store
     .list({ owner, server: str(args.server), tool: str(args.tool) })
     .slice(0, limit);
   if (!records.length) return { content: [{ type: 'text', text: 'No artifacts stored in this session.' }] };
-  const lines = records.map((r) => `${r.uri}  ${r.mimeType}  ${humanSize(r.size)}  ${r.server}/${r.tool}  ${r.created}\n  ${r.path}`);
-  return { content: [{ type: 'text', text: `${records.length} artifact(s), newest first:\n${lines.join('\n')}` }] };
+  const where = (r: ArtifactRecord) => (links ? [...(links.showPath ? [r.path] : []), links.urlFor(r)] : [r.path]).map((w) => `\n  ${w}`).join('');
+  const lines = records.map((r) => `${r.uri}  ${r.mimeType}  ${humanSize(r.size)}  ${r.server}/${r.tool}  ${r.created}${where(r)}`);
+  const gallery = links?.galleryUrl ? `\nGallery: ${links.galleryUrl()}` : '';
+  return { content: [{ type: 'text', text: `${records.length} artifact(s), newest first:\n${lines.join('\n')}${gallery}` }] };
 }
 
 async function readArtifactPart(call: ArtifactToolCall): Promise<CallToolResult> {

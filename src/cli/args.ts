@@ -20,7 +20,7 @@ Options:
                           ABP_* environment variables, or a "type: abp" server in --config)
   --header <name:value>   HTTP header for --url (repeatable)
   --name <name>           name of the wrapped server (default: derived from the command or URL)
-  --http [host:]port      serve Streamable HTTP at /mcp instead of stdio (host defaults to 127.0.0.1)
+  --http [host:]port      serve MCP over HTTP instead of stdio (host defaults to 127.0.0.1); see "Running as a sidecar"
   --log-level <level>     trace, debug, info, warn, error, fatal or silent (default: info; logs go to stderr)
   --artifact-dir <dir>    where extracted artifacts are stored (then $MCP_OFFLOAD_ARTIFACT_DIR, then
                           artifacts.dir, else a per-user directory under the system's temp directory)

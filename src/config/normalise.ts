@@ -11,6 +11,9 @@ import {
   type HttpTransportKind,
   type LogLevel,
   type ArtifactOptions,
+  type AuthOptions,
+  type HttpRequestOptions,
+  type LinkOptions,
   type RestartPolicy,
   type ServerConfig,
   type WhenDown,
@@ -53,9 +56,10 @@ export interface ConfigDoc {
   mcpServers?: Record<string, ServerDoc> | null;
   defaults?: DefaultsDoc;
   logLevel?: LogLevel;
-  http?: { host?: string; port: number };
-  gateway?: { separator?: string; pageSize?: number; startupTimeoutMs?: number };
-  artifacts?: Partial<Omit<ArtifactOptions, 'tools'>> & { tools?: Partial<ArtifactOptions['tools']> };
+  http?: { host?: string; port?: number } & Partial<HttpRequestOptions>;
+  auth?: Partial<AuthOptions>;
+  gateway?: { separator?: string; pageSize?: number; startupTimeoutMs?: number; shutdownGraceMs?: number };
+  artifacts?: Partial<Omit<ArtifactOptions, 'tools' | 'links'>> & { tools?: Partial<ArtifactOptions['tools']>; links?: Partial<LinkOptions> };
   pipeline?: PipelinePatch;
   rules?: (PipelinePatch & { server?: string; tool?: string })[];
 }
@@ -76,6 +80,8 @@ export function normaliseConfig(doc: ConfigDoc, file: string, nodes: Map<string,
 
   const config: Config = {
     logLevel: doc.logLevel ?? DEFAULTS.logLevel,
+    httpOptions: normaliseHttpOptions(doc.http),
+    auth: { ...DEFAULTS.auth, ...doc.auth, tokens: (doc.auth?.tokens ?? []).map((t) => ({ ...t })) },
     gateway: { ...DEFAULTS.gateway, ...doc.gateway },
     artifacts: normaliseArtifacts(doc.artifacts),
     pipeline: resolveTransform(doc.pipeline ?? {}, file),
@@ -83,7 +89,7 @@ export function normaliseConfig(doc: ConfigDoc, file: string, nodes: Map<string,
     servers: servers.map((s) => s.server),
   };
   for (const server of config.servers) if (server.pipeline) server.pipeline = resolveTransform(server.pipeline, file);
-  if (doc.http) config.http = { host: doc.http.host ?? DEFAULTS.http.host, port: doc.http.port };
+  if (doc.http?.port !== undefined) config.http = { host: doc.http.host ?? DEFAULTS.http.host, port: doc.http.port };
   return config;
 }
 
@@ -146,8 +152,19 @@ function transportOfType(type: ServerDoc['type']): HttpTransportKind {
 }
 
 function normaliseArtifacts(doc: ConfigDoc['artifacts']): ArtifactOptions {
-  const { tools, ...rest } = doc ?? {};
-  return { ...DEFAULTS.artifacts, ...rest, tools: { ...DEFAULTS.artifacts.tools, ...tools } };
+  const { tools, links, ...rest } = doc ?? {};
+  const artifacts = { ...DEFAULTS.artifacts, ...rest, tools: { ...DEFAULTS.artifacts.tools, ...tools }, links: { ...DEFAULTS.artifacts.links, ...links } };
+  // Links are built by appending paths; one trailing slash would double them.
+  if (artifacts.publicUrl) artifacts.publicUrl = artifacts.publicUrl.replace(/\/+$/, '');
+  return artifacts;
+}
+
+function normaliseHttpOptions(doc: ConfigDoc['http']): HttpRequestOptions {
+  return {
+    maxBodyBytes: doc?.maxBodyBytes ?? DEFAULTS.httpOptions.maxBodyBytes,
+    allowedHosts: [...(doc?.allowedHosts ?? [])],
+    allowedOrigins: [...(doc?.allowedOrigins ?? [])],
+  };
 }
 
 function normaliseRule(rule: NonNullable<ConfigDoc['rules']>[number], file: string, line?: number): RuleConfig {

@@ -74,6 +74,34 @@ export interface HttpListenConfig {
   port: number;
 }
 
+/** How the HTTP gateway treats requests, whether it listens because of the file or of --http. */
+export interface HttpRequestOptions {
+  maxBodyBytes: number;
+  /** Host names accepted on top of the defaults (see src/http/host-check.ts); "*" accepts any. */
+  allowedHosts: string[];
+  allowedOrigins: string[];
+}
+
+export interface AuthToken {
+  name: string;
+  token: string;
+}
+
+export interface AuthOptions {
+  tokens: AuthToken[];
+  allowUnauthenticated: boolean;
+  /** Who sees an artifact: the session that produced it, or every session of its token. */
+  artifactScope: 'session' | 'token';
+  publicMetrics: boolean;
+}
+
+export interface LinkOptions {
+  ttlSeconds: number;
+  signingKey?: string;
+  /** Name the gateway-side path in summaries served over HTTP too. */
+  showPath: boolean;
+}
+
 export interface GatewayOptions {
   /** Separator between prefix and name: `<prefix><separator><name>`. */
   separator: string;
@@ -81,6 +109,8 @@ export interface GatewayOptions {
   pageSize: number;
   /** How long startup waits for upstreams before serving what is up. */
   startupTimeoutMs: number;
+  /** On SIGTERM, how long calls in flight may take before everything is closed. */
+  shutdownGraceMs: number;
 }
 
 export interface ArtifactOptions {
@@ -94,6 +124,9 @@ export interface ArtifactOptions {
   /** List and read a session's artifacts as MCP resources. */
   resources: boolean;
   tools: { enabled: boolean; listName: string; readName: string; readLimit: number };
+  /** External base URL for download links (behind a reverse proxy). */
+  publicUrl?: string;
+  links: LinkOptions;
 }
 
 export interface Config {
@@ -101,6 +134,8 @@ export interface Config {
   file?: string;
   logLevel: LogLevel;
   http?: HttpListenConfig;
+  httpOptions: HttpRequestOptions;
+  auth: AuthOptions;
   gateway: GatewayOptions;
   artifacts: ArtifactOptions;
   /** Global defaults of the result pipeline. */
@@ -141,14 +176,17 @@ export const DEFAULTS = {
   timeoutMs: 60_000,
   whenDown: 'error' as WhenDown,
   restart: { maxRetries: 0, initialDelayMs: 500, maxDelayMs: 30_000 } as RestartPolicy,
-  gateway: { separator: '__', pageSize: 100, startupTimeoutMs: 30_000 } as GatewayOptions,
+  gateway: { separator: '__', pageSize: 100, startupTimeoutMs: 30_000, shutdownGraceMs: 10_000 } as GatewayOptions,
   artifacts: {
     maxArtifactBytes: 512 * 1024 * 1024,
     quotaBytes: 4 * 1024 * 1024 * 1024,
     ttlHours: 24 * 7,
     resources: true,
     tools: { enabled: true, listName: 'artifact_list', readName: 'artifact_read', readLimit: 20_000 },
+    links: { ttlSeconds: 3600, showPath: false },
   } as ArtifactOptions,
+  httpOptions: { maxBodyBytes: 256 * 1024 * 1024, allowedHosts: [], allowedOrigins: [] } as HttpRequestOptions,
+  auth: { tokens: [], allowUnauthenticated: false, artifactScope: 'session', publicMetrics: false } as AuthOptions,
   /** Listen address when `http:` is given without a host: this machine only. */
   http: { host: '127.0.0.1' },
 };
@@ -169,8 +207,10 @@ export function defaultServerSettings(): Pick<ServerConfig, 'enabled' | 'timeout
 export function defaultConfig(servers: ServerConfig[] = []): Config {
   return {
     logLevel: DEFAULTS.logLevel,
+    httpOptions: { ...DEFAULTS.httpOptions, allowedHosts: [], allowedOrigins: [] },
+    auth: { ...DEFAULTS.auth, tokens: [] },
     gateway: { ...DEFAULTS.gateway },
-    artifacts: { ...DEFAULTS.artifacts, tools: { ...DEFAULTS.artifacts.tools } },
+    artifacts: { ...DEFAULTS.artifacts, tools: { ...DEFAULTS.artifacts.tools }, links: { ...DEFAULTS.artifacts.links } },
     pipeline: {},
     rules: [],
     servers,

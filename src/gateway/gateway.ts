@@ -16,7 +16,9 @@ import { Catalog, type CatalogSnapshot } from './catalog.js';
 import type { RequestContext, RequestHandler } from './context.js';
 import { clientSupports } from './client-capabilities.js';
 import { createHandlers, forward } from './handlers.js';
-import { DownstreamSession } from './session.js';
+import { DownstreamSession, type SessionIdentity } from './session.js';
+import { GatewayEvents } from './events.js';
+import { InFlight } from './inflight.js';
 import { Offload } from './offload.js';
 import type { PipelinePatch } from '../pipeline/settings.js';
 
@@ -38,10 +40,14 @@ export class Gateway {
   readonly upstreams: Upstream[];
   readonly catalog: Catalog;
   readonly offload: Offload;
+  /** Calls, artifact reads and collections, for metrics and the audit log. */
+  readonly events = new GatewayEvents();
   private readonly sessions = new Set<DownstreamSession>();
   private readonly handlers: Record<string, RequestHandler>;
   private catalogJson: Record<string, string> = {};
   private stopped = false;
+  /** Client requests being handled, for graceful shutdown. */
+  private readonly inflight = new InFlight();
 
   constructor(
     readonly config: Config,
@@ -49,7 +55,7 @@ export class Gateway {
     /** Pipeline settings built into a kind of server (e.g. the ABP backend's), by server name. */
     presets: Record<string, PipelinePatch> = {},
   ) {
-    this.offload = new Offload(config, log, presets);
+    this.offload = new Offload(config, log, presets, this.events);
     this.catalog = new Catalog(
       config.gateway.separator,
       log,
@@ -77,6 +83,7 @@ export class Gateway {
       upstreams: this.upstreams,
       pageSize: config.gateway.pageSize,
       offload: this.offload,
+      events: this.events,
     });
   }
 
@@ -106,8 +113,20 @@ export class Gateway {
     this.offload.stop();
   }
 
+  /**
+   * Resolves when no client request is being handled, or after `timeoutMs`; true if it went idle.
+   * New requests are still served meanwhile: the transports stop taking them.
+   */
+  drain(timeoutMs: number): Promise<boolean> {
+    return this.inflight.drain(timeoutMs);
+  }
+
+  get requestsInFlight(): number {
+    return this.inflight.size;
+  }
+
   /** A session for a new client; the caller connects it to a transport. */
-  createSession(): DownstreamSession {
+  createSession(identity: SessionIdentity = {}): DownstreamSession {
     const session = new DownstreamSession({
       serverInfo: this.serverInfo(),
       capabilities: this.capabilities(),
@@ -116,7 +135,7 @@ export class Gateway {
       clientNotification: (s, notification) => this.clientNotification(s, notification),
       closed: (s) => this.sessions.delete(s),
       log: this.log,
-    });
+    }, identity);
     this.sessions.add(session);
     return session;
   }
@@ -163,7 +182,11 @@ export class Gateway {
     return this.upstreams.length === 1 ? this.upstreams[0] : undefined;
   }
 
-  private async handle(context: RequestContext): Promise<Result> {
+  private handle(context: RequestContext): Promise<Result> {
+    return this.inflight.track(() => this.route(context));
+  }
+
+  private async route(context: RequestContext): Promise<Result> {
     const handler = this.handlers[context.request.method];
     if (handler) return handler(context);
     // An unknown method goes to a lone upstream as is: it may know it even if we do not.

@@ -6,15 +6,20 @@ import type { RequestContext, RequestHandler } from './context.js';
 import { ARTIFACTS_META_KEY } from '../pipeline/pipeline.js';
 import { ARTIFACT_SCHEME, type Offload } from './offload.js';
 import { page } from './pagination.js';
+import { artifactsOf, type CallOutcome, type GatewayEvents } from './events.js';
 
 export interface HandlerDeps {
   catalog: Catalog;
   upstreams: readonly Upstream[];
   pageSize: number;
   offload: Offload;
+  events: GatewayEvents;
 }
 
 type Params = Record<string, unknown>;
+
+/** The `server` label of the proxy's own tools in metrics. */
+export const BUILTIN_SERVER = 'mcp-offload';
 
 /**
  * The routes from a client's request to the upstream that serves it. Each handler is small:
@@ -37,24 +42,38 @@ export function createHandlers(deps: HandlerDeps): Record<string, RequestHandler
   return {
     'tools/list': list('tools', () => offload.builtinTools, true),
     'prompts/list': list('prompts', none),
-    'resources/list': list('resources', ({ session }) => offload.sessionResources(session.id)),
+    'resources/list': list('resources', ({ session }) => offload.sessionResources(session.owner)),
     'resources/templates/list': list('resourceTemplates', () => offload.templates),
 
     'tools/call': async (context) => {
       const p = params(context.request);
       const name = String(p.name);
-      const owner = context.session.id;
-      if (offload.isBuiltin(name)) return offload.callBuiltin(name, (p.arguments ?? {}) as Params, owner);
+      const { session } = context;
+      const started = performance.now();
+      const report = (server: string, tool: string, outcome: CallOutcome, result?: Result) =>
+        deps.events.emit('call', { who: session.who, server, tool, outcome, seconds: (performance.now() - started) / 1000, artifacts: artifactsOf(result) });
+      if (offload.isBuiltin(name)) {
+        const result = await offload.callBuiltin(name, (p.arguments ?? {}) as Params, session);
+        report(BUILTIN_SERVER, name, result.isError ? 'error' : 'ok');
+        return result;
+      }
       const route = catalog.tool(name);
       if (!route) throw new ClientError(ErrorCode.InvalidParams, `Tool ${name} not found`);
-      const call = { server: route.upstream.name, tool: route.original, args: p.arguments as Params | undefined, owner };
-      const args = await offload.resolveArguments(call);
-      const result = await forward(context, route.upstream, { ...p, name: route.original, ...(args !== undefined ? { arguments: args } : {}) });
-      if (!isToolResult(result)) return result;
-      const processed = await offload.processResult(result, call);
+      const { name: server } = route.upstream;
+      const call = { server, tool: route.original, args: p.arguments as Params | undefined, owner: session.owner, links: session.identity.links };
+      let processed: Result;
+      try {
+        const args = await offload.resolveArguments(call);
+        const result = await forward(context, route.upstream, { ...p, name: route.original, ...(args !== undefined ? { arguments: args } : {}) });
+        processed = isToolResult(result) ? await offload.processResult(result, call) : result;
+      } catch (error) {
+        report(server, route.original, 'failed');
+        throw error;
+      }
+      report(server, route.original, (processed as CallToolResult).isError ? 'error' : 'ok', processed);
       // New artifacts are new resources of this session.
       if (processed._meta?.[ARTIFACTS_META_KEY] && offload.offersResources) {
-        void context.session.notify({ method: 'notifications/resources/list_changed' });
+        void session.notify({ method: 'notifications/resources/list_changed' });
       }
       return processed;
     },
@@ -68,7 +87,7 @@ export function createHandlers(deps: HandlerDeps): Record<string, RequestHandler
 
     'resources/read': async (context) => {
       const uri = String(params(context.request).uri);
-      if (isOurArtifact(deps, uri)) return offload.read(uri, context.session.id);
+      if (isOurArtifact(deps, uri)) return offload.read(uri, context.session);
       return forward(context, resourceOwner(deps, uri));
     },
 
@@ -76,7 +95,7 @@ export function createHandlers(deps: HandlerDeps): Record<string, RequestHandler
       const uri = String(params(context.request).uri);
       // Artifacts never change (they are named by their content): nothing to send, only to check.
       if (isOurArtifact(deps, uri)) {
-        offload.owned(uri, context.session.id);
+        offload.owned(uri, context.session.owner);
         return {};
       }
       const upstream = resourceOwner(deps, uri);

@@ -1,85 +1,103 @@
-import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server as NodeHttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { AuthToken } from '../config/types.js';
 import type { Logger } from '../logger.js';
+import { ArtifactRoutes } from '../http/artifact-routes.js';
+import { ARTIFACTS_PATH } from '../http/artifact-paths.js';
+import { auditArtifacts } from '../http/audit.js';
+import { BearerAuth, refuseUnauthenticated } from '../http/auth.js';
+import { rpcError, sendJson, type HttpContext } from '../http/context.js';
+import { HostCheck } from '../http/host-check.js';
+import { LinkSigner } from '../http/link-signer.js';
+import { McpEndpoints, SSE_MESSAGES_PATH } from '../http/mcp-endpoints.js';
+import { gatewayMetrics } from '../http/metrics.js';
 import type { Gateway } from './gateway.js';
-import { readBody, BodyTooLargeError } from './read-body.js';
 
 export interface HttpOptions {
   host: string;
   port: number;
-  /** Largest request body accepted; large tool arguments (100 MB) must fit. */
+  /** Largest request body accepted; large tool arguments (100 MB) must fit. Default: the config's. */
   maxBodyBytes?: number;
+  /** Bearer tokens; default the config's `auth.tokens` (the CLI adds MCP_OFFLOAD_AUTH_TOKEN). */
+  tokens?: readonly AuthToken[];
 }
 
 export interface HttpHandle {
   url: string;
   port: number;
+  /** Stops taking connections, sessions and requests; what is in flight goes on. */
+  stopAccepting(): void;
+  /**
+   * Stops accepting, then waits up to `graceMs` for calls in flight to finish and their responses to
+   * be written; true if everything finished in time.
+   */
+  drain(graceMs: number): Promise<boolean>;
   close(): Promise<void>;
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024 * 1024;
 export const KEEP_ALIVE_MS = 65_000;
 
-/** Serves the gateway over Streamable HTTP at /mcp (stateful sessions) with a liveness probe at /healthz. */
+/**
+ * The HTTP gateway: Streamable HTTP at /mcp (stateful sessions), legacy SSE at /sse + /messages,
+ * artifact downloads and the gallery at /artifacts, probes at /healthz and /readyz, Prometheus
+ * metrics at /metrics. Everything but the probes and /metrics is checked for Host/Origin (DNS rebinding) and,
+ * when tokens are configured, for a bearer token.
+ */
 export async function serveHttp(gateway: Gateway, options: HttpOptions, log: Logger): Promise<HttpHandle> {
-  const transports = new Map<string, StreamableHTTPServerTransport>();
-  const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const { config } = gateway;
+  let draining = false;
+  const auth = new BearerAuth(options.tokens ?? config.auth.tokens);
+  const ctx: HttpContext = {
+    gateway,
+    config,
+    log,
+    auth,
+    signer: new LinkSigner(config.artifacts.links.signingKey, config.artifacts.links.ttlSeconds),
+    maxBodyBytes: options.maxBodyBytes ?? config.httpOptions.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    draining: () => draining,
+  };
+  const hostCheck = new HostCheck(options.host, config.httpOptions, config.artifacts.publicUrl);
+  const mcp = new McpEndpoints(ctx);
+  const artifacts = new ArtifactRoutes(ctx, mcp);
+  const metrics = gatewayMetrics(gateway, () => mcp.size);
+  const stopAudit = auditArtifacts(gateway.events, log);
 
-  const handleMcp = async (req: IncomingMessage, res: ServerResponse) => {
-    const sessionId = header(req, 'mcp-session-id');
-    if (req.method !== 'POST') {
-      const transport = sessionId ? transports.get(sessionId) : undefined;
-      if (!transport) return rpcError(res, sessionId ? 404 : 400, sessionId ? 'Session not found' : 'Missing mcp-session-id header');
-      return transport.handleRequest(req, res);
+  const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const path = (req.url ?? '/').split('?')[0]!;
+    // Probes and scrapers address the container by IP: no Host check (and no token for the probes). A page
+    // rebinding its name to us gains nothing here: it cannot send a token, and probes say nothing secret.
+    if (path === '/healthz') return sendJson(res, 200, { status: 'ok' });
+    if (path === '/readyz') return readiness(gateway, res, draining);
+    if (path === '/metrics') return config.auth.publicMetrics || auth.check(req) !== undefined ? sendMetrics(res) : refuseUnauthenticated(res);
+    // Browsers ask for it on every gallery visit; an empty answer keeps a 404 out of their console.
+    if (path === '/favicon.ico') return void res.writeHead(204).end();
+    const refused = hostCheck.problem(req);
+    if (refused) {
+      log.warn({ reason: refused, path: path.slice(0, 200) }, 'http request refused');
+      return sendJson(res, 403, { error: refused });
     }
-    let body: unknown;
-    try {
-      body = JSON.parse((await readBody(req, maxBody)).toString('utf8'));
-    } catch (error) {
-      if (error instanceof BodyTooLargeError) return rpcError(res, 413, error.message);
-      return rpcError(res, 400, 'Parse error: the request body is not valid JSON', -32700);
+    if (draining && req.headers['mcp-session-id'] === undefined && path !== SSE_MESSAGES_PATH) {
+      return sendJson(res, 503, { error: 'mcp-offload is shutting down' }, { connection: 'close' });
     }
-    if (sessionId) {
-      const transport = transports.get(sessionId);
-      if (!transport) return rpcError(res, 404, 'Session not found');
-      return transport.handleRequest(req, res, body);
-    }
-    const messages = Array.isArray(body) ? body : [body];
-    if (!messages.some((m) => isInitializeRequest(m))) {
-      return rpcError(res, 400, 'Bad Request: no mcp-session-id header and not an initialize request');
-    }
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => {
-        transports.set(id, transport);
-        log.debug({ session: id }, 'http session opened');
-      },
-    });
-    transport.onclose = () => {
-      if (transport.sessionId) transports.delete(transport.sessionId);
-    };
-    const session = gateway.createSession();
-    await session.connect(transport);
-    await transport.handleRequest(req, res, body);
-    // The SDK refused the initialize (e.g. a wrong Accept header): no session was made, so drop ours.
-    if (!transport.sessionId) await session.close();
+    if (path === ARTIFACTS_PATH || path.startsWith(`${ARTIFACTS_PATH}/`)) return artifacts.handle(req, res, path);
+    const token = auth.check(req);
+    if (token === undefined) return refuseUnauthenticated(res);
+    if (path === '/mcp') return mcp.handleMcp(req, res, token);
+    if (path === '/sse') return mcp.handleSse(req, res, token);
+    if (path === SSE_MESSAGES_PATH) return mcp.handleMessages(req, res, token);
+    sendJson(res, 404, { error: 'not found' });
+  };
+  const sendMetrics = async (res: ServerResponse) => {
+    res.writeHead(200, { 'content-type': metrics.contentType, 'cache-control': 'no-store' }).end(await metrics.metrics());
   };
 
   const server: NodeHttpServer = createServer((req, res) => {
-    const path = (req.url ?? '/').split('?')[0];
-    if (path === '/healthz') return json(res, 200, { status: 'ok' });
-    if (path === '/mcp') {
-      handleMcp(req, res).catch((error: unknown) => {
-        log.error({ err: String(error) }, 'http request failed');
-        if (!res.headersSent) rpcError(res, 500, 'Internal server error', -32603);
-        else res.end();
-      });
-      return;
-    }
-    json(res, 404, { error: 'not found' });
+    route(req, res).catch((error: unknown) => {
+      log.error({ err: String(error) }, 'http request failed');
+      if (!res.headersSent) rpcError(res, 500, 'Internal server error', -32603);
+      else res.end();
+    });
   });
   server.requestTimeout = 0;
   // Node's 5 s default closes an idle socket while a client that has just read a large result is still
@@ -98,27 +116,36 @@ export async function serveHttp(gateway: Gateway, options: HttpOptions, log: Log
   const { port } = server.address() as AddressInfo;
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
   const url = `http://${host}:${port}/mcp`;
-  log.info({ url }, 'serving Streamable HTTP');
+  log.info({ url, auth: auth.enabled ? 'bearer' : 'none' }, 'serving MCP over HTTP');
+  const stopAccepting = () => {
+    if (draining) return;
+    draining = true;
+    server.close();
+  };
   return {
     url,
     port,
+    stopAccepting,
+    drain: async (graceMs) => {
+      stopAccepting();
+      const deadline = Date.now() + graceMs;
+      const idle = await gateway.drain(graceMs);
+      await mcp.responsesWritten(deadline);
+      return idle;
+    },
     close: async () => {
-      await Promise.all([...transports.values()].map((t) => t.close().catch(() => undefined)));
+      stopAccepting();
+      stopAudit();
+      await mcp.closeAll();
       server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
 }
 
-function header(req: IncomingMessage, name: string): string | undefined {
-  const value = req.headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
-
-function json(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-}
-
-function rpcError(res: ServerResponse, status: number, message: string, code = -32000): void {
-  json(res, status, { jsonrpc: '2.0', error: { code, message }, id: null });
+/** 200 when every enabled upstream is connected; otherwise 503 naming the ones that are not. */
+function readiness(gateway: Gateway, res: ServerResponse, draining: boolean): void {
+  const notReady = gateway.upstreams.filter((u) => u.state !== 'up').map((u) => ({ name: u.name, state: u.state }));
+  if (draining) return sendJson(res, 503, { status: 'shutting down', notReady });
+  if (notReady.length) return sendJson(res, 503, { status: 'not ready', notReady });
+  sendJson(res, 200, { status: 'ready', upstreams: gateway.upstreams.map((u) => u.name) });
 }

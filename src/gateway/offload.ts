@@ -6,6 +6,8 @@ import { artifactTools, callArtifactTool } from '../artifacts/tools.js';
 import type { ArtifactRecord } from '../artifacts/types.js';
 import type { Config } from '../config/types.js';
 import type { Logger } from '../logger.js';
+import { GatewayEvents } from './events.js';
+import type { DownstreamSession } from './session.js';
 import { resolveArtifactArguments } from '../pipeline/argument-refs.js';
 import { rewriteOutputSchema } from '../pipeline/output-schema.js';
 import { ResultPipeline } from '../pipeline/pipeline.js';
@@ -34,6 +36,7 @@ export class Offload {
     private readonly config: Config,
     private readonly log: Logger,
     presets: Record<string, PipelinePatch> = {},
+    private readonly events = new GatewayEvents(),
   ) {
     this.store = new ArtifactStore(storeOptions(config), log.child({ component: 'artifacts' }));
     // Every `type: abp` server gets the ABP preset; presets given by the caller win.
@@ -41,6 +44,7 @@ export class Offload {
     this.rules = new RuleBook(config, { ...abp.servers, ...presets }, abp.tools);
     this.pipeline = new ResultPipeline(this.rules, this.store, log);
     this.tools = config.artifacts.tools.enabled ? artifactTools(config.artifacts.tools) : [];
+    this.store.onCollected = (result) => events.emit('collected', result);
   }
 
   /** A store that cannot be opened is logged, not fatal: each payload then says why it stayed inline. */
@@ -79,8 +83,14 @@ export class Offload {
     return this.tools.some((t) => t.name === name);
   }
 
-  callBuiltin(name: string, args: Record<string, unknown>, owner: string): Promise<CallToolResult> {
-    return callArtifactTool({ store: this.store, options: this.config.artifacts.tools, owner, name, args });
+  async callBuiltin(name: string, args: Record<string, unknown>, session: DownstreamSession): Promise<CallToolResult> {
+    const { owner } = session;
+    const result = await callArtifactTool({ store: this.store, options: this.config.artifacts.tools, owner, name, args, links: session.identity.links });
+    if (name === this.config.artifacts.tools.readName && !result.isError) {
+      const record = this.store.get(String(args.uri));
+      if (record) this.events.emit('artifactRead', { who: session.who, via: 'artifact_read', record, bytes: textLength(result) });
+    }
+    return result;
   }
 
   /** The tool as the client sees it: an output schema that accepts what the pipeline may put in. */
@@ -115,11 +125,18 @@ export class Offload {
     return record;
   }
 
-  read(uri: string, owner: string): Promise<ReadResourceResult> {
-    return readArtifact(this.store, this.owned(uri, owner));
+  async read(uri: string, session: DownstreamSession): Promise<ReadResourceResult> {
+    const record = this.owned(uri, session.owner);
+    const result = await readArtifact(this.store, record);
+    this.events.emit('artifactRead', { who: session.who, via: 'resources/read', record, bytes: record.size });
+    return result;
   }
 
   get offersResources(): boolean {
     return this.config.artifacts.resources;
   }
+}
+
+function textLength(result: CallToolResult): number {
+  return result.content.reduce((n, block) => n + (block.type === 'text' ? Buffer.byteLength(block.text) : 0), 0);
 }

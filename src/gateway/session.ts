@@ -11,6 +11,20 @@ import type { Logger } from '../logger.js';
 import type { Upstream } from '../upstreams/upstream.js';
 import { restoreBlobs } from '../transports/blobs.js';
 import type { RequestContext, RequestHandler } from './context.js';
+import type { ArtifactLinks } from '../pipeline/types.js';
+import type { Who } from './events.js';
+
+/**
+ * Who a session acts for. Artifacts belong to `owner`: by default the session itself; over HTTP, a
+ * random id per session or the token's name, as `auth.artifactScope` says.
+ */
+export interface SessionIdentity {
+  owner?: string;
+  /** The name of the token the client authenticated with. */
+  token?: string;
+  /** Download links for summaries (HTTP mode), since the client cannot open the gateway's files. */
+  links?: ArtifactLinks;
+}
 
 export interface SessionSetup {
   serverInfo: Implementation;
@@ -32,13 +46,20 @@ let nextSessionNumber = 1;
 export class DownstreamSession {
   readonly server: Server;
   readonly id = `s${nextSessionNumber++}`;
+  readonly owner: string;
+  readonly who: Who;
   lastActive = Date.now();
   /** Requests this client has in flight, and which upstream serves each. */
   private readonly inflight = new Map<RequestId, Upstream>();
   private readonly subscriptions = new Set<string>();
   private closed = false;
 
-  constructor(private readonly setup: SessionSetup) {
+  constructor(
+    private readonly setup: SessionSetup,
+    readonly identity: SessionIdentity = {},
+  ) {
+    this.owner = identity.owner ?? this.id;
+    this.who = { ...(identity.token !== undefined ? { token: identity.token } : {}), session: this.id };
     this.server = new Server(setup.serverInfo, { capabilities: setup.capabilities, instructions: setup.instructions });
     // logging/setLevel is forwarded upstream rather than answered by the SDK.
     this.server.removeRequestHandler('logging/setLevel');

@@ -142,7 +142,7 @@ export async function extractInto(
   }
   const outcome = await run.save(payload);
   if (outcome.ok === true) {
-    rewrite.replacements.push({ path, value: referenceTo(outcome.extraction.record) });
+    rewrite.replacements.push({ path, value: referenceTo(outcome.extraction) });
     rewrite.extractions.push(outcome.extraction);
   } else if (outcome.ok === false) {
     rewrite.notes.push(failureText(what, outcome.message));

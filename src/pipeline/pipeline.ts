@@ -105,9 +105,10 @@ function releaseDropped(input: Result, output: Result): void {
 }
 
 function withArtifactMeta(result: Result, run: PipelineRun): Result {
-  const artifacts = run.extractions.map(({ record, source }) => ({
+  const artifacts = run.extractions.map(({ record, source, link }) => ({
     uri: record.uri,
     path: record.path,
+    ...(link ? { downloadUrl: link.url } : {}),
     mimeType: record.mimeType,
     size: record.size,
     sha256: record.sha256,

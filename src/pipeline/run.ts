@@ -42,6 +42,7 @@ export class PipelineRun implements LayerContext {
         facts,
         owner: this.call.owner,
       });
+      const link = this.call.links ? { url: this.call.links.urlFor(record), hidePath: !this.call.links.showPath } : undefined;
       const summary = summaryText({
         path: record.path,
         uri: record.uri,
@@ -49,10 +50,11 @@ export class PipelineRun implements LayerContext {
         size: record.size,
         metadata: payload.metadata,
         facts: record.facts,
+        ...(link ? { downloadUrl: link.url, hidePath: link.hidePath } : {}),
         template: payload.summaryTemplate || this.settings.summary || undefined,
         vars: { ...payload.vars, filename: record.filename ?? record.id.split('/').pop() },
       });
-      const extraction = { record, source: payload.source, summary };
+      const extraction = { record, source: payload.source, summary, ...(link ? { link } : {}) };
       this.extractions.push(extraction);
       this.log.debug({ source: payload.source, uri: record.uri, size: record.size }, 'stored a payload');
       return { ok: true, extraction };

@@ -9,6 +9,17 @@ export interface CallInfo {
   args?: Record<string, unknown>;
   /** The session that made the call; it owns what is stored. */
   owner: string;
+  /** Set when the client reaches the gateway over HTTP: summaries then name a download URL. */
+  links?: ArtifactLinks;
+}
+
+export interface ArtifactLinks {
+  /** A URL the client can open to fetch the artifact (signed, expiring). */
+  urlFor(record: ArtifactRecord): string;
+  /** Name the gateway-side path too (the client shares the volume). */
+  showPath: boolean;
+  /** A signed link to this session's gallery page. */
+  galleryUrl?(): string;
 }
 
 /** A payload a layer found, ready to be stored. */
@@ -30,6 +41,8 @@ export interface Extraction {
   source: string;
   /** The text the model reads instead of the payload. */
   summary: string;
+  /** Over HTTP: the signed download link, and whether the gateway-side path stays out of sight. */
+  link?: { url: string; hidePath: boolean };
 }
 
 /** The result of trying to store a payload. */

@@ -18,6 +18,7 @@ export const FIXTURES = {
   slow: fixture('slow-server.mjs'),
   dynamic: fixture('dynamic-tools-server.mjs'),
   bigResult: fixture('big-result-server.mjs'),
+  artifact: fixture('artifact-server.mjs'),
 } as const;
 
 export type FixtureName = keyof typeof FIXTURES;

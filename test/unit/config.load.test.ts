@@ -34,7 +34,9 @@ describe('parseConfig: normalisation', () => {
     const config = parse(yaml('servers:', '  everything:', '    command: npx'));
     expect(config).toEqual({
       logLevel: 'info',
-      gateway: { separator: '__', pageSize: 100, startupTimeoutMs: 30000 },
+      httpOptions: DEFAULTS.httpOptions,
+      auth: DEFAULTS.auth,
+      gateway: { separator: '__', pageSize: 100, startupTimeoutMs: 30000, shutdownGraceMs: 10000 },
       artifacts: DEFAULTS.artifacts,
       pipeline: {},
       rules: [],
@@ -72,7 +74,7 @@ describe('parseConfig: normalisation', () => {
     );
     expect(config.logLevel).toBe('debug');
     expect(config.http).toEqual({ host: '127.0.0.1', port: 8080 });
-    expect(config.gateway).toEqual({ separator: '-', pageSize: 10, startupTimeoutMs: 0 });
+    expect(config.gateway).toEqual({ separator: '-', pageSize: 10, startupTimeoutMs: 0, shutdownGraceMs: 10000 });
     expect(config.artifacts).toEqual({ ...DEFAULTS.artifacts, dir: '/tmp/artifacts' });
     const server = onlyServer(config, 'stdio');
     expect(server.cwd).toBe('/srv');
@@ -307,7 +309,7 @@ describe('parseConfig: problems', () => {
       '    url: https://example.com', // 8
       '    transport: websocket', // 9
       '    prefix: "has space"', // 10
-      'http: {host: localhost}', // 11
+      'http: {host: localhost, maxBodyBytes: 1}', // 11
       'gateway: {separator: "::", pageSize: 0}', // 12
     );
     expect(problems(text)).toEqual([
@@ -316,7 +318,7 @@ describe('parseConfig: problems', () => {
       '6:15 "whenDown" must be one of error, wait, got "sometimes"',
       '9:16 "transport" must be one of auto, streamable-http, sse, got "websocket"',
       '10:13 "prefix" must be a prefix of at most 32 letters, digits, "_" or "-", or false for none, got "has space"',
-      '11:1 "http" is missing the required key "port"',
+      '11:39 "maxBodyBytes" must be an integer of 1024 or more, got 1',
       '12:22 "separator" must be 1 to 4 letters, digits, "_" or "-", got "::"',
       '12:38 "pageSize" must be an integer from 1 to 10000, got 0',
     ]);
@@ -451,6 +453,8 @@ describe('parseConfig: problems', () => {
     expect(problems(yaml('logLevel: info', 'mcpServers: {}'))).toEqual(['2:1 no servers configured']);
     expect(parse('', {}, { allowNoServers: true })).toEqual({
       logLevel: DEFAULTS.logLevel,
+      httpOptions: DEFAULTS.httpOptions,
+      auth: DEFAULTS.auth,
       gateway: DEFAULTS.gateway,
       artifacts: DEFAULTS.artifacts,
       pipeline: {},

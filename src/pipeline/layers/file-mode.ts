@@ -34,7 +34,7 @@ export const fileModeLayer: Layer = async (result, run) => {
       const outcome = await run.save({ data: { text: JSON.stringify(doc, null, 2) }, mimeType: 'application/json', source: 'result' });
       if (outcome.ok !== true) return outcome.ok === false ? withNote(result, 'the result', outcome.message) : result;
       blocks.push(...announce(outcome.extraction, run.announced));
-      if (structured) structuredContent = referenceTo(outcome.extraction.record) as unknown as Result['structuredContent'];
+      if (structured) structuredContent = referenceTo(outcome.extraction) as unknown as Result['structuredContent'];
     }
   } else if (texts.length) {
     const text = texts.map((t) => t.text).join('\n');
@@ -66,7 +66,7 @@ async function saveAbpPayloads(
     const outcome = await run.save(payload);
     if (outcome.ok === true) {
       blocks.push(...announce(outcome.extraction, run.announced));
-      replacements.push({ path: found.path, value: referenceTo(outcome.extraction.record) });
+      replacements.push({ path: found.path, value: referenceTo(outcome.extraction) });
     } else if (outcome.ok === false) {
       blocks.push(failureNote(`the ${found.value.mimeType} at ${source}`, outcome.message));
     }

@@ -22,7 +22,7 @@ export const sizeLimitLayer: Layer = async (result, run) => {
       if (outcome.ok === true) {
         next = {
           ...next,
-          structuredContent: referenceTo(outcome.extraction.record) as unknown as Record<string, unknown>,
+          structuredContent: referenceTo(outcome.extraction) as unknown as Record<string, unknown>,
           content: [...(next.content ?? []), ...announce(outcome.extraction, run.announced)],
         };
       }

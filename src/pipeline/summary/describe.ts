@@ -14,6 +14,8 @@ export interface SummaryInput {
   metadata?: Record<string, unknown>;
   facts?: Record<string, unknown>;
   downloadUrl?: string;
+  /** The client cannot open the gateway's files (HTTP mode): lead with the download URL instead of the path. */
+  hidePath?: boolean;
   template?: string;
   vars?: Record<string, unknown>;
 }
@@ -103,6 +105,7 @@ function templateVars(a: SummaryInput): Record<string, unknown> {
  * Head:
  *   <first lines of a text>
  * ```
+ * With `hidePath` (and a download URL) the `Download:` line takes the place of `File saved:`.
  * The template line, path, type, size, resource and download lines are always there; metadata, facts and
  * head lines are added in order while the summary stays within 2 KB, and a last line says how many were left
  * out. The head comes last because it is the most expendable.
@@ -110,7 +113,9 @@ function templateVars(a: SummaryInput): Record<string, unknown> {
 export function summaryText(a: SummaryInput): string {
   const firstLines: string[] = [];
   if (a.template) firstLines.push(cap(renderTemplate(a.template, templateVars(a)), MAX_TEMPLATE_CHARS));
-  firstLines.push(`File saved: ${a.path}`, `Type: ${a.mimeType}`, sizeLine(a.size));
+  const urlFirst = a.hidePath === true && a.downloadUrl !== undefined;
+  const where = urlFirst ? `Download: ${cap(a.downloadUrl!, MAX_URL_CHARS)}` : `File saved: ${a.path}`;
+  firstLines.push(where, `Type: ${a.mimeType}`, sizeLine(a.size));
 
   const optional: string[] = [];
   if (a.metadata && Object.keys(a.metadata).length > 0) optional.push(`Metadata: ${cap(compact(a.metadata), MAX_METADATA_CHARS)}`);
@@ -118,7 +123,7 @@ export function summaryText(a: SummaryInput): string {
   optional.push(...facts);
 
   const lastLines = [`Resource: ${a.uri}`];
-  if (a.downloadUrl) lastLines.push(`Download: ${cap(a.downloadUrl, MAX_URL_CHARS)}`);
+  if (a.downloadUrl && !urlFirst) lastLines.push(`Download: ${cap(a.downloadUrl, MAX_URL_CHARS)}`);
 
   const length = (lines: string[]): number => lines.reduce((n, line) => n + line.length + 1, 0);
   let budget = MAX_SUMMARY_CHARS - length(firstLines) - length(lastLines);

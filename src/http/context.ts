@@ -1,0 +1,36 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Config } from '../config/types.js';
+import type { Gateway } from '../gateway/gateway.js';
+import type { Logger } from '../logger.js';
+import type { BearerAuth } from './auth.js';
+import type { LinkSigner } from './link-signer.js';
+
+/** What the HTTP endpoints share. */
+export interface HttpContext {
+  gateway: Gateway;
+  config: Config;
+  log: Logger;
+  auth: BearerAuth;
+  signer: LinkSigner;
+  maxBodyBytes: number;
+  /** True once shutdown began: no new sessions or requests. */
+  draining(): boolean;
+}
+
+export function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers }).end(JSON.stringify(body));
+}
+
+export function rpcError(res: ServerResponse, status: number, message: string, code = -32000): void {
+  sendJson(res, status, { jsonrpc: '2.0', error: { code, message }, id: null });
+}
+
+/** The external base URL links are built on: artifacts.publicUrl, else what the client connected to. */
+export function baseUrl(config: Config, req: IncomingMessage): string {
+  return config.artifacts.publicUrl ?? `http://${req.headers.host ?? 'localhost'}`;
+}

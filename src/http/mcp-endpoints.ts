@@ -1,0 +1,172 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { Who } from '../gateway/events.js';
+import type { DownstreamSession, SessionIdentity } from '../gateway/session.js';
+import { BodyTooLargeError, readBody } from '../gateway/read-body.js';
+import { signedArtifactUrl, signedGalleryUrl } from './artifact-paths.js';
+import { baseUrl, header, rpcError, type HttpContext } from './context.js';
+
+/** The legacy SSE transport's POST endpoint (the GET stream is at /sse). */
+export const SSE_MESSAGES_PATH = '/messages';
+
+interface HttpSession {
+  /** The name of the token that opened it: only that token may use it. */
+  token: string;
+  session: DownstreamSession;
+  transport: StreamableHTTPServerTransport | SSEServerTransport;
+}
+
+/**
+ * MCP over HTTP: Streamable HTTP at /mcp and the legacy SSE pair (GET /sse, POST /messages).
+ * Every session is bound to the token that opened it; another token's requests for it are told
+ * "Session not found", as if it did not exist.
+ */
+export class McpEndpoints {
+  private readonly sessions = new Map<string, HttpSession>();
+  /** POSTs whose responses are still being written: a Streamable HTTP result goes out on its POST. */
+  private readonly openPosts = new Set<ServerResponse>();
+
+  constructor(private readonly ctx: HttpContext) {}
+
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  /**
+   * The artifact owner a request with this token acts for (for downloads and the gallery): the session
+   * its mcp-session-id names, if that session is the token's; else, with artifactScope token, the token.
+   */
+  ownerFor(req: IncomingMessage, token: string): { owner?: string; who: Who } {
+    const id = header(req, 'mcp-session-id');
+    if (id !== undefined) {
+      const found = this.find(id, token);
+      return found ? { owner: found.session.owner, who: found.session.who } : { who: { token, session: '' } };
+    }
+    const owner = this.ctx.config.auth.artifactScope === 'token' ? tokenOwner(token) : undefined;
+    return { ...(owner ? { owner } : {}), who: { token, session: '' } };
+  }
+
+  async handleMcp(req: IncomingMessage, res: ServerResponse, token: string): Promise<void> {
+    const sessionId = header(req, 'mcp-session-id');
+    if (req.method !== 'POST') {
+      const found = sessionId ? this.find(sessionId, token) : undefined;
+      if (!found) return rpcError(res, sessionId ? 404 : 400, sessionId ? 'Session not found' : 'Missing mcp-session-id header');
+      return (found.transport as StreamableHTTPServerTransport).handleRequest(req, res);
+    }
+    const body = await this.readJson(req, res);
+    if (body === undefined) return;
+    if (this.ctx.draining() && hasRequest(body)) return rpcError(res, 503, 'mcp-offload is shutting down', -32000);
+    this.openPosts.add(res);
+    res.once('close', () => this.openPosts.delete(res));
+    if (sessionId) {
+      const found = this.find(sessionId, token);
+      if (!found || !(found.transport instanceof StreamableHTTPServerTransport)) return rpcError(res, 404, 'Session not found');
+      return found.transport.handleRequest(req, res, body);
+    }
+    const messages = Array.isArray(body) ? body : [body];
+    if (!messages.some((m) => isInitializeRequest(m))) {
+      return rpcError(res, 400, 'Bad Request: no mcp-session-id header and not an initialize request');
+    }
+    const session = this.ctx.gateway.createSession(this.identity(req, token));
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        this.sessions.set(id, { token, session, transport });
+        this.ctx.log.debug({ session: session.id, token }, 'http session opened');
+      },
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) this.sessions.delete(transport.sessionId);
+    };
+    await session.connect(transport);
+    await transport.handleRequest(req, res, body);
+    // The SDK refused the initialize (e.g. a wrong Accept header): no session was made, so drop ours.
+    if (!transport.sessionId) await session.close();
+  }
+
+  /** GET /sse: a legacy SSE session; its messages arrive at POST /messages?sessionId=… */
+  async handleSse(req: IncomingMessage, res: ServerResponse, token: string): Promise<void> {
+    if (req.method !== 'GET') return rpcError(res, 405, 'GET /sse opens an event stream');
+    if (this.ctx.draining()) return rpcError(res, 503, 'mcp-offload is shutting down');
+    const transport = new SSEServerTransport(SSE_MESSAGES_PATH, res);
+    const session = this.ctx.gateway.createSession(this.identity(req, token));
+    const id = transport.sessionId;
+    this.sessions.set(id, { token, session, transport });
+    res.on('close', () => {
+      this.sessions.delete(id);
+      void session.close();
+    });
+    await session.connect(transport);
+    this.ctx.log.debug({ session: session.id, token }, 'sse session opened');
+  }
+
+  async handleMessages(req: IncomingMessage, res: ServerResponse, token: string): Promise<void> {
+    if (req.method !== 'POST') return rpcError(res, 405, 'POST a JSON-RPC message');
+    const id = new URL(req.url ?? '/', 'http://x').searchParams.get('sessionId') ?? '';
+    const found = this.find(id, token);
+    if (!found || !(found.transport instanceof SSEServerTransport)) return rpcError(res, 404, 'Session not found');
+    const body = await this.readJson(req, res);
+    if (body === undefined) return;
+    if (this.ctx.draining() && hasRequest(body)) return rpcError(res, 503, 'mcp-offload is shutting down');
+    await found.transport.handlePostMessage(req, res, body);
+  }
+
+  /** Resolves when every POST has its response written, or at `deadline` (ms since the epoch). */
+  async responsesWritten(deadline: number): Promise<void> {
+    // A result the gateway just returned is sent a few promise turns later.
+    await new Promise((resolve) => setImmediate(resolve));
+    while (this.openPosts.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+
+  async closeAll(): Promise<void> {
+    await Promise.all(
+      [...this.sessions.values()].map(async ({ transport, session }) => {
+        await transport.close().catch(() => undefined);
+        await session.close();
+      }),
+    );
+    this.sessions.clear();
+  }
+
+  private find(id: string, token: string): HttpSession | undefined {
+    const found = this.sessions.get(id);
+    return found && found.token === token ? found : undefined;
+  }
+
+  /** The body as JSON, or undefined after answering 413 or 400. */
+  private async readJson(req: IncomingMessage, res: ServerResponse): Promise<unknown> {
+    try {
+      return JSON.parse((await readBody(req, this.ctx.maxBodyBytes)).toString('utf8')) as unknown;
+    } catch (error) {
+      if (error instanceof BodyTooLargeError) rpcError(res, 413, error.message);
+      else rpcError(res, 400, 'Parse error: the request body is not valid JSON', -32700);
+      return undefined;
+    }
+  }
+
+  private identity(req: IncomingMessage, token: string): SessionIdentity {
+    const { config, signer } = this.ctx;
+    const owner = config.auth.artifactScope === 'token' ? tokenOwner(token) : `session:${randomUUID()}`;
+    const base = baseUrl(config, req);
+    return {
+      owner,
+      token,
+      links: {
+        showPath: config.artifacts.links.showPath,
+        urlFor: (record) => signedArtifactUrl(signer, base, record.id),
+        galleryUrl: () => signedGalleryUrl(signer, base, owner),
+      },
+    };
+  }
+}
+
+const tokenOwner = (token: string): string => `token:${token}`;
+
+/** True when the body holds a JSON-RPC request (not only responses and notifications). */
+function hasRequest(body: unknown): boolean {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.some((m) => m !== null && typeof m === 'object' && 'method' in m && 'id' in m);
+}

@@ -1,0 +1,125 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { isTextMimeType } from '../artifacts/mime.js';
+import type { Gateway } from '../gateway/gateway.js';
+
+/** Base64 puts 4 characters where there were 3 bytes; a model reads about 4 characters a token. */
+const CHARS_PER_TOKEN = 4;
+
+export function estimatedTokens(size: number, mimeType: string): number {
+  const chars = isTextMimeType(mimeType) ? size : Math.ceil(size / 3) * 4;
+  return Math.ceil(chars / CHARS_PER_TOKEN);
+}
+
+/**
+ * The gateway's Prometheus metrics, in a registry of its own (several gateways may share a
+ * process in tests; the global registry would mix them).
+ */
+export function gatewayMetrics(gateway: Gateway, sessions: () => number): Registry {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'mcp_offload_process_' });
+  const calls = new Counter({
+    name: 'mcp_offload_tool_calls_total',
+    help: 'tools/call requests by server, tool and outcome (ok, error: an isError result, failed: no result)',
+    labelNames: ['server', 'tool', 'outcome'],
+    registers: [registry],
+  });
+  const latency = new Histogram({
+    name: 'mcp_offload_tool_call_duration_seconds',
+    help: 'Time from a tools/call request to its (rewritten) result, by server and tool',
+    labelNames: ['server', 'tool'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+    registers: [registry],
+  });
+  const offloaded = new Counter({
+    name: 'mcp_offload_offloaded_bytes_total',
+    help: 'Bytes of payloads stored as artifacts instead of being sent to the client, by server and tool',
+    labelNames: ['server', 'tool'],
+    registers: [registry],
+  });
+  const tokens = new Counter({
+    name: 'mcp_offload_tokens_saved_total',
+    help: 'Estimated tokens kept out of the model context (4 characters a token; binary counted as its base64)',
+    labelNames: ['server', 'tool'],
+    registers: [registry],
+  });
+  const stored = new Counter({
+    name: 'mcp_offload_artifacts_stored_total',
+    help: 'Artifacts handed out in results (identical bytes stored again count again)',
+    labelNames: ['server', 'tool'],
+    registers: [registry],
+  });
+  const collected = new Counter({
+    name: 'mcp_offload_artifacts_collected_total',
+    help: 'Artifacts removed by garbage collection (time to live or quota)',
+    registers: [registry],
+  });
+  const collectedBytes = new Counter({
+    name: 'mcp_offload_artifacts_collected_bytes_total',
+    help: 'Bytes freed by garbage collection',
+    registers: [registry],
+  });
+  const reads = new Counter({
+    name: 'mcp_offload_artifact_reads_total',
+    help: 'Artifacts read back, by way (resources/read, artifact_read, download)',
+    labelNames: ['via'],
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'mcp_offload_artifacts',
+    help: 'Artifacts in the store now',
+    registers: [registry],
+    collect() {
+      this.set(gateway.offload.store.list().length);
+    },
+  });
+  new Gauge({
+    name: 'mcp_offload_artifacts_bytes',
+    help: 'Bytes in the store now',
+    registers: [registry],
+    collect() {
+      this.set(gateway.offload.store.totalBytes);
+    },
+  });
+  new Gauge({
+    name: 'mcp_offload_upstream_restarts',
+    help: 'Times each upstream server has been restarted since the gateway started',
+    labelNames: ['server'],
+    registers: [registry],
+    collect() {
+      for (const upstream of gateway.upstreams) this.set({ server: upstream.name }, upstream.restarts);
+    },
+  });
+  new Gauge({
+    name: 'mcp_offload_upstream_up',
+    help: '1 when the upstream server is connected, else 0',
+    labelNames: ['server'],
+    registers: [registry],
+    collect() {
+      for (const upstream of gateway.upstreams) this.set({ server: upstream.name }, upstream.state === 'up' ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'mcp_offload_sessions',
+    help: 'Connected client sessions',
+    registers: [registry],
+    collect() {
+      this.set(sessions());
+    },
+  });
+
+  gateway.events.on('call', ({ server, tool, outcome, seconds, artifacts }) => {
+    calls.inc({ server, tool, outcome });
+    latency.observe({ server, tool }, seconds);
+    for (const artifact of artifacts) {
+      stored.inc({ server, tool });
+      offloaded.inc({ server, tool }, artifact.size);
+      tokens.inc({ server, tool }, estimatedTokens(artifact.size, artifact.mimeType));
+    }
+  });
+  gateway.events.on('collected', (result) => {
+    collected.inc(result.removed);
+    collectedBytes.inc(result.freedBytes);
+  });
+  gateway.events.on('artifactRead', ({ via }) => reads.inc({ via }));
+  return registry;
+}
