@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type {
@@ -58,7 +59,9 @@ export class DownstreamSession {
     private readonly setup: SessionSetup,
     readonly identity: SessionIdentity = {},
   ) {
-    this.owner = identity.owner ?? this.id;
+    // Records outlive the process and session numbers restart with it: a random owner keeps a new
+    // session from seeing artifacts of an earlier run's session with the same number.
+    this.owner = identity.owner ?? `${this.id}-${randomBytes(8).toString('hex')}`;
     this.who = { ...(identity.token !== undefined ? { token: identity.token } : {}), session: this.id };
     this.server = new Server(setup.serverInfo, { capabilities: setup.capabilities, instructions: setup.instructions });
     // logging/setLevel is forwarded upstream rather than answered by the SDK.

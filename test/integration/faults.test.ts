@@ -78,7 +78,7 @@ describe('load', () => {
       await http.close();
       await gateway.stop();
     }
-  });
+  }, 120_000); // a budget for a loaded 2-core machine, not a timing assertion
 });
 
 describe('memory', () => {
