@@ -464,6 +464,21 @@ describe('artifacts through the CLI', () => {
     expect(fromFlag.stderr).toContain(`in ${join(tmp, 'from-flag')}`);
   });
 
+  test('a restarted stdio proxy does not list or read the previous run\'s artifacts (session numbers restart, owners do not)', async () => {
+    const dir = join(tmp, 'store-c');
+    const args = ['--log-level', 'warn', '--artifact-dir', dir, '--', NODE, FIXTURES.bigResult];
+    const first = await connectLinear(args);
+    const result = await first.client.callTool({ name: 'big-image', arguments: { mb: 1 } });
+    const uri = (result.content as { type: string; uri?: string }[]).find((b) => b.type === 'resource_link')?.uri;
+    expect((await first.client.listResources()).resources.map((r) => r.uri)).toContain(uri);
+    await first.close();
+
+    const second = await connectLinear(args);
+    expect((await second.client.listResources()).resources.filter((r) => r.uri.startsWith('artifact://'))).toEqual([]);
+    await expect(second.client.readResource({ uri: uri! })).rejects.toThrow(/not found/);
+    await second.close();
+  });
+
   test('--dry-run passes results unchanged and stores nothing', async () => {
     const dir = join(tmp, 'store-b');
     const proxy = await connectLinear(['--log-level', 'warn', '--dry-run', '--artifact-dir', dir, '--', NODE, FIXTURES.bigResult]);
