@@ -29,13 +29,18 @@ export function unwritable(target: string, err: unknown): ArtifactStoreError {
   return new ArtifactStoreError('unwritable', `cannot write ${target}: ${describeFsError(err)}`);
 }
 
+/** A fresh name for a temporary file in `tmpDir`. */
+export function tempPath(tmpDir: string): string {
+  return join(tmpDir, `${process.pid}-${randomBytes(8).toString('hex')}`);
+}
+
 /**
  * Writes `data` to `target` so that `target` is either absent or complete, never partial: the bytes go
  * to a fresh file in `tmpDir` (same file system, so the rename is atomic) which is renamed into place.
  * No fsync: artifacts are a cache, and the cost on large payloads buys nothing a re-run would not.
  */
 export async function atomicWrite(tmpDir: string, target: string, data: Uint8Array | string): Promise<void> {
-  const tmp = join(tmpDir, `${process.pid}-${randomBytes(8).toString('hex')}`);
+  const tmp = tempPath(tmpDir);
   let handle: Awaited<ReturnType<typeof open>> | undefined;
   try {
     handle = await open(tmp, 'wx', 0o600);

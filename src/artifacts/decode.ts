@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { ArtifactStoreError, type ArtifactInput } from './types.js';
+import { ArtifactStoreError, type ArtifactInput, type PieceSource } from './types.js';
 import { humanSize } from './sizes.js';
 
 /**
@@ -84,10 +84,10 @@ export function tooLarge(size: number, limit: number): ArtifactStoreError {
 
 /**
  * Bytes and sha256 of a payload, refusing it before any work proportional to its size when it is over
- * `maxBytes` (0 = no limit). Hashing rides along the base64 chunk loop so the data is traversed once;
- * replacing `parts.push` with a write to disk turns this into a streaming store.
+ * `maxBytes` (0 = no limit). Hashing rides along the base64 chunk loop so the data is traversed once.
+ * (Pieces, the payloads too large to hold decoded, are written as they come: see piece-file.ts.)
  */
-export function decodePayload(data: ArtifactInput['data'], maxBytes: number): DecodedPayload {
+export function decodePayload(data: Exclude<ArtifactInput['data'], { pieces: PieceSource }>, maxBytes: number): DecodedPayload {
   const limited = maxBytes > 0;
   if ('bytes' in data) {
     const view = data.bytes as Uint8Array;

@@ -1,4 +1,4 @@
-import { fileTypeFromBuffer } from 'file-type';
+import { fileTypeFromBuffer, fileTypeFromFile } from 'file-type';
 import mime from 'mime-types';
 
 /**
@@ -154,11 +154,26 @@ export function looksLikeSvg(bytes: Uint8Array): boolean {
  * no more than the entries it inspects.
  */
 export async function sniff(bytes: Uint8Array): Promise<{ mimeType: string; ext: string } | undefined> {
+  return sniffWith(bytes, () => fileTypeFromBuffer(bytes));
+}
+
+/**
+ * `sniff` of a file known by its path and its first bytes (at least 4 KiB, if it has them): file-type
+ * reads what it needs from the file, as much as it would from a buffer of all of it.
+ */
+export async function sniffFile(path: string, head: Uint8Array): Promise<{ mimeType: string; ext: string } | undefined> {
+  return sniffWith(head, () => fileTypeFromFile(path));
+}
+
+async function sniffWith(
+  head: Uint8Array,
+  detect: () => Promise<{ mime: string; ext: string } | undefined>,
+): Promise<{ mimeType: string; ext: string } | undefined> {
   // Before file-type, which calls every XML document `application/xml`.
-  if (looksLikeSvg(bytes)) return { mimeType: 'image/svg+xml', ext: 'svg' };
+  if (looksLikeSvg(head)) return { mimeType: 'image/svg+xml', ext: 'svg' };
   let found: { mime: string; ext: string } | undefined;
   try {
-    found = await fileTypeFromBuffer(bytes);
+    found = await detect();
   } catch {
     // A malformed container can make the parser throw; that is "unknown", not a failure to store.
     return undefined;
@@ -179,15 +194,24 @@ function isAudioVisual(type: string): boolean {
  * The result is the bare type (no parameters), with non-standard aliases like image/jpg normalised.
  */
 export async function resolveMimeType(declared: string | undefined, bytes: Uint8Array): Promise<string> {
+  return resolveWith(declared, () => sniff(bytes));
+}
+
+/** `resolveMimeType` for bytes written to a file (`sniffFile`). */
+export async function resolveMimeTypeOfFile(declared: string | undefined, path: string, head: Uint8Array): Promise<string> {
+  return resolveWith(declared, () => sniffFile(path, head));
+}
+
+async function resolveWith(declared: string | undefined, sniffed: () => Promise<{ mimeType: string } | undefined>): Promise<string> {
   const type = essence(declared);
   if (!isGenericMimeType(type) && isTextMimeType(type)) return type;
-  const sniffed = await sniff(bytes);
-  if (isGenericMimeType(type)) return sniffed?.mimeType ?? 'application/octet-stream';
-  if (!sniffed || sniffed.mimeType === type) return type;
+  const found = await sniffed();
+  if (isGenericMimeType(type)) return found?.mimeType ?? 'application/octet-stream';
+  if (!found || found.mimeType === type) return type;
   // Where the sniffed type is only the container or the codec family, the declaration is more precise.
-  if (CONTAINERS.has(sniffed.mimeType) && type.startsWith('application/') && !CONTAINERS.has(type)) return type;
-  if (isAudioVisual(type) && isAudioVisual(sniffed.mimeType)) return type;
-  return sniffed.mimeType;
+  if (CONTAINERS.has(found.mimeType) && type.startsWith('application/') && !CONTAINERS.has(type)) return type;
+  if (isAudioVisual(type) && isAudioVisual(found.mimeType)) return type;
+  return found.mimeType;
 }
 
 /**

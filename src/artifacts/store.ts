@@ -1,4 +1,4 @@
-import { mkdir, open, rm, unlink } from 'node:fs/promises';
+import { mkdir, open, rename, rm, unlink } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import type { Logger } from '../logger.js';
@@ -9,6 +9,7 @@ import { KeyedLock } from './key-lock.js';
 import { fileSize, loadRecords, newRecord, serialiseRecord } from './metadata.js';
 import { RecordIndex, activity, snapshot } from './record-index.js';
 import { resolveMimeType } from './mime.js';
+import { writePayload } from './piece-file.js';
 import {
   ArtifactStoreError,
   type ArtifactInput,
@@ -18,6 +19,9 @@ import {
   type ListFilter,
   type StoreOptions,
 } from './types.js';
+
+/** What is stored: bytes in memory, or a file already written to the store's tmp directory. */
+type Content = { bytes: Buffer } | { file: string };
 
 export type { ByteRange, GcResult, ListFilter };
 
@@ -70,14 +74,25 @@ export class ArtifactStore {
   async put(input: ArtifactInput): Promise<ArtifactRecord> {
     // A store that could not open at startup tries again: the disk may have been fixed since.
     if (!this.ready) await (this.opening ??= this.init().finally(() => (this.opening = undefined)));
+    if ('pieces' in input.data) {
+      const file = await writePayload(this.tmpDir, input, input.data.pieces, this.options.maxArtifactBytes);
+      return this.commit({ ...input, facts: file.facts }, { file: file.path }, file.sha256, file.size, file.mimeType);
+    }
     const { bytes, sha256 } = decodePayload(input.data, this.options.maxArtifactBytes);
     const mimeType = await resolveMimeType(input.mimeType, bytes);
+    return this.commit(input, { bytes }, sha256, bytes.length, mimeType);
+  }
+
+  private async commit(input: ArtifactInput, content: Content, sha256: string, size: number, mimeType: string): Promise<ArtifactRecord> {
     let record: ArtifactRecord;
     try {
-      record = await this.lock.run(sha256, () => this.store(input, bytes, sha256, mimeType));
+      record = await this.lock.run(sha256, () => this.store(input, content, sha256, size, mimeType));
     } catch (err) {
       this.log.warn({ err, server: input.server, tool: input.tool }, 'could not store artifact');
       throw err;
+    } finally {
+      // Renamed into place, kept as a duplicate, or left by a failure: the temporary name goes.
+      if ('file' in content) await rm(content.file, { force: true }).catch(() => undefined);
     }
     const quota = this.options.quotaBytes;
     if (quota > 0 && this.totalBytes > quota) {
@@ -88,15 +103,13 @@ export class ArtifactStore {
     return snapshot(record);
   }
 
-  private async store(input: ArtifactInput, bytes: Buffer, sha256: string, mimeType: string): Promise<ArtifactRecord> {
+  private async store(input: ArtifactInput, content: Content, sha256: string, size: number, mimeType: string): Promise<ArtifactRecord> {
     const existing = this.index.byContent(sha256);
     if (existing && (await fileSize(existing.path)) === existing.size) return this.reuse(existing, input.owner);
     // The file was deleted or altered by hand: write it afresh, keeping who had it.
     if (existing) this.index.delete(existing);
     const owners = [...new Set([...(existing?.owners ?? []), ...(input.owner ? [input.owner] : [])])];
-    const record = newRecord(this.dir, input, { sha256, size: bytes.length, mimeType, owners, now: this.now() }, (id) =>
-      this.index.hasId(id),
-    );
+    const record = newRecord(this.dir, input, { sha256, size, mimeType, owners, now: this.now() }, (id) => this.index.hasId(id));
     const { path } = record;
     await mkdir(dirname(path), { recursive: true, mode: 0o700 }).catch((err: unknown) => {
       throw unwritable(dirname(path), err);
@@ -105,7 +118,8 @@ export class ArtifactStore {
     // than a file nothing accounts for.
     await atomicWrite(this.tmpDir, this.metaPath(sha256), serialiseRecord(record));
     try {
-      await atomicWrite(this.tmpDir, path, bytes);
+      if ('bytes' in content) await atomicWrite(this.tmpDir, path, content.bytes);
+      else await rename(content.file, path).catch((err: unknown) => Promise.reject(unwritable(path, err)));
     } catch (err) {
       await rm(this.metaPath(sha256), { force: true }).catch(() => undefined);
       throw err;

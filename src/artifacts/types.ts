@@ -1,7 +1,10 @@
 /** What the pipeline hands the store: the bytes of one payload and where they came from. */
 export interface ArtifactInput {
-  /** The payload. A base64 string is decoded by the store (in one pass with hashing). */
-  data: { bytes: Buffer } | { base64: string } | { text: string };
+  /**
+   * The payload. A base64 string is decoded by the store (in one pass with hashing); pieces are
+   * written to disk as they are produced, never held whole.
+   */
+  data: { bytes: Buffer } | { base64: string } | { text: string } | { pieces: PieceSource };
   /** The type the upstream declared, if any; sniffed bytes win when it is missing or generic. */
   mimeType?: string;
   server: string;
@@ -12,8 +15,36 @@ export interface ArtifactInput {
   filename?: string;
   /** Facts for summaries (image dimensions, page count, ...), stored with the record. */
   facts?: Record<string, unknown>;
+  /** For pieces: computes the facts from the pieces as they pass and the file they were written to. */
+  watch?: FactsWatcher;
   /** The session (and token) that produced it; only owners may list and read it. */
   owner?: string;
+}
+
+/**
+ * Bytes produced piece by piece (decoded while they are written). An iteration throws an
+ * `ArtifactStoreError` (`invalid-data`) when the data turns out not to be what it claimed.
+ */
+export interface PieceSource {
+  /** The size the pieces will add up to (checked against the limit before any is produced). */
+  size: number;
+  /** Each piece a buffer of its own: it is still being written while the next is produced. */
+  pieces(): Iterable<Uint8Array>;
+}
+
+/** A payload's bytes as written to a temporary file: where, how many, and the first of them. */
+export interface WrittenFile {
+  path: string;
+  size: number;
+  /** The first `HEAD_BYTES` (fewer if the file is shorter). */
+  head: Buffer;
+}
+
+/** Sees the bytes of a payload stored piece by piece; its answer becomes the record's facts. */
+export interface FactsWatcher {
+  /** Each piece in order; what is kept of it must be copied. */
+  add(piece: Uint8Array): void;
+  finish(file: WrittenFile): Promise<Record<string, unknown>>;
 }
 
 export interface ArtifactRecord {

@@ -1,4 +1,5 @@
 import { blobLength, blobSegments, isBlobMarker } from '../transports/blobs.js';
+import { ArtifactStoreError, type PieceSource } from '../artifacts/types.js';
 import { isFullyBase64 } from './detect/base64.js';
 
 /**
@@ -6,10 +7,7 @@ import { isFullyBase64 } from './detect/base64.js';
  * if it is not valid base64: never garbage bytes.
  */
 export function decodeBase64Strict(value: string): Buffer | undefined {
-  if (isBlobMarker(value)) {
-    const segments = blobSegments(value);
-    return segments ? decodeBase64Segments(segments, blobLength(value)) : undefined;
-  }
+  if (isBlobMarker(value)) return decodeBase64Segments(value);
   // Node's decoder skips what is not base64 and stops at '=', so a valid string is exactly the one
   // that decodes to the length its characters promise; only a wrapped one needs the slow check.
   const padding = paddingOf(value);
@@ -52,16 +50,67 @@ function decodeInPieces(value: string, size: number): Buffer | undefined {
   return out;
 }
 
+/** Decoded bytes produced at a time for a payload stored piece by piece. */
+const WINDOW_BYTES = 1024 * 1024;
+
+/**
+ * The bytes of a base64 value for a payload: decoded now, or, for a payload kept as bytes (a marker),
+ * as pieces decoded while it is stored, so the whole decoded payload is never in memory. Undefined
+ * when it is plainly not base64; pieces that prove it is not fail with an `invalid-data` error.
+ */
+export function base64Data(value: string): { bytes: Buffer } | { pieces: PieceSource } | undefined {
+  if (!isBlobMarker(value)) {
+    const bytes = decodeBase64Strict(value);
+    return bytes && { bytes };
+  }
+  const shape = markedShape(value);
+  if (!shape) return undefined;
+  const size = Math.floor((shape.end * 3) / 4);
+  return { pieces: { size, pieces: () => decodeSegments(shape.segments, shape.end, WINDOW_BYTES) } };
+}
+
+/** The size of a payload's data: bytes, or pieces yet to be decoded. */
+export function dataSize(data: { bytes: Buffer } | { pieces: PieceSource }): number {
+  return 'bytes' in data ? data.bytes.length : data.pieces.size;
+}
+
 /**
  * Decodes base64 held as bytes (a payload kept out of the heap's strings) piece by piece, so no
  * string of the whole payload is ever made. Only the unwrapped form, the one a JSON string without
  * escapes can hold, is accepted (either alphabet).
  */
-function decodeBase64Segments(segments: readonly Buffer[], length: number): Buffer | undefined {
+function decodeBase64Segments(marker: string): Buffer | undefined {
+  const shape = markedShape(marker);
+  if (!shape) return undefined;
+  try {
+    // One window as large as the payload: the single piece is the answer, not a copy of it.
+    const [bytes] = decodeSegments(shape.segments, shape.end, Number.MAX_SAFE_INTEGER);
+    return bytes;
+  } catch (error) {
+    if (error instanceof ArtifactStoreError) return undefined;
+    throw error;
+  }
+}
+
+/** The pieces of a marked payload and where its base64 ends (before any padding), if its length can be base64. */
+function markedShape(marker: string): { segments: readonly Buffer[]; end: number } | undefined {
+  const segments = blobSegments(marker);
+  if (!segments) return undefined;
+  const length = blobLength(marker);
   const padding = trailingPadding(segments);
   const end = length - padding;
   if ((padding > 0 && length % 4 !== 0) || end % 4 === 1 || end <= 0) return undefined;
-  const out = Buffer.allocUnsafe(Math.floor((end * 3) / 4));
+  return { segments, end };
+}
+
+/**
+ * The decoded bytes of the first `end` base64 characters held in `segments`, in pieces of up to
+ * `windowBytes` (fresh buffers: a consumer may keep one while the next is decoded).
+ */
+function* decodeSegments(segments: readonly Buffer[], end: number, windowBytes: number): Generator<Buffer> {
+  const total = Math.floor((end * 3) / 4);
+  let window = Buffer.allocUnsafe(Math.min(windowBytes, total));
+  let filled = 0;
   let written = 0;
   let carry = '';
   let consumed = 0;
@@ -73,12 +122,23 @@ function decodeBase64Segments(segments: readonly Buffer[], length: number): Buff
     const whole = consumed === end ? text.length : text.length - (text.length % 4);
     carry = text.slice(whole);
     const group = text.slice(0, whole);
-    // A character the decoder skips leaves the group short: then the payload is not base64.
     const expected = Math.floor((group.length * 3) / 4);
-    if (out.write(group, written, 'base64') !== expected) return undefined;
+    if (expected > window.length - filled) {
+      if (filled > 0) yield window.subarray(0, filled);
+      window = Buffer.allocUnsafe(Math.max(Math.min(windowBytes, total - written), expected));
+      filled = 0;
+    }
+    // A character the decoder skips leaves the group short: then the payload is not base64.
+    if (window.write(group, filled, 'base64') !== expected) throw notBase64();
+    filled += expected;
     written += expected;
   }
-  return written === out.length ? out : undefined;
+  if (written !== total) throw notBase64();
+  if (filled > 0) yield window.subarray(0, filled);
+}
+
+function notBase64(): ArtifactStoreError {
+  return new ArtifactStoreError('invalid-data', 'invalid base64: the payload is not base64');
 }
 
 /** How many `=` end the payload (at most two), looking across the last pieces. */

@@ -146,6 +146,8 @@ export async function extractInto(
     rewrite.extractions.push(outcome.extraction);
   } else if (outcome.ok === false) {
     rewrite.notes.push(failureText(what, outcome.message));
+  } else if (outcome.ok === 'invalid' && payload.invalidNote) {
+    rewrite.notes.push(payload.invalidNote);
   }
 }
 

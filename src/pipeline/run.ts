@@ -3,7 +3,10 @@ import { ArtifactStoreError } from '../artifacts/types.js';
 import { hashArguments } from '../artifacts/names.js';
 import { humanSize } from '../artifacts/sizes.js';
 import type { Logger } from '../logger.js';
-import { factsFor } from './facts/index.js';
+import { drain } from '../artifacts/piece-file.js';
+import type { PieceSource } from '../artifacts/types.js';
+import { dataSize } from './decode.js';
+import { factsFor, factsWatcher } from './facts/index.js';
 import { summaryText } from './summary/describe.js';
 import type { PipelineSettings } from './settings.js';
 import type { CallInfo, Extraction, LayerContext, Payload, SaveOutcome } from './types.js';
@@ -22,24 +25,25 @@ export class PipelineRun implements LayerContext {
   ) {}
 
   async save(payload: Payload): Promise<SaveOutcome> {
-    const bytes = 'bytes' in payload.data ? payload.data.bytes : Buffer.from(payload.data.text, 'utf8');
+    const data = 'text' in payload.data ? { bytes: Buffer.from(payload.data.text, 'utf8') } : payload.data;
     if (this.settings.dryRun) {
+      if ('pieces' in data && !isValid(data.pieces)) return { ok: 'invalid' };
+      const size = dataSize(data);
       this.log.info(
-        { server: this.call.server, tool: this.call.tool, source: payload.source, mimeType: payload.mimeType, size: bytes.length },
-        `dry run: would store ${humanSize(bytes.length)} from ${payload.source}`,
+        { server: this.call.server, tool: this.call.tool, source: payload.source, mimeType: payload.mimeType, size },
+        `dry run: would store ${humanSize(size)} from ${payload.source}`,
       );
       return { ok: 'dry-run' };
     }
     try {
-      const facts = await factsFor(bytes, payload.mimeType ?? 'application/octet-stream');
+      const factsType = payload.mimeType ?? 'application/octet-stream';
       const record = await this.store.put({
-        data: { bytes },
+        ...('pieces' in data ? { data, watch: factsWatcher(factsType) } : { data, facts: await factsFor(data.bytes, factsType) }),
         mimeType: payload.mimeType,
         server: this.call.server,
         tool: this.call.tool,
         argsHash: hashArguments(this.call.args ?? {}),
         filename: payload.filename,
-        facts,
         owner: this.call.owner,
       });
       const link = this.call.links ? { url: this.call.links.urlFor(record), hidePath: !this.call.links.showPath } : undefined;
@@ -59,9 +63,22 @@ export class PipelineRun implements LayerContext {
       this.log.debug({ source: payload.source, uri: record.uri, size: record.size }, 'stored a payload');
       return { ok: true, extraction };
     } catch (error) {
+      // Decoded as they are stored, pieces can still turn out not to be base64: the layer says so.
+      if ('pieces' in data && error instanceof ArtifactStoreError && error.reason === 'invalid-data') return { ok: 'invalid' };
       const message = error instanceof ArtifactStoreError || error instanceof Error ? error.message : String(error);
       this.log.warn({ source: payload.source, err: message }, 'could not store a payload');
       return { ok: false, message };
     }
+  }
+}
+
+/** Whether pieces decode to the end (a dry run stores nothing, but says what it would have left alone). */
+function isValid(source: PieceSource): boolean {
+  try {
+    drain(source);
+    return true;
+  } catch (error) {
+    if (error instanceof ArtifactStoreError && error.reason === 'invalid-data') return false;
+    throw error;
   }
 }

@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ArtifactRecord } from '../artifacts/types.js';
+import type { ArtifactRecord, PieceSource } from '../artifacts/types.js';
 import type { PipelineSettings } from './settings.js';
 
 /** The call a result answers. Names are the upstream's own, not the prefixed ones. */
@@ -24,7 +24,10 @@ export interface ArtifactLinks {
 
 /** A payload a layer found, ready to be stored. */
 export interface Payload {
-  data: { bytes: Buffer } | { text: string };
+  /** Pieces are base64 kept as bytes, decoded while they are stored (see `base64Data`). */
+  data: { bytes: Buffer } | { text: string } | { pieces: PieceSource };
+  /** What to say when pieces turn out not to be base64 (nothing is stored then). */
+  invalidNote?: string;
   mimeType?: string;
   filename?: string;
   /** Sibling fields shown as `Metadata:` in the summary. */
@@ -46,7 +49,12 @@ export interface Extraction {
 }
 
 /** The result of trying to store a payload. */
-export type SaveOutcome = { ok: true; extraction: Extraction } | { ok: false; message: string } | { ok: 'dry-run' };
+export type SaveOutcome =
+  | { ok: true; extraction: Extraction }
+  | { ok: false; message: string }
+  | { ok: 'dry-run' }
+  /** Pieces that turned out not to be base64: nothing was stored, the value stays as it is. */
+  | { ok: 'invalid' };
 
 export type Result = CallToolResult;
 

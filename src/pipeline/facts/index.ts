@@ -2,10 +2,12 @@
  * Facts that help a model decide whether to open a stored file (dimensions, pages, lines and tokens, the
  * shape of a JSON document), computed from the bytes. Never throws: a file we cannot read gets fewer facts.
  */
+import { readFile } from 'node:fs/promises';
 import { essence as essenceOf, isTextMimeType } from '../../artifacts/mime.js';
-import { imageFacts } from './image.js';
+import type { FactsWatcher, WrittenFile } from '../../artifacts/types.js';
+import { imageFacts, imageFactsOfFile } from './image.js';
 import { jsonOutline } from './json-outline.js';
-import { pdfFacts } from './pdf.js';
+import { PageCounter, pdfFacts, pdfFactsOf } from './pdf.js';
 import { csvFacts, decodeStart, textFacts } from './text.js';
 
 export { estimateTokens } from './text.js';
@@ -53,4 +55,38 @@ export async function factsFor(bytes: Buffer, mimeType: string): Promise<Record<
   } catch {
     return {}; // facts are a courtesy: a failure here must never fail storing the file
   }
+}
+
+/**
+ * `factsFor` of a payload stored piece by piece, with the same answer: a PDF's pages are counted as
+ * the pieces pass, an image's size is read from the head of the file (all of it only when the head
+ * does not settle it), and text, whose facts need every byte, is read back whole.
+ */
+export function factsWatcher(mimeType: string): FactsWatcher {
+  const essence = essenceOf(mimeType);
+  const readAll = (file: WrittenFile) => readFile(file.path);
+  if (essence.startsWith('image/') && essence !== 'image/svg+xml') {
+    return courtesy({ add() {}, finish: (file) => imageFactsOfFile(file.head, file.size, () => readAll(file)) });
+  }
+  if (essence === 'application/pdf') {
+    const counter = new PageCounter();
+    return courtesy({ add: (piece) => counter.add(piece), finish: async (file) => pdfFactsOf(counter.finish(), file.head) });
+  }
+  if (!isTextMimeType(essence)) return { add() {}, finish: async () => ({}) };
+  return courtesy({ add() {}, finish: async (file) => factsFor(await readAll(file), mimeType) });
+}
+
+/** A watcher that never fails the store: facts it cannot compute are left out. */
+function courtesy(watcher: FactsWatcher): FactsWatcher {
+  let failed = false;
+  return {
+    add(piece) {
+      try {
+        if (!failed) watcher.add(piece);
+      } catch {
+        failed = true;
+      }
+    },
+    finish: async (file) => (failed ? {} : watcher.finish(file).catch(() => ({}))),
+  };
 }

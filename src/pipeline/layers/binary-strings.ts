@@ -2,7 +2,7 @@ import type { ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import { isBinaryData, isBinaryDataReference, downloadReference } from '../detect/abp-shapes.js';
 import { detectBase64Binary, mightBeBase64 } from '../detect/base64.js';
 import { findDataUris, replaceRanges } from '../detect/data-uri.js';
-import { decodeBase64Strict, promisedBytes } from '../decode.js';
+import { base64Data, decodeBase64Strict, promisedBytes } from '../decode.js';
 import { markLiteralChecked } from '../json-text.js';
 import { announce, failureNote, failureText, mapContent } from '../blocks.js';
 import { extractInto, parseJsonText, rewriteJsonDocuments, siblingMetadata, walkJson, type DocRewrite, type JsonPath } from '../json-docs.js';
@@ -69,9 +69,10 @@ function binaryDataPayload(node: { content: string; mimeType: string; encoding?:
     const text = isBlobMarker(node.content) ? blobString(node.content)! : node.content;
     return { data: { text }, mimeType: node.mimeType, filename: node.filename, metadata, source };
   }
-  const bytes = decodeBase64Strict(node.content);
-  if (!bytes) return `[mcp-offload: the ${node.mimeType} data at ${source} is not valid base64; it was left as it is]`;
-  return { data: { bytes }, mimeType: node.mimeType, filename: node.filename, metadata, source };
+  const invalidNote = `[mcp-offload: the ${node.mimeType} data at ${source} is not valid base64; it was left as it is]`;
+  const data = base64Data(node.content);
+  if (!data) return invalidNote;
+  return { data, invalidNote, mimeType: node.mimeType, filename: node.filename, metadata, source };
 }
 
 async function downloadPayload(
@@ -97,10 +98,10 @@ async function downloadPayload(
 async function base64Payload(value: string, doc: unknown, path: JsonPath, source: string, min: number): Promise<Payload | undefined> {
   // The signature is checked on the head; the decode below validates the whole string, once.
   const detected = isBlobMarker(value) ? await detectBase64Binary(sampleOf(value), 4, false) : await detectBase64Binary(value, min, false);
-  const bytes = detected && decodeBase64Strict(value);
-  if (!detected || !bytes) return undefined;
-  if (bytes.length === promisedBytes(value)) markLiteralChecked(doc, path);
-  return { data: { bytes }, mimeType: detected.mimeType, metadata: siblingMetadata(doc, path), source };
+  const data = detected && base64Data(value);
+  if (!detected || !data) return undefined;
+  if ('bytes' in data && data.bytes.length === promisedBytes(value)) markLiteralChecked(doc, path);
+  return { data, mimeType: detected.mimeType, metadata: siblingMetadata(doc, path), source };
 }
 
 async function rewritePlainText(text: string, source: string, run: LayerContext): Promise<ContentBlock[] | undefined> {

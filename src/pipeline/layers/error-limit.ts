@@ -10,7 +10,7 @@ export const errorLimitLayer: Layer = async (result, run) => {
   return mapContent(result, async (block, index) => {
     if (block.type !== 'text' || block.text.length <= limit) return undefined;
     const outcome = await run.save({ data: { text: block.text }, mimeType: 'text/plain', source: `content[${index}]` });
-    if (outcome.ok === 'dry-run') return undefined;
+    if (outcome.ok === 'dry-run' || outcome.ok === 'invalid') return undefined;
     const where = outcome.ok ? ` The whole text is in ${outcome.extraction.record.path} (${outcome.extraction.record.uri}).` : '';
     return [{ ...block, text: `${block.text.slice(0, limit)}\n… [error cut at ${limit} of ${block.text.length} characters.${where}]` }];
   });

@@ -1,6 +1,6 @@
 import { isTextMimeType } from '../../artifacts/mime.js';
 import { blobString, isBlobMarker, restoreInlaid } from '../../transports/blobs.js';
-import { decodeBase64Strict } from '../decode.js';
+import { base64Data } from '../decode.js';
 import { resolveFieldPath } from '../field-paths.js';
 import { extractInto, parentOf, rewriteJsonDocuments, siblingMetadata, valueAt, type DocRewrite } from '../json-docs.js';
 import { isReference } from '../reference.js';
@@ -55,11 +55,9 @@ function fieldPayload(value: unknown, rule: FieldRule, doc: unknown, path: (stri
   }
   const encoding = rule.encoding ?? (rule.mimeType && isTextMimeType(rule.mimeType) ? 'utf-8' : 'base64');
   if (encoding === 'utf-8') return { ...common, data: { text: isBlobMarker(value) ? blobString(value)! : value } };
-  const bytes = decodeBase64Strict(value);
-  if (!bytes) {
-    return `[mcp-offload: the field ${rule.path} (${source}) should hold base64 but does not; it was left as it is]`;
-  }
-  return { ...common, data: { bytes } };
+  const invalidNote = `[mcp-offload: the field ${rule.path} (${source}) should hold base64 but does not; it was left as it is]`;
+  const data = base64Data(value);
+  return data ? { ...common, data, invalidNote } : invalidNote;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -1,6 +1,6 @@
 import type { ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import { downloadReference, findAbpPayloads, type AbpPayload } from '../detect/abp-shapes.js';
-import { decodeBase64Strict } from '../decode.js';
+import { base64Data } from '../decode.js';
 import { setAtPath } from '../detect/walk.js';
 import { announce, failureNote } from '../blocks.js';
 import { parseJsonText } from '../json-docs.js';
@@ -69,6 +69,8 @@ async function saveAbpPayloads(
       replacements.push({ path: found.path, value: referenceTo(outcome.extraction) });
     } else if (outcome.ok === false) {
       blocks.push(failureNote(`the ${found.value.mimeType} at ${source}`, outcome.message));
+    } else if (outcome.ok === 'invalid' && payload.invalidNote) {
+      blocks.push({ type: 'text', text: payload.invalidNote });
     }
   }
   return replacements.length || blocks.length ? replacements : undefined;
@@ -79,9 +81,9 @@ async function payloadOf(found: AbpPayload, source: string, run: LayerContext): 
   if (found.kind === 'binary') {
     const { content, mimeType, encoding, filename } = found.value;
     if (encoding === 'utf-8') return { data: { text: content }, mimeType, filename, metadata, source };
-    const bytes = decodeBase64Strict(content);
-    if (!bytes) return `[mcp-offload: the ${mimeType} content at ${source} is not valid base64; nothing was saved]`;
-    return { data: { bytes }, mimeType, filename, metadata, source };
+    const invalidNote = `[mcp-offload: the ${mimeType} content at ${source} is not valid base64; nothing was saved]`;
+    const data = base64Data(content);
+    return data ? { data, invalidNote, mimeType, filename, metadata, source } : invalidNote;
   }
   try {
     const { bytes, mimeType } = await downloadReference(found.value, run.settings.download);

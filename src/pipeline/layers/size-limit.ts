@@ -37,7 +37,7 @@ export const sizeLimitLayer: Layer = async (result, run) => {
 async function storeText(text: string, source: string, run: LayerContext): Promise<ContentBlock[] | undefined> {
   const mimeType = textMimeType(text);
   const outcome = await run.save({ data: { text }, mimeType, source });
-  if (outcome.ok === 'dry-run') return undefined;
+  if (outcome.ok === 'dry-run' || outcome.ok === 'invalid') return undefined;
   if (outcome.ok === false) return [failureNote(`a text of ${text.length} characters`, outcome.message), { type: 'text', text }];
   const { preview, truncated } = previewText(text, run.settings.previewChars);
   const blocks = announce(outcome.extraction, run.announced);

@@ -1,5 +1,5 @@
 import type { ContentBlock } from '@modelcontextprotocol/sdk/types.js';
-import { base64DecodedSize, decodeBase64Strict } from '../decode.js';
+import { base64Data, base64DecodedSize, dataSize } from '../decode.js';
 import { inlineChars } from '../settings.js';
 import { announce, failureNote, mapContent } from '../blocks.js';
 import type { Layer, LayerContext } from '../types.js';
@@ -35,7 +35,7 @@ async function replace(block: Block, index: number, run: LayerContext): Promise<
         metadata,
         source,
       });
-      if (outcome.ok === 'dry-run') return undefined;
+      if (outcome.ok === 'dry-run' || outcome.ok === 'invalid') return undefined;
       if (!outcome.ok) return [failureNote('a large embedded text resource', outcome.message), block];
       return announce(outcome.extraction, run.announced);
     }
@@ -53,14 +53,14 @@ async function store(
   what: string,
   metadata?: Record<string, unknown>,
 ): Promise<ContentBlock[] | undefined> {
-  const bytes = decodeBase64Strict(base64);
-  if (!bytes) {
+  const data = base64Data(base64);
+  const outcome = data && (await run.save({ data, mimeType, filename, metadata, source }));
+  if (!data || outcome?.ok === 'invalid') {
     // Not base64 after all: keep it, and say why, rather than store garbage.
     run.log.warn({ source }, `${what} does not hold valid base64; left as it is`);
     return undefined;
   }
-  const outcome = await run.save({ data: { bytes }, mimeType, filename, metadata, source });
-  if (outcome.ok === 'dry-run') return undefined;
-  if (!outcome.ok) return [failureNote(`this ${mimeType ?? ''} ${what} (${bytes.length} bytes)`, outcome.message), original];
+  if (!outcome || outcome.ok === 'dry-run') return undefined;
+  if (!outcome.ok) return [failureNote(`this ${mimeType ?? ''} ${what} (${dataSize(data)} bytes)`, outcome.message), original];
   return announce(outcome.extraction, run.announced);
 }
