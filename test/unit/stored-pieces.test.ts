@@ -77,6 +77,16 @@ describe('the page count of a PDF fed in pieces', () => {
     );
   });
 
+  test('a /Type begun at the end of the carried bytes and finished by pieces shorter than itself', () => {
+    // Found by the property above: "/Type/" carried, then "T", then "ype/Page".
+    const counter = new PageCounter();
+    for (const piece of ['/Type/Type/Type/Type/', 'T', 'ype/Page']) counter.add(Buffer.from(piece, 'latin1'));
+    expect(counter.finish()).toBe(1);
+    const byteByByte = new PageCounter();
+    for (const byte of Buffer.from('/Type /Page /Type/Pages /Type/Page\n', 'latin1')) byteByByte.add(Buffer.from([byte]));
+    expect(byteByByte.finish()).toBe(2);
+  });
+
   test('a run of spaces longer than a piece between /Type and /Page', () => {
     const counter = new PageCounter();
     for (const piece of ['/Type', ' '.repeat(100_000), ' '.repeat(100_000), '/Pa', 'ge', ' /Type /Pages']) counter.add(Buffer.from(piece));

@@ -57,7 +57,9 @@ export class PageCounter {
       if (undecided !== -1) carried = squeeze(joined.subarray(undecided));
     }
     const undecided = this.scan(bytes, bytes.length, false);
-    this.pending = carried ?? (undecided !== -1 ? squeeze(bytes.subarray(undecided)) : Buffer.from(typeStartAtEnd(bytes)));
+    // A piece shorter than `/Typ` may end a `/Type` begun in the carried bytes ("/Type/" then "T").
+    const tail = bytes.length >= TYPE.length - 1 ? bytes : Buffer.concat([this.pending, bytes]);
+    this.pending = carried ?? (undecided !== -1 ? squeeze(bytes.subarray(undecided)) : typeStartAtEnd(tail));
   }
 
   /** The count, the end of what was fed being the end of the file (or of the scanned part). */
