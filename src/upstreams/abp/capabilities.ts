@@ -6,23 +6,23 @@ import { findAbpPayloads } from '../../pipeline/detect/abp-shapes.js';
 import type { Logger } from '../../logger.js';
 import type { AbpAppInfo, AbpCapability, AbpManifest } from './types.js';
 import type { InitializeResult } from './runtime.js';
+import { isPlainObject } from '../../config/pointer.js';
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** `listCapabilities()`'s answer (a plain array; `{capabilities: [...]}` tolerated) as AbpCapability[]. */
 export function normaliseCapabilities(raw: unknown, logger: Logger): AbpCapability[] {
-  const list = Array.isArray(raw) ? raw : isObject(raw) && Array.isArray(raw.capabilities) ? raw.capabilities : undefined;
+  const list = Array.isArray(raw) ? raw : isPlainObject(raw) && Array.isArray(raw.capabilities) ? raw.capabilities : undefined;
   if (!list) throw new Error(`listCapabilities() did not answer an array of capabilities: ${JSON.stringify(raw)?.slice(0, 200)}`);
   const out: AbpCapability[] = [];
   for (const entry of list) {
-    if (!isObject(entry) || typeof entry.name !== 'string' || entry.name === '') {
+    if (!isPlainObject(entry) || typeof entry.name !== 'string' || entry.name === '') {
       logger.warn({ entry }, 'listCapabilities() returned an entry without a name; ignored');
       continue;
     }
     const capability: AbpCapability = { name: entry.name };
     if (typeof entry.description === 'string') capability.description = entry.description;
-    if (isObject(entry.inputSchema)) capability.inputSchema = entry.inputSchema;
-    if (isObject(entry.outputSchema)) capability.outputSchema = entry.outputSchema;
+    if (isPlainObject(entry.inputSchema)) capability.inputSchema = entry.inputSchema;
+    if (isPlainObject(entry.outputSchema)) capability.outputSchema = entry.outputSchema;
     if (typeof entry.available === 'boolean') capability.available = entry.available;
     if (typeof entry.experimental === 'boolean') capability.experimental = entry.experimental;
     if (typeof entry.deprecated === 'boolean') capability.deprecated = entry.deprecated;
@@ -48,7 +48,7 @@ export function mergeCapabilities(manifest: AbpCapability[], runtime: AbpCapabil
 }
 
 function appInfo(value: unknown): AbpAppInfo | undefined {
-  if (!isObject(value) || typeof value.id !== 'string' || typeof value.name !== 'string' || typeof value.version !== 'string') {
+  if (!isPlainObject(value) || typeof value.id !== 'string' || typeof value.name !== 'string' || typeof value.version !== 'string') {
     return undefined;
   }
   const app: AbpAppInfo = { id: value.id, name: value.name, version: value.version };

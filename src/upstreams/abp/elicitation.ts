@@ -7,6 +7,7 @@
  */
 import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import type { AbpElicitation, AbpElicitationAnswer } from './types.js';
+import { isPlainObject } from '../../config/pointer.js';
 
 type Json = Record<string, unknown>;
 type FormSchema = ElicitRequestFormParams['requestedSchema'];
@@ -77,7 +78,7 @@ function confirmPlan(params: Json): ElicitationPlan {
 
 function selectPlan(params: Json, answerKey: 'selected' | 'value'): ElicitationPlan {
   const options = (Array.isArray(params.options) ? params.options : []).map((option: unknown) =>
-    isObject(option) && 'value' in option ? { value: option.value, label: text(option.label) ?? String(option.value) } : { value: option, label: String(option) },
+    isPlainObject(option) && 'value' in option ? { value: option.value, label: text(option.label) ?? String(option.value) } : { value: option, label: String(option) },
   );
   const keys = options.map((o) => (typeof o.value === 'string' ? o.value : JSON.stringify(o.value)));
   const unique = new Set(keys).size === keys.length;
@@ -103,16 +104,16 @@ function selectPlan(params: Json, answerKey: 'selected' | 'value'): ElicitationP
 /** A primitive schema is one field `value`; an object of primitives is the form itself; anything else is free text. */
 function inputPlan(params: Json): ElicitationPlan {
   const message = text(params.prompt) ?? text(params.message) ?? 'Input requested';
-  const schema = isObject(params.schema) ? params.schema : {};
-  const properties = isObject(schema.properties) ? schema.properties : undefined;
+  const schema = isPlainObject(params.schema) ? params.schema : {};
+  const properties = isPlainObject(schema.properties) ? schema.properties : undefined;
   if (schema.type === 'object' && properties) {
-    const fields = Object.fromEntries(Object.entries(properties).map(([key, s]) => [key, primitiveField(isObject(s) ? s : {}, key)]));
+    const fields = Object.fromEntries(Object.entries(properties).map(([key, s]) => [key, primitiveField(isPlainObject(s) ? s : {}, key)]));
     const required = Array.isArray(schema.required) ? schema.required.filter((k): k is string => typeof k === 'string' && k in fields) : [];
     return {
       request: { message, requestedSchema: { type: 'object', properties: fields, ...(required.length ? { required } : {}) } },
       accepted: (content) => ok({ value: content }),
       declined: () => DECLINED,
-      fallback: () => ok({ value: Object.fromEntries(Object.entries(properties).map(([key, s]) => [key, defaultOf(isObject(s) ? s : {})])) }),
+      fallback: () => ok({ value: Object.fromEntries(Object.entries(properties).map(([key, s]) => [key, defaultOf(isPlainObject(s) ? s : {})])) }),
     };
   }
   const field = primitiveField({ title: 'Value', ...schema }, 'value');
@@ -185,6 +186,3 @@ function text(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

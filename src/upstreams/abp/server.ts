@@ -20,9 +20,10 @@ import { handleStaticTool } from './static-handlers.js';
 import { DEFAULT_SESSION, type AbpOptions } from './options.js';
 import { SessionPool, type BrowserSlot, type SessionFactory } from './pool.js';
 import { errorResult } from './results.js';
-import { dynamicTool, isObject, splitSession, STATIC_TOOL_LIST, STATIC_TOOL_NAMES } from './tools.js';
+import { dynamicTool, splitSession, STATIC_TOOL_LIST, STATIC_TOOL_NAMES } from './tools.js';
 import type { AbpElicitation, AbpElicitationAnswer, AbpProgress } from './types.js';
 import { ArgumentValidator } from './validation.js';
+import { isPlainObject } from '../../config/pointer.js';
 
 export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -66,7 +67,7 @@ export function createAbpServer(options: AbpOptions, log: Logger, createSession:
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const { name } = request.params;
-    const args = isObject(request.params.arguments) ? request.params.arguments : {};
+    const args = isPlainObject(request.params.arguments) ? request.params.arguments : {};
     const call = {
       requestId: extra.requestId,
       signal: extra.signal,
@@ -143,5 +144,5 @@ async function elicit(
 }
 
 function hasSessionParameter(schema: Record<string, unknown> | undefined): boolean {
-  return isObject(schema?.properties) && 'session' in schema.properties;
+  return isPlainObject(schema?.properties) && 'session' in schema.properties;
 }

@@ -7,14 +7,14 @@ import type { Page } from 'puppeteer-core';
 import type { Logger } from '../../logger.js';
 import { EXPOSED } from './runtime.js';
 import type { AbpElicitationAnswer, AbpProgress, SessionEvents } from './types.js';
+import { isPlainObject } from '../../config/pointer.js';
 
 export const CAPABILITIES_CHANGED = 'notifications/capabilities/list_changed';
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Passes the notification on; true when it announces a capability change (the caller re-lists). */
 export function handleNotification(raw: unknown, events: SessionEvents, logger: Logger): boolean {
-  if (!isObject(raw)) {
+  if (!isPlainObject(raw)) {
     logger.debug({ notification: raw }, 'ignored a notification that is not an object');
     return false;
   }
@@ -29,8 +29,8 @@ export function handleNotification(raw: unknown, events: SessionEvents, logger: 
 }
 
 export function handleProgress(raw: unknown, events: SessionEvents, logger: Logger): void {
-  const operationId = isObject(raw) ? raw.operationId : undefined;
-  if (!isObject(raw) || (typeof operationId !== 'string' && typeof operationId !== 'number') || typeof raw.progress !== 'number') {
+  const operationId = isPlainObject(raw) ? raw.operationId : undefined;
+  if (!isPlainObject(raw) || (typeof operationId !== 'string' && typeof operationId !== 'number') || typeof raw.progress !== 'number') {
     logger.debug({ progress: raw }, 'ignored a progress event without operationId and a numeric progress');
     return;
   }
@@ -48,10 +48,10 @@ export function handleProgress(raw: unknown, events: SessionEvents, logger: Logg
 
 /** The MCP side's answer, handed back to the page; a malformed request or a failing handler is an error answer. */
 export async function handleElicitation(raw: unknown, events: SessionEvents, logger: Logger): Promise<AbpElicitationAnswer> {
-  if (!isObject(raw) || typeof raw.method !== 'string') {
+  if (!isPlainObject(raw) || typeof raw.method !== 'string') {
     return { success: false, error: { code: 'INVALID_PARAMS', message: 'an elicitation request needs a method', retryable: false } };
   }
-  const request = { method: raw.method, ...(isObject(raw.params) ? { params: raw.params } : {}) };
+  const request = { method: raw.method, ...(isPlainObject(raw.params) ? { params: raw.params } : {}) };
   logger.info({ method: request.method }, 'the app asks the agent (elicitation)');
   try {
     return await events.onElicitation(request);

@@ -37,13 +37,13 @@ import {
   type ConnectionInfo,
   type SessionEvents,
 } from './types.js';
+import { isPlainObject } from '../../config/pointer.js';
 
 export { hasBinaryData };
 
 const SHUTDOWN_TIMEOUT_MS = 2000;
 const FEATURES = { notifications: true, progress: true, elicitation: true };
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export class AbpBrowserSession implements BrowserSession {
   #launched: LaunchedBrowser | undefined;
@@ -127,7 +127,7 @@ export class AbpBrowserSession implements BrowserSession {
       app: runtimeApp(init, manifest.app),
       manifest,
       capabilities: mergeCapabilities(this.#manifestCapabilities, runtime),
-      features: isObject(init.features) ? init.features : {},
+      features: isPlainObject(init.features) ? init.features : {},
       ...(extensionId ? { extensionId } : {}),
     };
   }

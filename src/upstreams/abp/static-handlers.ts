@@ -8,8 +8,9 @@ import { notConnected, type ActiveCall, type CallRunner } from './calls.js';
 import { DEFAULT_SESSION, SESSION_NAME } from './options.js';
 import type { BrowserSlot, SessionPool } from './pool.js';
 import { errorResult, pdfResult, textResult } from './results.js';
-import { isObject, STATIC_TOOLS } from './tools.js';
+import { STATIC_TOOLS } from './tools.js';
 import type { ConnectTarget } from './types.js';
+import { isPlainObject } from '../../config/pointer.js';
 
 export interface StaticContext {
   pool: SessionPool;
@@ -35,7 +36,7 @@ export async function handleStaticTool(name: string, args: Record<string, unknow
       const slot = pool.get(session);
       if (!slot?.connected) return errorResult(notConnected(session));
       if (typeof args.capability !== 'string' || args.capability === '') return errorResult('INVALID_PARAMS: "capability" must be the name of a capability, e.g. "export.pdf"');
-      if (args.params !== undefined && !isObject(args.params)) return errorResult('INVALID_PARAMS: "params" must be an object');
+      if (args.params !== undefined && !isPlainObject(args.params)) return errorResult('INVALID_PARAMS: "params" must be an object');
       return context.runner.run(slot, args.capability, (args.params as Record<string, unknown> | undefined) ?? {}, context.call);
     }
     case STATIC_TOOLS.renderToPdf:
@@ -111,7 +112,7 @@ function status(slots: BrowserSlot[]): string {
 async function renderToPdf(slot: BrowserSlot | undefined, session: string, args: Record<string, unknown>, log: Logger): Promise<CallToolResult> {
   if (!slot?.connected || !slot.session) return errorResult(notConnected(session));
   if (typeof args.html !== 'string' || args.html === '') return errorResult('INVALID_PARAMS: "html" must be a non-empty string');
-  if (args.options !== undefined && !isObject(args.options)) return errorResult('INVALID_PARAMS: "options" must be an object');
+  if (args.options !== undefined && !isPlainObject(args.options)) return errorResult('INVALID_PARAMS: "options" must be an object');
   try {
     return pdfResult(await slot.session.renderToPdf(args.html, args.options as Record<string, unknown> | undefined));
   } catch (error) {

@@ -5,6 +5,7 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { DEFAULT_SESSION } from './options.js';
 import type { CapabilityTool } from './registry.js';
+import { isPlainObject } from '../../config/pointer.js';
 
 export const STATIC_TOOLS = {
   connect: 'abp_connect',
@@ -86,7 +87,7 @@ export const STATIC_TOOL_LIST: Tool[] = [
 /** A capability's tool: its description and input schema, with `session` added unless the app uses that name. */
 export function dynamicTool({ toolName, capability }: CapabilityTool, sessions: readonly string[]): Tool {
   const schema = { ...(capability.inputSchema ?? {}) } as Record<string, unknown>;
-  const properties = { ...(isObject(schema.properties) ? schema.properties : {}) };
+  const properties = { ...(isPlainObject(schema.properties) ? schema.properties : {}) };
   if (!('session' in properties)) {
     const offeredBy = sessions.length > 1 || sessions[0] !== DEFAULT_SESSION ? ` Offered by: ${sessions.join(', ')}.` : '';
     properties.session = { ...SESSION_PROPERTY, description: `${SESSION_PROPERTY.description}${offeredBy}` };
@@ -107,6 +108,3 @@ export function splitSession(args: Record<string, unknown>, capabilityHasSession
   return { ...(typeof session === 'string' ? { session } : {}), params };
 }
 
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
