@@ -1,5 +1,6 @@
 import type { Result } from '@modelcontextprotocol/sdk/types.js';
 import type { ArtifactRecord, GcResult } from '../artifacts/types.js';
+import { ARTIFACT_URI_PREFIX } from '../artifacts/metadata.js';
 import { ARTIFACTS_META_KEY } from '../pipeline/pipeline.js';
 
 /** Who made a request: the token's name (when the gateway checks tokens) and the session. */
@@ -61,14 +62,12 @@ export class GatewayEvents {
   }
 }
 
-const SCHEME = 'artifact://';
-
 /** The artifacts a processed result announces in `_meta` (see pipeline.ts). */
 export function artifactsOf(result: Result | undefined): CallEvent['artifacts'] {
   const listed = result?._meta?.[ARTIFACTS_META_KEY];
   if (!Array.isArray(listed)) return [];
   return listed.map((a: { uri: string; size: number; mimeType: string }) => ({
-    id: a.uri.startsWith(SCHEME) ? a.uri.slice(SCHEME.length) : a.uri,
+    id: a.uri.startsWith(ARTIFACT_URI_PREFIX) ? a.uri.slice(ARTIFACT_URI_PREFIX.length) : a.uri,
     size: a.size,
     mimeType: a.mimeType,
   }));
