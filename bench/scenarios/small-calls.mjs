@@ -11,6 +11,7 @@
 import { EVERYTHING, WARMUP, collect, echoJob, intFromEnv } from '../lib/echo-calls.mjs';
 import { distribution, median } from '../lib/stats.mjs';
 import * as fmt from '../lib/format.mjs';
+import { peerPath } from '../lib/peers.mjs';
 
 const NODE = process.execPath;
 const GOAL_PCT = 15;
@@ -66,11 +67,11 @@ const MODES = [
     transport: 'http',
     mode: 'mcp-proxy (peer)',
     baseline: 'http-direct',
-    job: () => ({
+    job: (tmp, ctx) => ({
       transport: 'http',
       spawn: {
         command: NODE,
-        args: ['node_modules/mcp-proxy/dist/bin/mcp-proxy.mjs', '--port', '{port}', '--host', '127.0.0.1', '--', NODE, EVERYTHING, 'stdio'],
+        args: [peerPath(ctx.root, 'mcp-proxy/dist/bin/mcp-proxy.mjs', ctx.log), '--port', '{port}', '--host', '127.0.0.1', '--', NODE, EVERYTHING, 'stdio'],
       },
       // It prints this on stdout once its upstream is connected, just before it starts listening.
       ready: { stream: 'stdout', pattern: '^starting server on port', ping: '/ping' },
@@ -146,7 +147,7 @@ export default {
   with \`console.log\` and keeps every event in an unbounded in-memory event store, so it is not a lower bound for an HTTP hop.
 - **HTTP, mcp-offload --http**: \`node dist/cli.js --log-level warn --http 127.0.0.1:0 --artifact-dir <tmp> -- node <everything> stdio\`;
   ready at the stderr line \`mcp-offload listening on <url>\` (the URL, with the port the OS chose, is taken from it).
-- **HTTP, mcp-proxy** (the peer, \`mcp-proxy\` v6 from npm, default options): \`node node_modules/mcp-proxy/dist/bin/mcp-proxy.mjs --port <free port>
+- **HTTP, mcp-proxy** (the peer, \`mcp-proxy\` 6.7.19 from npm, installed into bench/peers on first use; default options): \`node bench/peers/node_modules/mcp-proxy/dist/bin/mcp-proxy.mjs --port <free port>
   --host 127.0.0.1 -- node <everything> stdio\`, endpoint \`/mcp\` (its \`--streamEndpoint\` default). It prints \`starting server on port <n>\` on stdout
   once its upstream is connected but before it listens, so it is ready when, after that line, \`GET /ping\` answers \`pong\`.
   Its defaults keep a resumability event store of up to 1000 events per session.
@@ -189,7 +190,7 @@ resolves). N = 2000 (\`BENCH_SMALL_CALLS\`). Runs of the modes alternate (run 1 
     const concurrency = intFromEnv(ctx.env, 'BENCH_SMALL_CALLS_CONCURRENCY', 16);
     const modes = modesFromEnv(ctx.env);
     const data = await collect(ctx, 'small-calls', modes, (mode, tmp) => ({
-      ...mode.job(tmp),
+      ...mode.job(tmp, ctx),
       ...echoJob({ sequential: n, concurrent: n, concurrency }),
     }));
     const rows = [];
