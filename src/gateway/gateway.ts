@@ -48,6 +48,8 @@ export class Gateway {
   private stopped = false;
   /** Client requests being handled, for graceful shutdown. */
   private readonly inflight = new InFlight();
+  /** Upstream requests that arrived before any client finished its handshake. */
+  private readonly awaitingClient = new Set<() => void>();
 
   constructor(
     readonly config: Config,
@@ -133,6 +135,7 @@ export class Gateway {
       instructions: this.instructions(),
       handle: (context) => this.handle(context),
       clientNotification: (s, notification) => this.clientNotification(s, notification),
+      initialized: () => this.clientArrived(),
       closed: (s) => this.sessions.delete(s),
       log: this.log,
     }, identity);
@@ -209,7 +212,13 @@ export class Gateway {
    */
   private async serverRequest(upstream: Upstream, request: JSONRPCRequest, extra: ServerRequestExtra): Promise<Result> {
     const { method } = request;
-    const session = this.clientFor(upstream);
+    // A server asks for roots as soon as it is initialized, which is before any client has connected:
+    // the question waits for a client rather than getting an answer no client gave.
+    let session = this.clientFor(upstream);
+    if (!session) {
+      await this.clientConnected(extra.signal);
+      session = this.clientFor(upstream);
+    }
     if (!session) {
       throw new ClientError(ErrorCode.InternalError, `no MCP client is connected to answer ${method} from upstream "${upstream.name}"`);
     }
@@ -232,9 +241,30 @@ export class Gateway {
     }
   }
 
+  /** Resolves once some client has finished its handshake, or the request is cancelled (a closing upstream cancels it). */
+  private clientConnected(signal: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        this.awaitingClient.delete(done);
+        signal.removeEventListener('abort', done);
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(done, CLIENT_REQUEST_TIMEOUT_MS);
+      timer.unref();
+      signal.addEventListener('abort', done, { once: true });
+      this.awaitingClient.add(done);
+    });
+  }
+
+  private clientArrived(): void {
+    for (const wake of [...this.awaitingClient]) wake();
+  }
+
   private clientFor(upstream: Upstream): DownstreamSession | undefined {
     let best: DownstreamSession | undefined;
     for (const session of this.sessions) {
+      if (!session.isInitialized) continue;
       if (session.requestServedBy(upstream) !== undefined) return session;
       if (!best || session.lastActive > best.lastActive) best = session;
     }

@@ -33,6 +33,7 @@ export interface SessionSetup {
   instructions?: string;
   handle: RequestHandler;
   clientNotification(session: DownstreamSession, notification: Notification): void;
+  initialized(session: DownstreamSession): void;
   closed(session: DownstreamSession): void;
   log: Logger;
 }
@@ -76,12 +77,18 @@ export class DownstreamSession {
       }
     };
     this.server.fallbackNotificationHandler = async (notification) => setup.clientNotification(this, notification);
+    this.server.oninitialized = () => setup.initialized(this);
     this.server.onclose = () => this.markClosed();
     this.server.onerror = (error) => setup.log.debug({ err: error.message, session: this.id }, 'downstream protocol error');
   }
 
   get clientCapabilities(): ClientCapabilities | undefined {
     return this.server.getClientCapabilities();
+  }
+
+  /** Whether the client has finished the handshake, so its capabilities are known. */
+  get isInitialized(): boolean {
+    return this.server.getClientCapabilities() !== undefined;
   }
 
   get isClosed(): boolean {

@@ -1,4 +1,5 @@
 import {
+  ListRootsRequestSchema,
   LoggingMessageNotificationSchema,
   ResourceUpdatedNotificationSchema,
   ToolListChangedNotificationSchema,
@@ -177,6 +178,34 @@ describe('requests from an upstream to a client that cannot serve them', () => {
         );
         expect(outcome).toMatch(expected);
       }
+    } finally {
+      await proxy.close();
+    }
+  });
+});
+
+describe('an upstream that asks for roots as soon as it is initialized, before any client has connected', () => {
+  const rootsOnInit = () => basic('solo', { args: [FIXTURES.basic, '--name', 'solo', '--roots-on-init'] });
+
+  test('gets the roots of the client that connects later', async () => {
+    const proxy = await startProxy(testConfig([rootsOnInit()], NO_OFFLOAD), {
+      setup: (client) =>
+        client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: 'file:///work', name: 'work' }] })),
+    });
+    try {
+      expect(JSON.parse(textOf(await proxy.client.callTool({ name: 'initial-roots' })))).toEqual({
+        roots: [{ uri: 'file:///work', name: 'work' }],
+      });
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  test('gets the error that the client which connects lacks roots, not "no client"', async () => {
+    const proxy = await startProxy(testConfig([rootsOnInit()], NO_OFFLOAD), { capabilities: {} });
+    try {
+      const answer = JSON.parse(textOf(await proxy.client.callTool({ name: 'initial-roots' }))) as { error: string };
+      expect(answer.error).toMatch(/the MCP client connected to mcp-offload does not support roots/);
     } finally {
       await proxy.close();
     }

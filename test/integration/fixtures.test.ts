@@ -94,7 +94,7 @@ describe('basic-server', () => {
     const conn = await connectFixture('basic', [], { FIXTURE_TEST_VAR: 'set-by-test' });
     const { client } = conn;
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(['echo', 'add', 'whoami', 'pid', 'env', 'fail', 'log', 'roots', 'sample', 'elicit']);
+    expect(tools.map((t) => t.name)).toEqual(['echo', 'add', 'whoami', 'pid', 'env', 'fail', 'log', 'initial-roots', 'roots', 'sample', 'elicit']);
     expect(textOf(await client.callTool({ name: 'echo', arguments: { message: 'hi there' } }))).toBe('hi there');
     expect(textOf(await client.callTool({ name: 'add', arguments: { a: 2, b: 40 } }))).toBe('42');
     expect(textOf(await client.callTool({ name: 'whoami' }))).toBe('basic');
