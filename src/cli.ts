@@ -9,6 +9,7 @@ import { Gateway } from './gateway/gateway.js';
 import { serveHttp, type HttpHandle } from './gateway/http-server.js';
 import { StdioServerTransport } from './transports/stdio-server-transport.js';
 import { VERSION } from './version.js';
+import { bannerFacts, bannerText } from './cli/banner.js';
 import { runGc } from './artifacts/gc-command.js';
 import { storeOptions } from './artifacts/options.js';
 import { configuredTokens, exposureProblem } from './http/auth.js';
@@ -120,17 +121,21 @@ async function run(config: Config, tokens: AuthToken[], log: Logger): Promise<nu
   };
   process.once('SIGINT', () => void shutdown('SIGINT', true));
   process.once('SIGTERM', () => void shutdown('SIGTERM', true));
+  // A closed terminal: without this the upstreams, in process groups of their own, would outlive us.
+  process.once('SIGHUP', () => void shutdown('SIGHUP', false));
 
   await gateway.start();
   if (config.http) {
     http = await serveHttp(gateway, { ...config.http, tokens }, log);
     // Tells wrapper scripts and tests where we listen when port 0 was asked for.
     process.stderr.write(`mcp-offload listening on ${http.url}\n`);
+    if (process.stderr.isTTY) process.stderr.write(bannerText(bannerFacts(gateway, http.url)));
   } else {
     const transport = new StdioServerTransport(log);
     transport.onclose = () => void shutdown('stdin closed', false);
     await gateway.createSession().connect(transport);
     // The session's Server replaced onclose with its own wrapper that still calls ours.
+    if (process.stdin.isTTY) process.stderr.write(bannerText(bannerFacts(gateway)));
   }
   return done;
 }

@@ -19,7 +19,7 @@ Options:
   --abp                   the built-in browser backend for ABP web apps and extensions (settings: the
                           ABP_* environment variables, or a "type: abp" server in --config)
   --header <name:value>   HTTP header for --url (repeatable)
-  --name <name>           name of the wrapped server (default: derived from the command or URL)
+  --name <name>           name of the wrapped server (default: the package it runs, e.g. "filesystem")
   --http [host:]port      serve MCP over HTTP instead of stdio (host defaults to 127.0.0.1); see "Running as a sidecar"
   --log-level <level>     trace, debug, info, warn, error, fatal or silent (default: info; logs go to stderr)
   --artifact-dir <dir>    where extracted artifacts are stored (then $MCP_OFFLOAD_ARTIFACT_DIR, then

@@ -1,7 +1,10 @@
-import { basename } from 'node:path';
 import { defaultConfig, defaultServerSettings, type Config, type ServerConfig } from '../config/types.js';
 import { abpEnvironment, abpRequestTimeoutMs, resolveAbpOptions } from '../upstreams/abp/options.js';
 import { UsageError, type CliArgs } from './args.js';
+import { nameFromCommand, nameFromUrl } from '../config/server-name.js';
+
+/** What a wrapped server is called until its serverInfo.name is known (see nameFromCommand). */
+const STAND_IN_NAME = 'server';
 
 /** The server `--abp` adds next to the others. */
 export const ABP_SERVER_NAME = 'browser';
@@ -11,31 +14,18 @@ export function singleServerConfig(args: CliArgs): Config {
   const common = defaultServerSettings();
   let server: ServerConfig | undefined;
   if (args.url) {
-    server = { ...common, kind: 'http', name: args.name ?? nameFromUrl(args.url), url: args.url, headers: args.headers, transport: 'auto' };
+    const name = args.name ?? nameFromUrl(args.url);
+    server = { ...common, kind: 'http', ...named(name), url: args.url, headers: args.headers, transport: 'auto' };
   } else if (args.serverCommand.length) {
     const [command, ...rest] = args.serverCommand;
-    server = { ...common, kind: 'stdio', name: args.name ?? nameFromCommand(args.serverCommand), command, args: rest, env: {} };
+    const name = args.name ?? nameFromCommand(args.serverCommand);
+    server = { ...common, kind: 'stdio', ...named(name), command, args: rest, env: {} };
   }
   return defaultConfig(server ? [server] : []);
 }
 
-/** `npx -y @scope/server-foo --flag` → `server-foo`: the last word that is not an option. */
-export function nameFromCommand(commandLine: readonly string[]): string {
-  const words = commandLine.filter((w) => !w.startsWith('-'));
-  const meaningful = [...words].reverse().find((w) => !/^(npx|node|uvx|python3?|deno|bun|docker|run|stdio)$/.test(basename(w)));
-  return tidy(basename(meaningful ?? words[0] ?? 'server').replace(/\.(m?js|ts|py)$/, '').replace(/@[\d.]+.*$/, ''));
-}
-
-function nameFromUrl(url: string): string {
-  try {
-    return tidy(new URL(url).hostname);
-  } catch {
-    return 'remote';
-  }
-}
-
-function tidy(name: string): string {
-  return name.replace(/[^A-Za-z0-9_-]/g, '-').replace(/^-+|-+$/g, '').slice(0, 64) || 'server';
+function named(name: string | undefined): { name: string; nameFromServerInfo?: boolean } {
+  return name === undefined ? { name: STAND_IN_NAME, nameFromServerInfo: true } : { name };
 }
 
 /**

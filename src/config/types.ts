@@ -27,6 +27,8 @@ export interface RestartPolicy {
 
 interface ServerCommon {
   name: string;
+  /** The name is a stand-in (nothing in the command line named the server): its serverInfo.name replaces it. */
+  nameFromServerInfo?: boolean;
   enabled: boolean;
   /** Per-request timeout; reset whenever the upstream reports progress. */
   timeoutMs: number;

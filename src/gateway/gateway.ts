@@ -76,7 +76,7 @@ export class Gateway {
               catalogChanged: (upstream, kinds) => this.catalogChanged(upstream, kinds),
               stateChanged: (upstream) => log.debug({ server: upstream.name, state: upstream.state }, 'upstream state'),
             },
-            log.child({ server: server.name }),
+            log,
           ),
       );
     for (const key of Object.keys(LIST_CHANGED)) this.catalogJson[key] = '[]';

@@ -21,6 +21,7 @@ import { CATALOG_KINDS, emptyCatalog, fetchCatalog, type CatalogKind, type Upstr
 import { connectClient, type ConnectedClient } from './transport-factory.js';
 import { RestartSchedule } from './restart-schedule.js';
 import { ProgressRouter } from './progress-router.js';
+import { nameFromPackage } from '../config/server-name.js';
 
 /** Timeouts are ours (they restart on progress); the SDK's own is set beyond reach. */
 const NO_SDK_TIMEOUT = 2 ** 31 - 1;
@@ -85,12 +86,24 @@ export class Upstream {
   private checking?: Promise<void>;
   /** Why a hung upstream was ended, for the messages that follow. */
   private hung?: string;
+  private namedLog: Logger;
+  /**
+   * Logs under the upstream's current name: transports get this one, so the lines of a process started
+   * before the server's name was known (see adoptServerName) carry the name it got.
+   */
+  readonly log: Logger = new Proxy({} as Logger, {
+    get: (_target, key) => {
+      const value: unknown = Reflect.get(this.namedLog, key);
+      return typeof value === 'function' ? value.bind(this.namedLog) : value;
+    },
+  });
 
   constructor(
     readonly config: ServerConfig,
     private readonly hooks: UpstreamHooks,
-    readonly log: Logger,
+    private readonly baseLog: Logger,
   ) {
+    this.namedLog = baseLog.child({ server: config.name });
     this.schedule = new RestartSchedule(config.restart);
     this.progress = new ProgressRouter(`mcp-offload-${config.name}`);
   }
@@ -227,6 +240,7 @@ export class Upstream {
     const { client } = connection;
     this.capabilities = client.getServerCapabilities();
     this.serverInfo = client.getServerVersion();
+    if (this.config.nameFromServerInfo) this.adoptServerName(this.serverInfo?.name);
     this.instructions = client.getInstructions();
     try {
       // Through the refresh queue: a list_changed that arrives while this first listing runs (a server
@@ -254,6 +268,16 @@ export class Upstream {
     this.wakeWaiters();
     this.hooks.catalogChanged(this, [...CATALOG_KINDS]);
     await this.restoreSessionState(client);
+  }
+
+  /** A wrapped server whose command line named nothing specific is known by its own name, once it has said it. */
+  private adoptServerName(serverName: string | undefined): void {
+    this.config.nameFromServerInfo = false;
+    const name = serverName === undefined ? undefined : nameFromPackage(serverName);
+    if (name === undefined || name === this.config.name) return;
+    this.log.info(`upstream "${this.config.name}" is called "${name}" from now on (its serverInfo.name is "${serverName}")`);
+    this.config.name = name;
+    this.namedLog = this.baseLog.child({ server: name });
   }
 
   private makeClient(): Client {

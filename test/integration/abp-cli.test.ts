@@ -46,7 +46,7 @@ describe('mcp-offload --abp', () => {
   test('next to a wrapped server, it is a server named "browser"', async () => {
     const conn = await connectLinear(['--abp', '--log-level', 'warn', '--', NODE, FIXTURES.basic]);
     const names = (await conn.client.listTools()).tools.map((t) => t.name);
-    expect(names).toEqual(expect.arrayContaining(['browser__abp_connect', 'browser__abp_call', 'basic-server__echo']));
+    expect(names).toEqual(expect.arrayContaining(['browser__abp_connect', 'browser__abp_call', 'basic__echo']));
     await conn.close();
   }, 30_000);
 

@@ -146,7 +146,7 @@ describe('a noisy upstream', () => {
     const junk = warnings.map((w) => String(w.line));
     expect(junk).toEqual(expect.arrayContaining(['Starting noisy server v1.0...', 'debug: handling tools/call']));
     expect(junk.some((line) => line.includes('not json-rpc'))).toBe(true);
-    expect(warnings.every((w) => w.server === 'noisy-stdout-server')).toBe(true);
+    expect(warnings.every((w) => w.server === 'noisy-stdout')).toBe(true);
   });
 });
 
@@ -441,7 +441,7 @@ describe('artifacts through the CLI', () => {
     const proxy = await connectLinear(['--log-level', 'warn', '--artifact-dir', dir, '--', NODE, FIXTURES.bigResult]);
     const result = await proxy.client.callTool({ name: 'big-image', arguments: { mb: 1 } });
     const link = (result.content as { type: string; uri?: string }[]).find((b) => b.type === 'resource_link');
-    expect(link?.uri).toMatch(/^artifact:\/\/big-result-server\/big-image_[0-9a-f]{12}\.png$/);
+    expect(link?.uri).toMatch(/^artifact:\/\/big-result\/big-image_[0-9a-f]{12}\.png$/);
     expect(await filesIn(dir)).toHaveLength(1);
     await proxy.close();
 

@@ -1,5 +1,4 @@
 import { parseCliArgs, UsageError } from '../../src/cli/args.js';
-import { nameFromCommand } from '../../src/cli/single-server.js';
 
 test('wraps a command given after --, leaving its own options alone', () => {
   const args = parseCliArgs(['--log-level', 'debug', '--', 'npx', '-y', '@modelcontextprotocol/server-everything', '--help']);
@@ -38,9 +37,3 @@ test('help and version win', () => {
   expect(parseCliArgs(['-v']).command).toBe('version');
 });
 
-test('derives a readable server name from the command', () => {
-  expect(nameFromCommand(['npx', '-y', '@modelcontextprotocol/server-everything'])).toBe('server-everything');
-  expect(nameFromCommand(['node', 'test/fixtures/slow-server.mjs'])).toBe('slow-server');
-  expect(nameFromCommand(['uvx', 'mcp-server-fetch@1.2.0'])).toBe('mcp-server-fetch');
-  expect(nameFromCommand(['/usr/bin/my server'])).toBe('my-server');
-});

@@ -1,0 +1,35 @@
+/**
+ * mcp-offload as a library: load a config, run the gateway in your own process, and serve it over
+ * stdio, HTTP or any MCP SDK transport. The command line (src/cli.ts) is built from these pieces.
+ *
+ * ```ts
+ * import { loadConfigFile, Gateway, createLogger } from 'mcp-offload';
+ * const config = await loadConfigFile('gateway.yaml');
+ * const gateway = new Gateway(config, createLogger('info'));
+ * await gateway.start();
+ * await gateway.createSession().connect(transport); // any MCP SDK server-side transport
+ * ```
+ */
+export { VERSION } from './version.js';
+export { loadConfigFile, parseConfig, type ParseOptions } from './config/load.js';
+export {
+  ConfigError,
+  defaultConfig,
+  defaultServerSettings,
+  formatProblem,
+  type AbpServerConfig,
+  type Config,
+  type ConfigProblem,
+  type HttpServerConfig,
+  type LogLevel,
+  type ServerConfig,
+  type StdioServerConfig,
+} from './config/types.js';
+export { Gateway } from './gateway/gateway.js';
+export type { DownstreamSession, SessionIdentity } from './gateway/session.js';
+export { serveHttp, type HttpHandle, type HttpOptions } from './gateway/http-server.js';
+export { StdioServerTransport } from './transports/stdio-server-transport.js';
+export { ArtifactStore } from './artifacts/store.js';
+export type { ArtifactRecord } from './artifacts/types.js';
+export type { PipelineMode, PipelinePatch, PipelineSettings, RuleConfig } from './pipeline/settings.js';
+export { createLogger, silentLogger, type Logger } from './logger.js';
