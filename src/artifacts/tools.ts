@@ -1,5 +1,6 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { JSONPath } from 'jsonpath-plus';
+import { splitLines } from './lines.js';
 import type { ArtifactOptions } from '../config/types.js';
 import { isTextMimeType } from './mime.js';
 import { utf8 } from './resources.js';
@@ -112,7 +113,7 @@ async function readArtifactPart(call: ArtifactToolCall): Promise<CallToolResult>
 }
 
 function lineRange(text: string, spec: string | undefined, limit: number, record: ArtifactRecord): CallToolResult {
-  const lines = text.split('\n');
+  const lines = splitLines(text);
   const match = spec ? /^\s*(\d+)\s*(?:-\s*(\d*)\s*)?$/.exec(spec) : null;
   if (spec && !match) throw new Error(`lines must look like "1-40", "200-" or "15", got "${spec}"`);
   const first = match ? Math.max(1, Number(match[1])) : 1;
@@ -128,8 +129,24 @@ function query(text: string, path: string): string {
   } catch {
     throw new Error('this artifact is not JSON; use lines or pattern instead of query');
   }
-  const found = JSONPath({ path, json: json as object, wrap: true, eval: false }) as unknown[];
+  let found: unknown[];
+  try {
+    // 'safe': filters such as [?(@.price > 10)] work, without running any code a query might carry.
+    found = JSONPath({ path, json: json as object, wrap: true, eval: 'safe' }) as unknown[];
+  } catch (error) {
+    throw new Error(queryProblem(path, error));
+  }
   return JSON.stringify(found.length === 1 ? found[0] : found, null, 2);
+}
+
+/** The library's error in our words, with what a query may do. */
+function queryProblem(path: string, error: unknown): string {
+  const reason = (error instanceof Error ? error.message : String(error)).replace(/^jsonPath:\s*/i, '').split('\n')[0];
+  return (
+    `the JSONPath query ${JSON.stringify(path)} could not be evaluated (${reason}). ` +
+    'Queries select with $.key, [n], [start:end], [*] and .., and filter with [?(@.field > 10 && @.name == "x")] ' +
+    '(comparisons ==, !=, <, <=, >, >=, combined with &&, || and !); nothing else can run in a filter.'
+  );
 }
 
 function search(text: string, pattern: string): string {
@@ -140,7 +157,7 @@ function search(text: string, pattern: string): string {
     throw new Error(`pattern is not a valid regular expression: ${(error as Error).message}`);
   }
   const hits: string[] = [];
-  const lines = text.split('\n');
+  const lines = splitLines(text);
   for (let i = 0; i < lines.length && hits.length < MAX_MATCHES; i++) if (regex.test(lines[i])) hits.push(`${i + 1}: ${lines[i]}`);
   return hits.length ? hits.join('\n') : 'no matching lines';
 }

@@ -12,13 +12,16 @@ let second: Client;
 /** huge_json {items: 2000} as the upstream sends it. */
 let jsonText: string;
 let jsonUri: string;
+let jsonSummary: string;
 let pdfUri: string;
 
 beforeAll(async () => {
   [direct, proxy] = await Promise.all([connectTableau(), startTableau({ pipeline: { argumentRefs: 'content' } })]);
   second = await connectSecondClient(proxy);
   jsonText = texts(await call(direct.client, 'huge_json', { items: 2000 }))[0];
-  jsonUri = onlyLink(await call(proxy.client, 'huge_json', { items: 2000 })).uri;
+  const stored = await call(proxy.client, 'huge_json', { items: 2000 });
+  jsonUri = onlyLink(stored).uri;
+  jsonSummary = texts(stored)[0]!;
   pdfUri = onlyLink(await call(proxy.client, 'download_workbook')).uri;
 });
 afterAll(async () => {
@@ -71,6 +74,30 @@ describe('artifact_list and artifact_read', () => {
   test('query: a JSONPath into a JSON artifact', async () => {
     const result = await read(proxy.client, { uri: jsonUri, query: '$[0]' });
     expect(texts(result)[0]).toBe(`[JSONPath $[0]]\n${JSON.stringify(JSON.parse(jsonText)[0], null, 2)}`);
+  });
+
+  test('query: a filter selects by value', async () => {
+    const result = await read(proxy.client, { uri: jsonUri, query: '$[?(@.id > 1997)].name' });
+    expect(result.isError).toBeFalsy();
+    expect(JSON.parse(texts(result)[0].split('\n').slice(1).join('\n'))).toEqual(['item 1998', 'item 1999']);
+  });
+
+  test.each([
+    ['a syntax error', '$[?(@.id >'],
+    ['code in a filter', '$[?(process.exit(1))]'],
+  ])('query with %s: a tool error in plain words, never the library\'s', async (_what, query) => {
+    const result = await read(proxy.client, { uri: jsonUri, query });
+    expect(result.isError).toBe(true);
+    const text = texts(result)[0];
+    expect(text).toContain(`the JSONPath query ${JSON.stringify(query)} could not be evaluated (`);
+    expect(text).toMatch(/filter with \[\?\(@\.field > 10/);
+    expect(text).not.toMatch(/Eval \[\?\(expr\)\] prevented/);
+  });
+
+  test('the summary and artifact_read count the same lines', async () => {
+    const counted = /^Lines: (\d+)/m.exec(jsonSummary)![1];
+    const header = texts(await read(proxy.client, { uri: jsonUri, lines: '1-3' }))[0].split('\n')[0];
+    expect(header).toMatch(new RegExp(`^\\[lines 1-3 of ${counted} \\(`));
   });
 
   test('lines: a line range', async () => {

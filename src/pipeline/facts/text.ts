@@ -2,6 +2,7 @@
  * Facts about text files, computed from the bytes: counting lines and characters needs no decode of the
  * whole file, so a 100 MB log costs one pass and no 200 MB string.
  */
+import { countLines } from '../../artifacts/lines.js';
 
 /** A rough token count (about 4 characters per token for English and code), to judge what reading costs. */
 export function estimateTokens(text: string): number {
@@ -31,14 +32,6 @@ function countChars(bytes: Uint8Array): number {
     if ((b & 0xc0) !== 0x80) chars += b >= 0xf0 ? 2 : 1;
   }
   return chars;
-}
-
-/** Lines as an editor counts them: a final newline does not start another line. */
-function countLines(bytes: Buffer): number {
-  if (bytes.length === 0) return 0;
-  let lines = 0;
-  for (let at = bytes.indexOf(0x0a); at !== -1; at = bytes.indexOf(0x0a, at + 1)) lines++;
-  return bytes[bytes.length - 1] === 0x0a ? lines : lines + 1;
 }
 
 function cut(line: string, max: number): string {
