@@ -1,4 +1,8 @@
-import { estimateTokens, factsFor } from '../../src/pipeline/facts/index.js';
+import { rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { estimateTokens, factsFor, factsWatcher } from '../../src/pipeline/facts/index.js';
+import { makeObjectStreamPdf } from '../fixtures/pdf.mjs';
 import * as fx from './detect-fixtures.js';
 
 const text = (s: string): Buffer => Buffer.from(s, 'utf8');
@@ -26,12 +30,38 @@ describe('factsFor: images', () => {
 });
 
 describe('factsFor: PDF', () => {
-  test('counts page objects, not the /Pages tree', async () => {
+  test('a PDF whose pages sit in a compressed object stream: the page tree tells (pdf.js)', async () => {
+    const pdf = makeObjectStreamPdf('Compressed', 9);
+    expect(pdf.includes('/Type /Page')).toBe(false);
+    expect(await factsFor(pdf, 'application/pdf')).toEqual({ pages: 9 });
+  });
+
+  test('stored piece by piece, the same count', async () => {
+    const pdf = makeObjectStreamPdf('Pieces', 4);
+    const watcher = factsWatcher('application/pdf');
+    for (let at = 0; at < pdf.length; at += 100) watcher.add(pdf.subarray(at, at + 100));
+    const path = join(tmpdir(), `facts-pdf-${process.pid}.pdf`);
+    await writeFile(path, pdf);
+    try {
+      expect(await watcher.finish({ path, size: pdf.length, head: pdf.subarray(0, 4096) })).toEqual({ pages: 4 });
+    } finally {
+      await rm(path, { force: true });
+    }
+  });
+
+  test('damaged or password-protected files get no count and never an error', async () => {
+    const damaged = Buffer.concat([makeObjectStreamPdf('x', 3).subarray(0, 300), Buffer.from('garbage')]);
+    expect(await factsFor(damaged, 'application/pdf')).toEqual({});
+    const encrypted = text('%PDF-1.6\ntrailer << /Root 1 0 R /Encrypt << /Filter /Standard /V 5 /R 6 >> >>\n%%EOF');
+    expect(await factsFor(encrypted, 'application/pdf')).toEqual({});
+  });
+
+  test('counts pages of a plain PDF', async () => {
     expect(await factsFor(fx.pdf(12), 'application/pdf')).toEqual({ pages: 12 });
     expect(await factsFor(fx.pdf(1), 'application/pdf; name=x.pdf')).toEqual({ pages: 1 });
   });
 
-  test('accepts /Type/Page without a space and ignores other /Page… names', async () => {
+  test('past what pdf.js reads (not a PDF it can open here): accepts /Type/Page without a space, ignores other /Page… names', async () => {
     const pdf = text('%PDF-1.7\n1 0 obj <</Type/Page>> 2 0 obj <</Type /PageLabel>> 3 0 obj <</Type  /Page/Parent 4 0 R>>');
     expect(await factsFor(pdf, 'application/pdf')).toEqual({ pages: 2 });
   });

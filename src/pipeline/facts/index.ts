@@ -8,6 +8,7 @@ import type { FactsWatcher, WrittenFile } from '../../artifacts/types.js';
 import { imageFacts, imageFactsOfFile } from './image.js';
 import { jsonOutline } from './json-outline.js';
 import { PageCounter, pdfFacts, pdfFactsOf } from './pdf.js';
+import { MAX_PARSED_BYTES, pdfPageCount } from './pdf-pages.js';
 import { csvFacts, decodeStart, textFacts } from './text.js';
 
 export { estimateTokens } from './text.js';
@@ -70,7 +71,11 @@ export function factsWatcher(mimeType: string): FactsWatcher {
   }
   if (essence === 'application/pdf') {
     const counter = new PageCounter();
-    return courtesy({ add: (piece) => counter.add(piece), finish: async (file) => pdfFactsOf(counter.finish(), file.head) });
+    const finish = async (file: WrittenFile) => {
+      const pages = file.size <= MAX_PARSED_BYTES ? await pdfPageCount(await readAll(file)) : undefined;
+      return pages !== undefined ? { pages } : pdfFactsOf(counter.finish(), file.head);
+    };
+    return courtesy({ add: (piece) => counter.add(piece), finish });
   }
   if (!isTextMimeType(essence)) return { add() {}, finish: async () => ({}) };
   return courtesy({ add() {}, finish: async (file) => factsFor(await readAll(file), mimeType) });

@@ -1,9 +1,11 @@
 /**
- * A PDF's page count without a PDF parser. Counting `/Type /Page` objects works when page objects are
- * stored plainly (most generators, and every PDF before 1.5); when they sit in compressed object streams the
- * count is 0, and a linearized file's `/N` is used instead; otherwise no count is given rather than a
- * wrong one. Only the first 50 MB are scanned.
+ * A PDF's page count: from its page tree (pdf.js, see pdf-pages.ts) for files it can hold in memory; for
+ * larger ones, by counting `/Type /Page` objects in the bytes as they pass, which works when page objects
+ * are stored plainly (most generators, and every PDF before 1.5; not in compressed object streams) and
+ * else uses a linearized file's `/N`, or gives no count rather than a wrong one. Only the first 50 MB are
+ * scanned.
  */
+import { pdfPageCount } from './pdf-pages.js';
 
 export const MAX_SCAN_BYTES = 50 * 1024 * 1024;
 /** Bytes of the file's start the linearization dictionary is looked for in. */
@@ -13,13 +15,15 @@ const PAGE = Buffer.from('/Page', 'latin1');
 // The linearization dictionary is the first object of a linearized file and holds the page count as /N.
 const LINEARIZED_PAGES = /\/Linearized\s[^>]{0,200}?\/N\s+(\d+)/;
 
-export function pdfFacts(bytes: Buffer): { pages?: number } {
+export async function pdfFacts(bytes: Buffer): Promise<{ pages?: number }> {
+  const pages = await pdfPageCount(bytes);
+  if (pages !== undefined) return { pages };
   const counter = new PageCounter();
   counter.add(bytes);
   return pdfFactsOf(counter.finish(), bytes);
 }
 
-/** The facts from a page count and the file's first bytes (at least `LINEARIZED_HEAD_BYTES` of them, if it has them). */
+/** The facts from a count of page objects and the file's first bytes (`LINEARIZED_HEAD_BYTES` of them, if it has them). */
 export function pdfFactsOf(pageObjects: number, head: Buffer): { pages?: number } {
   if (pageObjects > 0) return { pages: pageObjects };
   const linearized = LINEARIZED_PAGES.exec(head.toString('latin1', 0, Math.min(LINEARIZED_HEAD_BYTES, head.length)));
