@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { LogLevel } from '../config/types.js';
+import { closestKey } from '../config/suggest.js';
 
 export const USAGE = `mcp-offload: a transparent MCP proxy that keeps binary and oversized tool results out of the model's context
 
@@ -47,6 +48,37 @@ export interface CliArgs {
 
 const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
 
+const OPTIONS = {
+  config: { type: 'string', short: 'c' },
+  url: { type: 'string' },
+  header: { type: 'string', multiple: true },
+  name: { type: 'string' },
+  http: { type: 'string' },
+  'log-level': { type: 'string' },
+  'artifact-dir': { type: 'string' },
+  'dry-run': { type: 'boolean' },
+  abp: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'v' },
+} as const;
+
+/** node's parseArgs errors, in our words: which option, what was expected, and what may have been meant. */
+function optionProblem(error: Error & { code?: string }): string {
+  // "Unknown option '--x'", "Option '-c, --config <value>' argument missing": the long name when there is one.
+  const option = /'(?:-\w, )?(-{1,2}[^' ]+)/.exec(error.message)?.[1] ?? '';
+  if (error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+    const name = option.replace(/^-+/, '').split('=')[0]!;
+    const known = Object.keys(OPTIONS);
+    const meant = option.startsWith('--') ? closestKey(name, known) : undefined;
+    const hint = meant ? ` (did you mean --${meant}?)` : '';
+    return `unknown option ${option}${hint}; the wrapped server's own options go after "--", as in: mcp-offload -- <command> ${option}`;
+  }
+  if (error.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+    return /does not take an argument/.test(error.message) ? `${option} takes no value` : `${option} needs a value`;
+  }
+  return error.message;
+}
+
 export class UsageError extends Error {
   constructor(message: string) {
     super(message);
@@ -60,26 +92,9 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
   const serverCommand = dashdash === -1 ? [] : argv.slice(dashdash + 1);
   let parsed;
   try {
-    parsed = parseArgs({
-      args: own,
-      strict: true,
-      allowPositionals: true,
-      options: {
-        config: { type: 'string', short: 'c' },
-        url: { type: 'string' },
-        header: { type: 'string', multiple: true },
-        name: { type: 'string' },
-        http: { type: 'string' },
-        'log-level': { type: 'string' },
-        'artifact-dir': { type: 'string' },
-        'dry-run': { type: 'boolean' },
-        abp: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-        version: { type: 'boolean', short: 'v' },
-      },
-    });
+    parsed = parseArgs({ args: own, strict: true, allowPositionals: true, options: OPTIONS });
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw new UsageError(optionProblem(error as Error & { code?: string }));
   }
   const { values, positionals } = parsed;
   const args: CliArgs = { command: 'run', headers: {}, serverCommand, dryRun: values['dry-run'] ?? false, abp: values.abp ?? false };

@@ -29,10 +29,8 @@ export class PipelineRun implements LayerContext {
     if (this.settings.dryRun) {
       if ('pieces' in data && !isValid(data.pieces)) return { ok: 'invalid' };
       const size = dataSize(data);
-      this.log.info(
-        { server: this.call.server, tool: this.call.tool, source: payload.source, mimeType: payload.mimeType, size },
-        `dry run: would store ${humanSize(size)} from ${payload.source}`,
-      );
+      // The logger already names the server and the tool.
+      this.log.info({ source: payload.source, mimeType: payload.mimeType, size }, `dry run: would store ${humanSize(size)} from ${payload.source}`);
       return { ok: 'dry-run' };
     }
     try {

@@ -345,7 +345,7 @@ describe('usage and validation', () => {
   test('an unknown option exits 2 with the usage', async () => {
     const r = await runCli(['--frobnicate']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain("Unknown option '--frobnicate'");
+    expect(r.stderr).toContain('mcp-offload: unknown option --frobnicate; the wrapped server\'s own options go after "--"');
     expect(r.stderr).toContain(USAGE);
     expect(r.stdout).toBe('');
   });

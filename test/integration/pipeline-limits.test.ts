@@ -14,10 +14,12 @@ import {
   sha256,
   startTableau,
   summaries,
+  tableau,
   texts,
   expectSameResults,
 } from '../helpers/pipeline.js';
-import type { ProxyUnderTest } from '../helpers/proxy.js';
+import { startProxy, testConfig, type ProxyUnderTest } from '../helpers/proxy.js';
+import { pino } from 'pino';
 
 let direct: StdioConnection;
 beforeAll(async () => {
@@ -122,6 +124,22 @@ describe('error results', () => {
 });
 
 describe('dry run', () => {
+  test('each log line says what would be stored, naming the server and the tool once', async () => {
+    const lines: string[] = [];
+    const log = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
+    const proxy = await startProxy(testConfig([tableau()], { pipeline: { dryRun: true } }), { log });
+    try {
+      await call(proxy.client, 'download_workbook', { workbook_id: 'wb-1' });
+      const dryRun = lines.filter((line) => line.includes('dry run: would store'));
+      expect(dryRun).toHaveLength(1);
+      expect(dryRun[0]!.match(/"server":/g)).toHaveLength(1);
+      expect(dryRun[0]!.match(/"tool":/g)).toHaveLength(1);
+      expect(JSON.parse(dryRun[0]!)).toMatchObject({ server: 'tableau', tool: 'download_workbook', mimeType: 'application/pdf' });
+    } finally {
+      await proxy.close();
+    }
+  });
+
   test('results equal the upstream ones and no file is written', async () => {
     const proxy = await startTableau({ pipeline: { dryRun: true } });
     try {

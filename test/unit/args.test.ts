@@ -20,7 +20,7 @@ test('validate needs --config', () => {
 });
 
 test('unknown options, stray words and several sources are errors', () => {
-  expect(() => parseCliArgs(['--frobnicate', '--', 'x'])).toThrow(/Unknown option '--frobnicate'/);
+  expect(() => parseCliArgs(['--frobnicate', '--', 'x'])).toThrow(/^unknown option --frobnicate;/);
   expect(() => parseCliArgs(['serve', '--', 'x'])).toThrow(/unexpected argument "serve"/);
   expect(() => parseCliArgs(['--url', 'http://x', '--', 'y'])).toThrow(/not several/);
   expect(() => parseCliArgs([])).toThrow(/nothing to proxy/);
@@ -37,3 +37,15 @@ test('help and version win', () => {
   expect(parseCliArgs(['-v']).command).toBe('version');
 });
 
+
+test.each([
+  [['--bogus'], 'unknown option --bogus; the wrapped server\'s own options go after "--", as in: mcp-offload -- <command> --bogus'],
+  [['--configg', 'a.yaml'], 'unknown option --configg (did you mean --config?); the wrapped server\'s own options go after "--", as in: mcp-offload -- <command> --configg'],
+  [['--dry-runn'], 'unknown option --dry-runn (did you mean --dry-run?); the wrapped server\'s own options go after "--", as in: mcp-offload -- <command> --dry-runn'],
+  [['-x'], 'unknown option -x; the wrapped server\'s own options go after "--", as in: mcp-offload -- <command> -x'],
+  [['--config'], '--config needs a value'],
+  [['--dry-run=yes', '--url', 'http://x'], '--dry-run takes no value'],
+])('%j: a message in plain words, with balanced quotes', (argv, message) => {
+  expect(() => parseCliArgs(argv)).toThrow(new UsageError(message));
+  expect(message.split('"').length % 2).toBe(1);
+});
