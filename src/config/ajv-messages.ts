@@ -49,12 +49,27 @@ export function translateAjvError(error: ErrorObject, data: unknown): RawProblem
     case 'format':
       return valueProblem(
         error,
-        `${subject} must be ${describeExpected(parentSchema, segments)}, got ${describeValue(error.data)}`,
+        `${subject} must be ${describeExpected(parentSchema, segments)}, got ${describeValue(error.data)}${misplacedSetting(segments, data)}`,
       );
     default:
       return valueProblem(error, `${subject} ${error.message ?? 'is not valid'}`);
   }
 }
+
+/**
+ * A "server" named like a server's own setting (`args`, `env`, ...) is almost always that setting indented
+ * as a server name: say so.
+ */
+function misplacedSetting(segments: readonly string[], data: unknown): string {
+  if (segments.length !== 2 || !isServerMapKey(segments[0])) return '';
+  const name = segments[1]!;
+  const servers = Object.keys(((data as Record<string, unknown>)[segments[0]!] ?? {}) as object);
+  const above = servers[servers.indexOf(name) - 1];
+  if (!SERVER_SETTINGS.has(name) || above === undefined) return '';
+  return `; "${name}" looks like a setting of server "${above}" indented as a server name: indent it under "${above}"`;
+}
+
+const SERVER_SETTINGS = new Set(['command', 'args', 'env', 'cwd', 'url', 'headers', 'transport', 'type', 'prefix', 'tools', 'timeoutMs', 'whenDown', 'restart', 'pipeline', 'enabled', 'abp']);
 
 function valueProblem(error: ErrorObject, message: string): RawProblem {
   return { pointer: error.instancePath, anchor: 'value', message };

@@ -8,7 +8,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { LineCounter, parseDocument } from 'yaml';
+import { LineCounter, parseDocument, type YAMLError } from 'yaml';
+import { indentationProblem } from './indentation.js';
 import { translateAjvError } from './ajv-messages.js';
 import { checkAbpEnvironment, checkConfig } from './checks.js';
 import { coerceScalars } from './coerce.js';
@@ -16,7 +17,7 @@ import { expandEnv } from './env.js';
 import { normaliseConfig, type ConfigDoc } from './normalise.js';
 import { ProblemList } from './problems.js';
 import { configSchema, configValidator } from './schema.js';
-import { ConfigError, type Config } from './types.js';
+import { ConfigError, type Config, type ConfigProblem } from './types.js';
 import { yamlToData } from './yaml-tree.js';
 
 export interface ParseOptions {
@@ -32,14 +33,7 @@ export function parseConfig(
 ): Config {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
-  if (doc.errors.length > 0) {
-    const syntax = new ProblemList(file);
-    for (const error of doc.errors) {
-      const { line, col } = lineCounter.linePos(error.pos[0]);
-      syntax.addAt({ line, column: col }, '', `YAML syntax error: ${firstLine(error.message)}`);
-    }
-    throw new ConfigError(syntax.sorted());
-  }
+  if (doc.errors.length > 0) throw new ConfigError(syntaxProblems(text, file, doc.errors, lineCounter));
 
   const envProblems: Array<{ pointer: string; message: string }> = [];
   const tree = yamlToData(doc, lineCounter, (value, pointer) => {
@@ -86,6 +80,29 @@ export async function loadConfigFile(
   return config;
 }
 
-function firstLine(message: string): string {
+/**
+ * What the YAML parser could not read, each mistake once, where it is to be fixed: an indentation mistake
+ * in plain words (indentation.ts), else the parser's own words, one per line (it often says three things
+ * about one mistake).
+ */
+function syntaxProblems(text: string, file: string, errors: readonly YAMLError[], lineCounter: LineCounter): ConfigProblem[] {
+  const syntax = new ProblemList(file);
+  const positions = errors.map((error) => ({ error, at: lineCounter.linePos(error.pos[0]) }));
+  const firstLine = Math.min(...positions.map(({ at }) => at.line));
+  const indentation = indentationProblem(text, firstLine);
+  if (indentation) {
+    syntax.addAt({ line: indentation.line, column: indentation.column }, '', `YAML indentation: ${indentation.message}`);
+    return syntax.sorted();
+  }
+  const lines = new Set<number>();
+  for (const { error, at } of positions) {
+    if (lines.has(at.line)) continue;
+    lines.add(at.line);
+    syntax.addAt({ line: at.line, column: at.col }, '', `YAML syntax error: ${firstLineOf(error.message)}`);
+  }
+  return syntax.sorted();
+}
+
+function firstLineOf(message: string): string {
   return message.split('\n')[0]!.trim();
 }

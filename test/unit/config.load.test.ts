@@ -362,6 +362,38 @@ describe('parseConfig: problems', () => {
     ]);
   });
 
+  test.each([
+    [
+      'a key indented less than its siblings',
+      yaml('servers:', '  a:', '    command: node', '   args: [x]'),
+      '4:4 YAML indentation: line 4 is indented 3 spaces, between line 2 (2 spaces) and line 3 (4 spaces): indent it like the line it belongs with',
+    ],
+    [
+      'a key indented deeper than a line that already has its value',
+      yaml('servers:', '  a:', '    command: node', '      args: [x]'),
+      '4:7 YAML indentation: line 4 is indented 6 spaces, deeper than line 3 (4 spaces), which already has its value: indent it like line 3 to make it a sibling',
+    ],
+    [
+      'a list item out of line',
+      yaml('servers:', '  a:', '    command: node', '    args:', '      - x', '     - y'),
+      '6:6 YAML indentation: line 6 is indented 5 spaces, between line 4 (4 spaces) and line 5 (6 spaces): indent it like the line it belongs with',
+    ],
+    ['a tab', yaml('servers:', '  a:', '\tcommand: node'), '3:1 YAML indentation: line 3 is indented with a tab; YAML indents with spaces only'],
+    [
+      'a mistake after a list that is continued on the next line (not a mistake)',
+      yaml('servers:', '  a:', '    command: node', '    args: [a,', '      b]', '    env:', '      X: "1"', '     Y: "2"'),
+      '8:6 YAML indentation: line 8 is indented 5 spaces, between line 6 (4 spaces) and line 7 (6 spaces): indent it like the line it belongs with',
+    ],
+  ])('%s: reported once, on the line to fix, in plain words', (_what, text, expected) => {
+    expect(problems(text)).toEqual([expected]);
+  });
+
+  test('a setting indented as a server name is named as such', () => {
+    expect(problems(yaml('servers:', '  a:', '    command: node', '  args: [x]'))).toEqual([
+      '4:9 server "args" must be a mapping with "command" or "url", got a list; "args" looks like a setting of server "a" indented as a server name: indent it under "a"',
+    ]);
+  });
+
   test('command and url: both, neither, and keys that belong to the other kind', () => {
     expect(
       problems(
