@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { resolve } from 'node:path';
 import { parseCliArgs, USAGE, UsageError, type CliArgs } from './cli/args.js';
-import { addAbpServer, singleServerConfig } from './cli/single-server.js';
+import { ABP_SERVER_NAME, addAbpServer, singleServerConfig } from './cli/single-server.js';
 import { loadConfigFile } from './config/load.js';
 import { ConfigError, type Config } from './config/types.js';
 import { createLogger, type Logger } from './logger.js';
@@ -40,7 +40,11 @@ async function main(argv: string[]): Promise<number> {
   let config: Config;
   try {
     config = args.config
-      ? await loadConfigFile(resolve(args.config), process.env, { allowNoServers: args.command === 'gc' })
+      ? await loadConfigFile(resolve(args.config), process.env, {
+          allowNoServers: args.command === 'gc',
+          extraServers: args.abp ? [ABP_SERVER_NAME] : [],
+          checkCommands: args.command === 'validate',
+        })
       : singleServerConfig(args);
     if (args.abp) addAbpServer(config, args, process.env);
   } catch (error) {
@@ -125,6 +129,13 @@ async function run(config: Config, tokens: AuthToken[], log: Logger): Promise<nu
   process.once('SIGHUP', () => void shutdown('SIGHUP', false));
 
   await gateway.start();
+  const only = gateway.upstreams.length === 1 ? gateway.upstreams[0] : undefined;
+  if (!config.file && only?.state === 'failed') {
+    // One wrapped server that cannot be started: nothing to serve, and the client should hear so at once.
+    process.stderr.write(`mcp-offload: ${only.lastError ?? `server "${only.name}" cannot be started`}\n`);
+    await gateway.stop();
+    return 1;
+  }
   if (config.http) {
     http = await serveHttp(gateway, { ...config.http, tokens }, log);
     // Tells wrapper scripts and tests where we listen when port 0 was asked for.

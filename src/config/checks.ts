@@ -6,10 +6,14 @@
 import type { RawProblem } from './ajv-messages.js';
 import { hasOwn, isPlainObject, joinPointer } from './pointer.js';
 import { DEFAULTS } from './types.js';
+import picomatch from 'picomatch';
+import { closestKey } from './suggest.js';
 import { abpEnvironment } from '../upstreams/abp/options.js';
 
 export interface CheckOptions {
   allowNoServers: boolean;
+  /** Servers the command line adds to the file's (`--abp` adds "browser"), for rules that name them. */
+  extraServers?: readonly string[];
 }
 
 type Report = (problem: RawProblem) => void;
@@ -43,6 +47,28 @@ export function checkConfig(root: unknown, options: CheckOptions, report: Report
   for (const [name, server] of entries) {
     if (isPlainObject(server)) checkServer(name, server, joinPointer(`/${mapKey}`, name), defaults, report);
   }
+  checkRuleServers(root.rules, [...entries.map(([name]) => name), ...(options.extraServers ?? [])], report);
+}
+
+/** A rule whose `server` matches no server is a typo or a leftover: it would silently never apply. */
+function checkRuleServers(rules: unknown, servers: readonly string[], report: Report): void {
+  if (!Array.isArray(rules)) return;
+  rules.forEach((rule, index) => {
+    if (!isPlainObject(rule) || typeof rule.server !== 'string' || rule.server === '') return;
+    const glob = rule.server;
+    const matches = picomatch(glob);
+    if (servers.some((name) => matches(name))) return;
+    const literal = !picomatch.scan(glob).isGlob;
+    const meant = literal ? closestKey(glob, servers) : undefined;
+    const known = servers.length ? servers.map((s) => `"${s}"`).join(', ') : 'none';
+    report({
+      pointer: `/rules/${index}/server`,
+      anchor: 'value',
+      message:
+        `rule ${index + 1}: server ${JSON.stringify(glob)} matches no configured server` +
+        (meant ? ` (did you mean "${meant}"?)` : ` (the servers are ${known})`),
+    });
+  });
 }
 
 function checkServer(

@@ -10,7 +10,8 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { LineCounter, parseDocument, type YAMLError } from 'yaml';
 import { indentationProblem } from './indentation.js';
-import { translateAjvError } from './ajv-messages.js';
+import { translateAjvError, type RawProblem } from './ajv-messages.js';
+import { checkCommands } from './commands.js';
 import { checkAbpEnvironment, checkConfig } from './checks.js';
 import { coerceScalars } from './coerce.js';
 import { expandEnv } from './env.js';
@@ -23,6 +24,10 @@ import { yamlToData } from './yaml-tree.js';
 export interface ParseOptions {
   /** Accept a config without servers (e.g. for a command that only checks the file). */
   allowNoServers?: boolean;
+  /** Servers the command line adds (`--abp`), which rules may name. */
+  extraServers?: readonly string[];
+  /** Check that each local server's command can be started (`validate`). */
+  checkCommands?: boolean;
 }
 
 export function parseConfig(
@@ -54,7 +59,9 @@ export function parseConfig(
       if (problem) problems.add(problem);
     }
   }
-  checkConfig(data, { allowNoServers: options.allowNoServers ?? false }, (problem) => problems.add(problem));
+  const report = (problem: RawProblem) => problems.add(problem);
+  checkConfig(data, { allowNoServers: options.allowNoServers ?? false, extraServers: options.extraServers ?? [] }, report);
+  if (options.checkCommands) checkCommands(data, env, report);
   checkAbpEnvironment(data, env, (problem) => problems.add(problem));
 
   if (problems.size > 0) throw new ConfigError(problems.sorted());

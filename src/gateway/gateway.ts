@@ -103,8 +103,10 @@ export class Gateway {
     });
     await Promise.race([started, timeout]);
     clearTimeout(timer);
-    const down = this.upstreams.filter((u) => u.state !== 'up').map((u) => u.name);
+    const down = this.upstreams.filter((u) => u.state === 'down' || u.state === 'connecting').map((u) => u.name);
+    const failed = this.upstreams.filter((u) => u.state === 'failed').map((u) => u.name);
     if (down.length) this.log.warn({ down }, 'serving without some upstreams; they are retried in the background');
+    if (failed.length) this.log.warn({ failed }, 'serving without some upstreams that cannot be started (see the errors above)');
   }
 
   async stop(): Promise<void> {

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../logger.js';
+import { notFound } from '../config/commands.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, JsonLineReader, preview, toLine } from './json-lines.js';
 import { LiteralCutter } from './literal-cutter.js';
 import { writeWithBackpressure } from './write-stream.js';
@@ -39,6 +40,22 @@ process.once('exit', () => {
     }
   }
 });
+
+/** The process could not be started at all; `code` is the system's (ENOENT: no such command). */
+export class SpawnError extends Error {
+  constructor(
+    message: string,
+    readonly code: string | undefined,
+  ) {
+    super(message);
+    this.name = 'SpawnError';
+  }
+
+  /** Starting it again cannot work until someone changes the machine or the config. */
+  get permanent(): boolean {
+    return this.code === 'ENOENT' || this.code === 'EACCES' || this.code === 'ENOTDIR';
+  }
+}
 
 /**
  * The client side of a stdio MCP connection: spawns the server process and speaks newline-delimited
@@ -115,9 +132,9 @@ export class ProcessTransport implements Transport {
       child.once('error', (error: NodeJS.ErrnoException) => {
         const message =
           error.code === 'ENOENT'
-            ? `command not found: ${command}${cwd ? ` (cwd ${cwd})` : ''}`
+            ? notFound(command, env?.PATH ?? process.env.PATH ?? '', cwd ?? process.cwd())
             : `could not start ${command}: ${error.message}`;
-        if (!this.exitInfo) reject(new Error(message));
+        if (!this.exitInfo) reject(new SpawnError(message, error.code));
         else this.onerror?.(new Error(message));
       });
     });

@@ -15,7 +15,7 @@ import {
 import type { ServerConfig } from '../config/types.js';
 import type { Logger } from '../logger.js';
 import { VERSION } from '../version.js';
-import { ProcessTransport } from '../transports/process-transport.js';
+import { ProcessTransport, SpawnError } from '../transports/process-transport.js';
 import { ClientError, isMcpError, originalMessage, timedOut, unavailable } from './errors.js';
 import { CATALOG_KINDS, emptyCatalog, fetchCatalog, type CatalogKind, type UpstreamCatalog } from './catalog-fetch.js';
 import { connectClient, type ConnectedClient } from './transport-factory.js';
@@ -227,6 +227,12 @@ export class Upstream {
       connection = await connectClient(this.config, () => this.makeClient(), this.log, timeout);
     } catch (error) {
       this.lastError = errorText(error);
+      if (error instanceof SpawnError && error.permanent) {
+        // A command that does not exist will not exist on the next try either.
+        this.log.error({ err: this.lastError, ...(this.config.source ? { config: where(this.config.source) } : {}) }, `upstream "${this.name}" cannot be started; it is not retried`);
+        this.giveUp();
+        return;
+      }
       this.log.error({ err: this.lastError }, `could not connect to upstream "${this.name}"`);
       this.afterFailure();
       return;
@@ -340,10 +346,7 @@ export class Upstream {
     const delay = this.schedule.next();
     if (delay === undefined) {
       this.log.error({ attempts: this.schedule.attempts }, `giving up on upstream "${this.name}"`);
-      this.catalog = emptyCatalog();
-      this.setState('failed');
-      this.wakeWaiters();
-      this.hooks.catalogChanged(this, [...CATALOG_KINDS]);
+      this.giveUp();
       return;
     }
     this.setState('down');
@@ -353,6 +356,13 @@ export class Upstream {
       void this.connect();
     }, delay);
     this.restartTimer.unref();
+  }
+
+  private giveUp(): void {
+    this.catalog = emptyCatalog();
+    this.setState('failed');
+    this.wakeWaiters();
+    this.hooks.catalogChanged(this, [...CATALOG_KINDS]);
   }
 
   private async restoreSessionState(client: Client): Promise<void> {
@@ -417,6 +427,10 @@ export class Upstream {
 async function closeQuietly(connection: ConnectedClient): Promise<void> {
   await connection.client.close().catch(() => undefined);
   await connection.transport.close().catch(() => undefined);
+}
+
+function where(source: NonNullable<ServerConfig['source']>): string {
+  return `${source.file}:${source.line}:${source.column}`;
 }
 
 function errorText(error: unknown): string {

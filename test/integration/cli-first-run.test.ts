@@ -7,7 +7,7 @@ import { pathToFileURL } from 'node:url';
 import { parseCliArgs } from '../../src/cli/args.js';
 import { singleServerConfig } from '../../src/cli/single-server.js';
 import { EVERYTHING_ENTRY, FIXTURES, NODE, waitFor } from '../helpers/fixtures.js';
-import { CLI, cliEnv, jsonLines, leftovers, REPO_ROOT, startCli, stopAllCli } from '../helpers/cli.js';
+import { CLI, cliEnv, jsonLines, leftovers, REPO_ROOT, runCli, startCli, stopAllCli } from '../helpers/cli.js';
 import { startProxy, testArtifactDir } from '../helpers/proxy.js';
 import { textOf } from '../helpers/results.js';
 
@@ -54,6 +54,23 @@ describe('started on a terminal', () => {
     await cli.waitForStderr(/upstream \\"basic\\" is up/);
     expect(cli.stderr()).not.toMatch(/Waiting for an MCP client/);
     expect(() => jsonLines(cli.stderr())).not.toThrow();
+  });
+});
+
+describe('a command that does not exist', () => {
+  test('wrapped alone: the proxy says so and exits 1 at once, rather than serve nothing', async () => {
+    const result = await runCli(['--', 'nodee', 'server.js']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('mcp-offload: command not found: nodee (did you mean "node"?)');
+    expect(result.stdout).toBe('');
+  });
+
+  test('validate names its line and exits 1', async () => {
+    const file = join(tmp, 'typo.yaml');
+    writeFileSync(file, 'servers:\n  a:\n    command: nodee\n');
+    const result = await runCli(['validate', '--config', file]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`${file}:3:14: command not found: nodee (did you mean "node"?)`);
   });
 });
 

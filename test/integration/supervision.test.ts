@@ -130,3 +130,20 @@ describe('slow upstreams, timeouts and cancellation', () => {
     expect(cancelled).toEqual([expect.objectContaining({ tool: 'slow', reason: expect.stringContaining('user pressed stop') })]);
   });
 });
+
+describe('an upstream whose command does not exist', () => {
+  test('fails at once and is not restarted; the other servers serve', async () => {
+    const basic = { name: 'good', command: NODE, args: [FIXTURES.basic] };
+    const proxy = await startProxy(testConfig([basic, { name: 'typo', command: 'nodee', args: [FIXTURES.basic] }], NO_OFFLOAD));
+    try {
+      const typo = proxy.gateway.upstreams.find((u) => u.name === 'typo')!;
+      expect(typo.state).toBe('failed');
+      expect(typo.restarts).toBe(0);
+      expect(typo.lastError).toBe('command not found: nodee (did you mean "node"?)');
+      expect(textOf(await proxy.client.callTool({ name: 'good__echo', arguments: { message: 'hi' } }))).toBe('hi');
+      expect(typo.restarts).toBe(0);
+    } finally {
+      await proxy.close();
+    }
+  });
+});

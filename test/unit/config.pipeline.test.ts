@@ -35,6 +35,8 @@ test('pipeline, rules and artifact options are read and normalised', () => {
       '  tableau:',
       '    command: node',
       '    pipeline: {mode: file}',
+      '  ghe:',
+      '    url: https://github.example.com/mcp',
     ),
   );
   expect(config.pipeline).toEqual({ mode: 'auto', inlineLimit: 5000, keepInline: { imageMaxBytes: 20000 } });
@@ -56,6 +58,14 @@ test('pipeline, rules and artifact options are read and normalised', () => {
     { server: 'gh*', settings: { transform: '/etc/mcp-offload/transforms/github.mjs' }, line: 10 },
   ]);
   expect(config.servers[0]?.pipeline).toEqual({ mode: 'file' });
+});
+
+test('a rule that names no configured server is a mistake at its line; a server the command line adds counts', () => {
+  const rules = (server: string) => yaml('rules:', `  - server: ${server}`, '    mode: passthrough', 'servers: {github: {command: node}, files: {command: node}}');
+  expect(problems(rules('githb'))).toEqual(['2:13 rule 1: server "githb" matches no configured server (did you mean "github"?)']);
+  expect(problems(rules('"git*"'))).toEqual([]);
+  expect(problems(rules('"docs*"'))).toEqual(['2:13 rule 1: server "docs*" matches no configured server (the servers are "github", "files")']);
+  expect(() => parseConfig(rules('browser'), '/etc/mcp-offload/config.yaml', {}, { extraServers: ['browser'] })).not.toThrow();
 });
 
 test('mistakes in pipeline settings and rules point at their line', () => {
