@@ -86,6 +86,8 @@ export class Upstream {
   private checking?: Promise<void>;
   /** Why a hung upstream was ended, for the messages that follow. */
   private hung?: string;
+  /** The outcome of the last check that an upstream that let a request time out still answers. */
+  lastLivenessCheck?: Promise<'alive' | 'hung'>;
   private namedLog: Logger;
   /**
    * Logs under the upstream's current name: transports get this one, so the lines of a process started
@@ -204,19 +206,19 @@ export class Upstream {
     const connection = this.connection;
     if (this.checking || this.state !== 'up' || !connection) return;
     const timeout = Math.min(Math.max(this.config.timeoutMs, 1000), 10_000);
-    this.checking = connection.client
-      .ping({ timeout })
-      .then(
-        () => undefined,
-        async () => {
-          if (this.connection !== connection) return;
-          this.hung = `it stopped answering (no reply to ping within ${timeout} ms after a request timed out)`;
-          this.log.warn(`upstream "${this.name}" is hung; restarting it`);
-          if (connection.transport instanceof ProcessTransport) connection.transport.kill('SIGKILL');
-          else await connection.transport.close().catch(() => undefined);
-        },
-      )
-      .finally(() => (this.checking = undefined));
+    const check = connection.client.ping({ timeout }).then(
+      () => 'alive' as const,
+      async () => {
+        if (this.connection !== connection) return 'alive' as const;
+        this.hung = `it stopped answering (no reply to ping within ${timeout} ms after a request timed out)`;
+        this.log.warn(`upstream "${this.name}" is hung; restarting it`);
+        if (connection.transport instanceof ProcessTransport) connection.transport.kill('SIGKILL');
+        else await connection.transport.close().catch(() => undefined);
+        return 'hung' as const;
+      },
+    );
+    this.checking = check.then(() => undefined).finally(() => (this.checking = undefined));
+    this.lastLivenessCheck = check;
   }
 
   private async connect(): Promise<void> {

@@ -76,8 +76,9 @@ describe.each(['register', 'exposed'] as const)('events through the %s conventio
     expect(changed!.find((c) => c.name === name)).toMatchObject({ description: 'Added at run time', available: true });
     expect(session.info!.capabilities).toEqual(changed);
     expect((await session.call(name, { value: 7 }, callOptions())).response).toEqual({ success: true, data: { echo: { value: 7 } } });
-    // both signals (list_changed notification and, where exposed, __abp_capabilities_changed) give one change
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Both signals (list_changed notification and, where exposed, __abp_capabilities_changed) reached us before
+    // the call's answer; once the re-listings they asked for are done, there was one change.
+    await session.settled();
     expect(events.capabilityChanges).toHaveLength(1);
     expect(events.notifications).toContainEqual({ method: 'notifications/capabilities/list_changed', params: { added: [name], removed: [], changed: [] } });
   });

@@ -28,7 +28,7 @@ describe('started on a terminal', () => {
     const exited = new Promise<number | null>((resolve) => terminal.once('close', resolve));
     try {
       await waitFor(() => screen.includes('Ctrl-C stops it'), 15_000, 20, 'the banner');
-      expect(screen).toContain('server "basic": 11 tools, 1 prompt, 2 resources');
+      expect(screen).toContain('server "basic": 12 tools, 1 prompt, 2 resources');
       expect(screen).toMatch(/Waiting for an MCP client on stdin/);
       expect(screen).toMatch(/artifacts are stored in \S+/);
       expect(screen.match(/Waiting for an MCP client/g)).toHaveLength(1);

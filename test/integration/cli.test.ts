@@ -1,6 +1,6 @@
 // End-to-end tests of the built CLI (dist/cli.js) run as a real child process.
 // Needs `npm run build` first (npm test does it).
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
@@ -210,7 +210,7 @@ describe('--http', () => {
     expect((await fetch(`${base}/nope`)).status).toBe(404);
   });
 
-  test('keeps an idle connection open longer than Node\'s 5 s default, so a slow client\'s next POST lands', async () => {
+  test('keeps an idle connection open longer than Node\'s 5 s default (65 s, as it says), so a slow client\'s next POST lands', async () => {
     const { base } = await startHttp(FIXTURES.basic);
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     const get = () =>
@@ -222,13 +222,13 @@ describe('--http', () => {
         req.on('error', reject).end();
       });
     try {
+      // Node writes the Keep-Alive header from the server's keepAliveTimeout: what it says is what it does.
       expect(await get()).toEqual({ status: 200, reused: false, keepAlive: 'timeout=65' });
-      await new Promise((r) => setTimeout(r, 6000));
       expect(await get()).toEqual({ status: 200, reused: true, keepAlive: 'timeout=65' });
     } finally {
       agent.destroy();
     }
-  }, 15_000);
+  });
 
   test('serves SDK clients, each in a session of its own', async () => {
     const { url } = await startHttp(FIXTURES.basic, '--name', 'web');
@@ -423,7 +423,6 @@ describe('an upstream that fails at startup', () => {
     const log = () => conn.proxyStderr().map((line) => JSON.parse(line) as Record<string, unknown>);
     await waitFor(() => log().some((l) => l.msg === 'giving up on upstream "broken"'), 10_000, 50, 'the proxy to give up');
     expect(log()).toContainEqual(expect.objectContaining({ server: 'broken', stream: 'stderr', msg: expect.stringContaining('crash on start') }));
-    await new Promise((r) => setTimeout(r, 300));
     expect(pidAlive(conn.pid)).toBe(true);
     expect(conn.transport.exit).toBeUndefined();
     expect(textOf(await conn.client.callTool({ name: 'healthy__whoami', arguments: {} }))).toBe('healthy');
@@ -448,8 +447,13 @@ describe('artifacts through the CLI', () => {
     const kept = await runCli(['gc', '--artifact-dir', dir]);
     expect(kept.code).toBe(0);
     expect(kept.stderr).toMatch(/removed 0 artifacts .*1 remain/);
-    const config = yaml('gc.yaml', `artifacts: {dir: "${dir}", ttlHours: 0.0001}`);
-    await new Promise((r) => setTimeout(r, 600));
+    // Stored long ago, as its metadata tells: no waiting for the clock.
+    const config = yaml('gc.yaml', `artifacts: {dir: "${dir}", ttlHours: 1}`);
+    for (const name of readdirSync(join(dir, '.meta')).filter((n) => n.endsWith('.json'))) {
+      const file = join(dir, '.meta', name);
+      const record = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+      writeFileSync(file, JSON.stringify({ ...record, created: '2000-01-01T00:00:00.000Z', lastStored: '2000-01-01T00:00:00.000Z' }));
+    }
     const collected = await runCli(['gc', '--config', config, '--artifact-dir', dir]);
     expect(collected.code).toBe(0);
     expect(collected.stderr).toMatch(/removed 1 artifact /);

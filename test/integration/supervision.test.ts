@@ -118,8 +118,14 @@ describe('slow upstreams, timeouts and cancellation', () => {
   test('cancellation by the client reaches the upstream', async () => {
     proxy = await startProxy(testConfig([slow()], NO_OFFLOAD));
     const controller = new AbortController();
-    const call = proxy.client.callTool({ name: 'slow', arguments: { ms: 5000 } }, undefined, { signal: controller.signal });
-    await new Promise((r) => setTimeout(r, 200));
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    // The first progress report proves the upstream is working on the call.
+    const call = proxy.client.callTool({ name: 'progress', arguments: { steps: 1000, intervalMs: 20 } }, undefined, {
+      signal: controller.signal,
+      onprogress: () => started(),
+    });
+    await running;
     controller.abort('user pressed stop');
     await expect(call).rejects.toThrow();
     const cancelled = await waitFor(async () => {
@@ -127,7 +133,7 @@ describe('slow upstreams, timeouts and cancellation', () => {
       const list = (result.structuredContent as { cancellations: { tool: string; reason: string }[] }).cancellations;
       return list.length ? list : undefined;
     }, 3000, 50, 'the cancellation');
-    expect(cancelled).toEqual([expect.objectContaining({ tool: 'slow', reason: expect.stringContaining('user pressed stop') })]);
+    expect(cancelled).toEqual([expect.objectContaining({ tool: 'progress', reason: expect.stringContaining('user pressed stop') })]);
   });
 });
 

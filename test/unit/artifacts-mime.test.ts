@@ -108,12 +108,10 @@ describe('sniff', () => {
     for (const s of no) expect(looksLikeSvg(Buffer.from(s))).toBe(false);
   });
 
-  test('hostile prologs are scanned in linear time', () => {
-    const started = Date.now();
+  test('hostile prologs are not SVG (their cost as they grow is measured by npm run bench, group adversarial)', () => {
     for (const s of ['<!-- -->'.repeat(512), '<!DOCTYPE x>'.repeat(340), '<!DOCTYPE [ ]'.repeat(300), `<!DOCTYPE${' '.repeat(4090)}`, '<?'.repeat(2000)]) {
       expect(looksLikeSvg(Buffer.from(s))).toBe(false);
     }
-    expect(Date.now() - started).toBeLessThan(500);
   });
 
   test('plain text, empty input and truncated headers are unknown', async () => {

@@ -75,18 +75,13 @@ describe('findDataUris', () => {
     for (let i = 1; i < found.length; i++) expect(found[i].start).toBeGreaterThanOrEqual(found[i - 1].end);
   });
 
-  test('stays fast on adversarial input (many "data:" and no comma)', () => {
-    const text = 'data:'.repeat(200_000);
-    const started = performance.now();
-    expect(findDataUris(text, 1)).toEqual([]);
-    expect(performance.now() - started).toBeLessThan(1000);
+  // What these cost as they grow is measured by npm run bench (group adversarial), not asserted here.
+  test('finds nothing in adversarial input (many "data:" and no comma)', () => {
+    expect(findDataUris('data:'.repeat(200_000), 1)).toEqual([]);
   });
 
-  test('stays fast when the comma is far away', () => {
-    const text = `${'data:image/png;'.repeat(50_000)}${'a'.repeat(10_000)},`;
-    const started = performance.now();
-    expect(findDataUris(text, 1)).toEqual([]);
-    expect(performance.now() - started).toBeLessThan(1000);
+  test('finds nothing when the comma is far away', () => {
+    expect(findDataUris(`${'data:image/png;'.repeat(50_000)}${'a'.repeat(10_000)},`, 1)).toEqual([]);
   });
 });
 

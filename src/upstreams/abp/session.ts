@@ -153,6 +153,11 @@ export class AbpBrowserSession implements BrowserSession {
     this.#scheduleRefresh();
   }
 
+  /** Resolves once the capability re-listings already asked for (by the app's announcements) are done. */
+  async settled(): Promise<void> {
+    await this.#refreshing;
+  }
+
   #scheduleRefresh(): void {
     this.#refreshing = this.#refreshing
       .then(() => this.#refreshCapabilities())

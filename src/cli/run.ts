@@ -1,0 +1,63 @@
+import type { AuthToken, Config } from '../config/types.js';
+import type { Logger } from '../logger.js';
+import { Gateway } from '../gateway/gateway.js';
+import { serveHttp, type HttpHandle } from '../gateway/http-server.js';
+import { StdioServerTransport } from '../transports/stdio-server-transport.js';
+import { bannerFacts, bannerText } from './banner.js';
+
+/** How long closing sessions and upstreams may take, after the grace for calls in flight, before the process exits anyway. */
+const CLOSE_DEADLINE_MS = 10_000;
+
+/** Runs the gateway until a signal or the end of stdin; resolves with the exit code. */
+export async function run(config: Config, tokens: AuthToken[], log: Logger): Promise<number> {
+  const gateway = new Gateway(config, log);
+  let http: HttpHandle | undefined;
+  let finished!: (code: number) => void;
+  const done = new Promise<number>((resolveDone) => (finished = resolveDone));
+  let stopping = false;
+
+  /** Signals end gracefully: no new work, calls in flight get `shutdownGraceMs` to finish, then everything closes. */
+  const shutdown = async (reason: string, graceful: boolean) => {
+    if (stopping) return;
+    stopping = true;
+    const grace = graceful ? config.gateway.shutdownGraceMs : 0;
+    log.info({ reason, inFlight: gateway.requestsInFlight, graceMs: grace }, 'shutting down');
+    setTimeout(() => {
+      log.error('shutdown took too long; exiting');
+      finished(1);
+    }, grace + CLOSE_DEADLINE_MS).unref();
+    http?.stopAccepting();
+    if (grace > 0 && !(await (http ? http.drain(grace) : gateway.drain(grace)))) {
+      log.warn({ inFlight: gateway.requestsInFlight }, 'calls still in flight after the grace period; closing anyway');
+    }
+    await http?.close().catch((error: unknown) => log.warn({ err: String(error) }, 'closing http failed'));
+    await gateway.stop();
+    finished(0);
+  };
+  process.once('SIGINT', () => void shutdown('SIGINT', true));
+  process.once('SIGTERM', () => void shutdown('SIGTERM', true));
+  // A closed terminal: without this the upstreams, in process groups of their own, would outlive us.
+  process.once('SIGHUP', () => void shutdown('SIGHUP', false));
+
+  await gateway.start();
+  const only = gateway.upstreams.length === 1 ? gateway.upstreams[0] : undefined;
+  if (!config.file && only?.state === 'failed') {
+    // One wrapped server that cannot be started: nothing to serve, and the client should hear so at once.
+    process.stderr.write(`mcp-offload: ${only.lastError ?? `server "${only.name}" cannot be started`}\n`);
+    await gateway.stop();
+    return 1;
+  }
+  if (config.http) {
+    http = await serveHttp(gateway, { ...config.http, tokens }, log);
+    // Tells wrapper scripts and tests where we listen when port 0 was asked for.
+    process.stderr.write(`mcp-offload listening on ${http.url}\n`);
+    if (process.stderr.isTTY) process.stderr.write(bannerText(bannerFacts(gateway, http.url)));
+  } else {
+    const transport = new StdioServerTransport(log);
+    transport.onclose = () => void shutdown('stdin closed', false);
+    await gateway.createSession().connect(transport);
+    // The session's Server replaced onclose with its own wrapper that still calls ours.
+    if (process.stdin.isTTY) process.stderr.write(bannerText(bannerFacts(gateway)));
+  }
+  return done;
+}
