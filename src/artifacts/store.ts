@@ -3,7 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import type { Logger } from '../logger.js';
 import { atomicWrite, describeFsError, unwritable } from './atomic-write.js';
-import { decodePayload } from './decode.js';
+import { hashBytes } from './decode.js';
 import { defaultArtifactDir, prepareDirectory } from './directory.js';
 import { KeyedLock } from './key-lock.js';
 import { fileSize, loadRecords, newRecord, serialiseRecord } from './metadata.js';
@@ -78,7 +78,7 @@ export class ArtifactStore {
       const file = await writePayload(this.tmpDir, input, input.data.pieces, this.options.maxArtifactBytes);
       return this.commit({ ...input, facts: file.facts }, { file: file.path }, file.sha256, file.size, file.mimeType);
     }
-    const { bytes, sha256 } = decodePayload(input.data, this.options.maxArtifactBytes);
+    const { bytes, sha256 } = hashBytes(input.data, this.options.maxArtifactBytes);
     const mimeType = await resolveMimeType(input.mimeType, bytes);
     return this.commit(input, { bytes }, sha256, bytes.length, mimeType);
   }

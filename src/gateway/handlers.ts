@@ -4,7 +4,8 @@ import type { Upstream } from '../upstreams/upstream.js';
 import type { Catalog } from './catalog.js';
 import type { RequestContext, RequestHandler } from './context.js';
 import { ARTIFACTS_META_KEY } from '../pipeline/pipeline.js';
-import { ARTIFACT_SCHEME, type Offload } from './offload.js';
+import type { Offload } from './offload.js';
+import { ARTIFACT_URI_PREFIX } from '../artifacts/metadata.js';
 import { page } from './pagination.js';
 import { artifactsOf, type CallOutcome, type GatewayEvents } from './events.js';
 
@@ -173,7 +174,7 @@ function resourceOwner(deps: HandlerDeps, uri: unknown): Upstream {
  * its own; those it listed, or that match its templates, still go to it.)
  */
 function isOurArtifact(deps: HandlerDeps, uri: string): boolean {
-  return uri.startsWith(ARTIFACT_SCHEME) && deps.catalog.resourceOwner(uri) === undefined;
+  return uri.startsWith(ARTIFACT_URI_PREFIX) && deps.catalog.resourceOwner(uri) === undefined;
 }
 
 /** A tool result the pipeline can work on (not, e.g., a task handle). */

@@ -12,12 +12,9 @@ import { resolveArtifactArguments } from '../pipeline/argument-refs.js';
 import { rewriteOutputSchema } from '../pipeline/output-schema.js';
 import { ResultPipeline } from '../pipeline/pipeline.js';
 import { RuleBook } from '../pipeline/rules.js';
-import type { PipelinePatch } from '../pipeline/settings.js';
 import type { CallInfo } from '../pipeline/types.js';
 import { ClientError } from '../upstreams/errors.js';
 import { abpPresets } from '../upstreams/abp/preset.js';
-
-export const ARTIFACT_SCHEME = 'artifact://';
 
 const GC_INTERVAL_MS = 60 * 60_000;
 
@@ -35,13 +32,12 @@ export class Offload {
   constructor(
     private readonly config: Config,
     private readonly log: Logger,
-    presets: Record<string, PipelinePatch> = {},
     private readonly events = new GatewayEvents(),
   ) {
     this.store = new ArtifactStore(storeOptions(config), log.child({ component: 'artifacts' }));
-    // Every `type: abp` server gets the ABP preset; presets given by the caller win.
+    // Every `type: abp` server gets the ABP preset.
     const abp = abpPresets(config.servers);
-    this.rules = new RuleBook(config, { ...abp.servers, ...presets }, abp.tools);
+    this.rules = new RuleBook(config, abp.servers, abp.tools);
     this.pipeline = new ResultPipeline(this.rules, this.store, log);
     this.tools = config.artifacts.tools.enabled ? artifactTools(config.artifacts.tools) : [];
     this.store.onCollected = (result) => events.emit('collected', result);

@@ -12,9 +12,13 @@ export function decodeBase64Strict(value: string): Buffer | undefined {
   // that decodes to the length its characters promise; only a wrapped one needs the slow check.
   const padding = paddingOf(value);
   const characters = value.length - padding;
-  if (characters === 0 || characters % 4 === 1 || (padding > 0 && value.length % 4 !== 0)) return undefined;
-  const unwrapped = decodeInPieces(value, promisedBytes(value));
-  if (unwrapped) return unwrapped;
+  if (characters === 0) return undefined;
+  // Lengths only tell on one unbroken line; line breaks count in value.length, so wrapped base64 goes
+  // to the full check below whatever its length says.
+  if (characters % 4 !== 1 && (padding === 0 || value.length % 4 === 0)) {
+    const unwrapped = decodeInPieces(value, promisedBytes(value));
+    if (unwrapped) return unwrapped;
+  }
   const bytes = Buffer.from(value, 'base64');
   return isFullyBase64(value) ? bytes : undefined;
 }

@@ -1,6 +1,6 @@
 import type { ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import { setAtPath } from './detect/walk.js';
-import { announce, failureText } from './blocks.js';
+import { announce, note, outcomeNote, rewrittenText } from './blocks.js';
 import { hasInlaidMarker, isBlobMarker, stringLength } from '../transports/blobs.js';
 import { confirmJsonText, literalRange, parseJsonText, parseJsonTextUnconfirmed, type JsonPath, type LiteralRange } from './json-text.js';
 import { referenceTo } from './reference.js';
@@ -15,6 +15,8 @@ export interface DocRewrite {
   extractions: Extraction[];
   /** Text blocks to show after the document (failures, download errors). */
   notes: string[];
+  /** The summaries take the document's place (mode file): a text block holding it is dropped. */
+  replacesDocument?: boolean;
 }
 
 export type DocRewriter = (doc: unknown, source: string, run: LayerContext) => Promise<DocRewrite>;
@@ -42,10 +44,14 @@ export async function rewriteJsonDocuments(result: Result, run: LayerContext, re
         content.push(block); // not JSON after all: the plain-text path has it
         continue;
       }
-      content.push(rewrite.replacements.length ? { ...block, text: rewriteText(block.text, doc, rewrite.replacements) } : block);
+      if (!rewrite.replacesDocument) {
+        content.push(rewrite.replacements.length ? rewrittenText(block, rewriteText(block.text, doc, rewrite.replacements)) : block);
+      }
       for (const extraction of rewrite.extractions) content.push(...announce(extraction, run.announced, false));
-      for (const note of rewrite.notes) content.push({ type: 'text', text: note });
-      if (rewrite.replacements.length || rewrite.extractions.length || rewrite.notes.length) changed = true;
+      for (const text of rewrite.notes) content.push(note(text));
+      if (rewrite.replacements.length || rewrite.extractions.length || rewrite.notes.length || rewrite.replacesDocument) {
+        changed = true;
+      }
     }
     if (changed) next = { ...next, content };
   }
@@ -54,7 +60,7 @@ export async function rewriteJsonDocuments(result: Result, run: LayerContext, re
     const rewrite = await rewriter(result.structuredContent, 'structuredContent', run);
     const trailing: ContentBlock[] = [];
     for (const extraction of rewrite.extractions) trailing.push(...announce(extraction, run.announced, false));
-    for (const note of rewrite.notes) trailing.push({ type: 'text', text: note });
+    for (const text of rewrite.notes) trailing.push(note(text));
     if (rewrite.replacements.length) {
       next = { ...next, structuredContent: applyReplacements(result.structuredContent, rewrite.replacements) as Result['structuredContent'] };
       changed = true;
@@ -144,11 +150,10 @@ export async function extractInto(
   if (outcome.ok === true) {
     rewrite.replacements.push({ path, value: referenceTo(outcome.extraction) });
     rewrite.extractions.push(outcome.extraction);
-  } else if (outcome.ok === false) {
-    rewrite.notes.push(failureText(what, outcome.message));
-  } else if (outcome.ok === 'invalid' && payload.invalidNote) {
-    rewrite.notes.push(payload.invalidNote);
+    return;
   }
+  const text = outcomeNote(outcome, what, payload.invalidNote);
+  if (text !== undefined) rewrite.notes.push(text);
 }
 
 function isJsonContainer(value: unknown): value is object {

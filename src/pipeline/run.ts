@@ -14,8 +14,9 @@ import type { CallInfo, Extraction, LayerContext, Payload, SaveOutcome } from '.
 /** The state of one result on its way through the layers: what was stored, and what to announce. */
 export class PipelineRun implements LayerContext {
   readonly extractions: Extraction[] = [];
-  readonly notes: string[] = [];
   readonly announced = new Set<string>();
+  /** A text a result carries twice (content and structuredContent) is stored once. */
+  private readonly savedTexts = new Map<string, Promise<SaveOutcome>>();
 
   constructor(
     readonly call: CallInfo,
@@ -24,7 +25,25 @@ export class PipelineRun implements LayerContext {
     readonly log: Logger,
   ) {}
 
+  /**
+   * Stores a payload once per result: the same text, or bytes that land in the same artifact, give the
+   * outcome of the first save (one artifact, one summary, one `_meta` entry).
+   */
   async save(payload: Payload): Promise<SaveOutcome> {
+    if (!('text' in payload.data)) return this.storePayload(payload);
+    const text = payload.data.text;
+    const saving = this.savedTexts.get(text);
+    if (!saving) {
+      const first = this.storePayload(payload);
+      this.savedTexts.set(text, first);
+      return first;
+    }
+    const outcome = await saving;
+    if (outcome.ok === true) alsoFoundAt(outcome.extraction, payload.source);
+    return outcome;
+  }
+
+  private async storePayload(payload: Payload): Promise<SaveOutcome> {
     const data = 'text' in payload.data ? { bytes: Buffer.from(payload.data.text, 'utf8') } : payload.data;
     if (this.settings.dryRun) {
       if ('pieces' in data && !isValid(data.pieces)) return { ok: 'invalid' };
@@ -46,6 +65,11 @@ export class PipelineRun implements LayerContext {
         filename: payload.filename,
         owner: this.call.owner,
       });
+      const known = this.extractions.find((e) => e.record.id === record.id);
+      if (known) {
+        alsoFoundAt(known, payload.source);
+        return { ok: true, extraction: known };
+      }
       const link = this.call.links ? { url: this.call.links.urlFor(record), hidePath: !this.call.links.showPath } : undefined;
       const summary = summaryText({
         path: record.path,
@@ -70,6 +94,11 @@ export class PipelineRun implements LayerContext {
       return { ok: false, message };
     }
   }
+}
+
+function alsoFoundAt(extraction: Extraction, source: string): void {
+  if (source === extraction.source || extraction.sources?.includes(source)) return;
+  extraction.sources = [...(extraction.sources ?? [extraction.source]), source];
 }
 
 /** Whether pieces decode to the end (a dry run stores nothing, but says what it would have left alone). */

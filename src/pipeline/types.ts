@@ -41,7 +41,10 @@ export interface Payload {
 
 export interface Extraction {
   record: ArtifactRecord;
+  /** Where it was first found. */
   source: string;
+  /** Every place the same artifact was taken from, when more than one (content and structuredContent). */
+  sources?: string[];
   /** The text the model reads instead of the payload. */
   summary: string;
   /** Over HTTP: the signed download link, and whether the gateway-side path stays out of sight. */
@@ -58,16 +61,22 @@ export type SaveOutcome =
 
 export type Result = CallToolResult;
 
-/** One layer of the pipeline: takes a result, returns a new one (never mutates its input). */
-export type Layer = (result: Result, run: LayerContext) => Promise<Result>;
+/**
+ * One step of the pipeline (see chain.ts for the order). `applies` is cheap and decodes nothing: the
+ * pipeline skips a layer, and a result no layer applies to passes untouched without any work.
+ */
+export interface Layer {
+  readonly name: string;
+  applies(result: Result, settings: PipelineSettings): boolean;
+  /** Returns a new result, or the same object when nothing changed; never mutates its input. */
+  run(result: Result, context: LayerContext): Promise<Result>;
+}
 
 export interface LayerContext {
   call: CallInfo;
   settings: PipelineSettings;
   save(payload: Payload): Promise<SaveOutcome>;
-  /** Blocks to show after the content: summaries and links of artifacts not shown in place. */
-  notes: string[];
-  /** Artifacts already announced in the content, by sha256, so each is summarised once. */
+  /** Artifacts already announced in the content, by sha256, so each is summarized once. */
   announced: Set<string>;
   log: import('../logger.js').Logger;
 }
