@@ -3,7 +3,8 @@ import { setAtPath } from './detect/walk.js';
 import { announce, note, outcomeNote, rewrittenText } from './blocks.js';
 import { hasInlaidMarker, isBlobMarker, stringLength } from '../transports/blobs.js';
 import { confirmJsonText, literalRange, parseJsonText, parseJsonTextUnconfirmed, type JsonPath, type LiteralRange } from './json-text.js';
-import { referenceTo } from './reference.js';
+import { isReference, referenceTo } from './reference.js';
+import { isBinaryData } from './detect/abp-shapes.js';
 import type { Extraction, LayerContext, Payload, Result, SaveOutcome } from './types.js';
 
 export type { JsonPath } from './json-text.js';
@@ -62,7 +63,8 @@ export async function rewriteJsonDocuments(result: Result, run: LayerContext, re
     for (const extraction of rewrite.extractions) trailing.push(...announce(extraction, run.announced, false));
     for (const text of rewrite.notes) trailing.push(note(text));
     if (rewrite.replacements.length) {
-      next = { ...next, structuredContent: applyReplacements(result.structuredContent, rewrite.replacements) as Result['structuredContent'] };
+      const replacements = run.settings.jsonPayloads === 'in-place' ? inDeclaredTypes(result.structuredContent, rewrite.replacements) : rewrite.replacements;
+      next = { ...next, structuredContent: applyReplacements(result.structuredContent, replacements) as Result['structuredContent'] };
       changed = true;
     }
     if (trailing.length) {
@@ -158,6 +160,21 @@ export async function extractInto(
 
 function isJsonContainer(value: unknown): value is object {
   return typeof value === 'object' && value !== null;
+}
+
+/**
+ * structuredContent must keep fitting the tool's output schema: a string that held a payload becomes the
+ * artifact's URI, an ABP BinaryData keeps its shape with the URI as its content. Anything else stays a
+ * reference object (the advertised schema accepts one there, see output-schema.ts).
+ */
+function inDeclaredTypes(doc: unknown, replacements: DocRewrite['replacements']): DocRewrite['replacements'] {
+  return replacements.map(({ path, value }) => {
+    if (!isReference(value)) return { path, value };
+    const original = valueAt(doc, path);
+    if (typeof original === 'string') return { path, value: value.$artifact };
+    if (isBinaryData(original)) return { path: [...path, 'content'], value: value.$artifact };
+    return { path, value };
+  });
 }
 
 function applyReplacements(doc: unknown, replacements: DocRewrite['replacements']): unknown {

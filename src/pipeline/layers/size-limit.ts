@@ -35,11 +35,12 @@ export const sizeLimitLayer: Layer = {
 
 /**
  * structuredContent over the limit. Servers send their structured result as text too (the spec asks
- * them to), so when a text block carries the same document, or the document's one long string, that text
- * is the payload: stored once, its block announces it, structuredContent points at it. Otherwise each
- * string over the limit is stored on its own, replaced by its artifact URI (a string stays a string, so
- * the tool's output schema still holds); only what is still too long is stored whole and replaced by a
- * reference. With a limit of 0 (mode file) nothing can stay, so the document is stored whole.
+ * them to), so when a text block carries the same document, or one of its strings, that text is the
+ * payload: stored once, its block announces it, structuredContent points at it. Then the longest strings
+ * are stored one by one, each replaced by its artifact URI (a string stays a string, so the tool's output
+ * schema still holds), until the document fits; only one that still does not is stored whole and replaced
+ * by a reference (output-schema.ts widens the root of schemas that allow that). With a limit of 0 (mode
+ * file) nothing can stay, so the document is stored whole.
  */
 async function storeStructured(result: Result, json: string, limit: number, run: LayerContext): Promise<Result> {
   const structured = result.structuredContent as object;
@@ -50,17 +51,21 @@ async function storeStructured(result: Result, json: string, limit: number, run:
     return outcome.ok === true ? { ...result, structuredContent: reference(outcome.extraction) } : result;
   }
 
-  const longStrings = stringsOver(structured, limit, texts);
   let next = structured;
+  let length = json.length;
   const announced: ContentBlock[] = [];
-  for (const { path, text, inText } of longStrings) {
+  for (const { path, text, inText } of candidateStrings(structured, limit, texts)) {
+    if (!inText && length <= limit) continue;
     const outcome = await run.save({ data: { text }, mimeType: textMimeType(text), source: `structuredContent${pathText(path)}` });
     if (outcome.ok !== true) continue;
-    next = setAtPath(next, path, outcome.extraction.record.uri) as object;
+    const uri = outcome.extraction.record.uri;
+    next = setAtPath(next, path, uri) as object;
+    length -= JSON.stringify(text).length - JSON.stringify(uri).length;
     // A string a text block also carries is announced there, where the model reads it.
     if (!inText) announced.push(...announce(outcome.extraction, run.announced));
   }
-  if (JSON.stringify(next).length > limit && !(limit === 0 && longStrings.some((s) => s.inText))) {
+  const carried = next !== structured && limit === 0;
+  if (length > limit && !carried) {
     const whole = next === structured ? json : JSON.stringify(next);
     const outcome = await run.save({ data: { text: whole }, mimeType: 'application/json', source: 'structuredContent' });
     if (outcome.ok === true) {
@@ -72,25 +77,24 @@ async function storeStructured(result: Result, json: string, limit: number, run:
   return { ...result, structuredContent: next as Result['structuredContent'], content: [...(result.content ?? []), ...announced] };
 }
 
+/** Below this a string is not worth a file: its URI would be about as long. */
+const MIN_STORED_STRING = 200;
+
 /**
- * Strings of the document over the limit that a text block carries whole (the same payload twice:
- * stored once), and, unless the limit is 0, every other string over it; longest first.
+ * The strings of the document a text block carries whole when over the limit (the same payload twice:
+ * stored once), then, unless the limit is 0, every other string worth storing; longest first.
  */
-function stringsOver(doc: unknown, limit: number, texts: string[]): { path: JsonPath; text: string; inText: boolean }[] {
+function candidateStrings(doc: unknown, limit: number, texts: string[]): { path: JsonPath; text: string; inText: boolean }[] {
   const carried = new Set(texts.filter((text) => text.length > limit));
   const found: { path: JsonPath; text: string; inText: boolean }[] = [];
   findStringsDeep(doc, (text, path) => {
     const inText = carried.has(text);
-    if (inText || (limit > 0 && text.length > limit)) found.push({ path, text, inText });
+    if (inText || (limit > 0 && text.length >= MIN_STORED_STRING)) found.push({ path, text, inText });
     return true;
   });
-  return found.sort((a, b) => b.text.length - a.text.length);
+  return found.sort((a, b) => Number(b.inText) - Number(a.inText) || b.text.length - a.text.length);
 }
 
-/**
- * Stores what the upstream sent in the block (a JSON text keeps its payloads: the file is the original,
- * lossless), and shows a preview of the text as the model would have read it.
- */
 async function storeText(block: TextContent, source: string, run: LayerContext): Promise<ContentBlock[] | undefined> {
   const { text } = block;
   const original = restoreInlaid(originalText(block), { release: false });
