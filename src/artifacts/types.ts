@@ -1,3 +1,5 @@
+import type { LiteralForm, LiteralKind } from './literals.js';
+
 /** What the pipeline hands the store: the bytes of one payload and where they came from. */
 export interface ArtifactInput {
   /** The payload: its bytes, or pieces written to disk as they are produced, never held whole. */
@@ -66,10 +68,12 @@ export interface ArtifactRecord {
   server: string;
   tool: string;
   argsHash?: string;
-  /** Sanitised original filename, if the upstream gave one. */
+  /** Sanitized original filename, if the upstream gave one. */
   filename?: string;
   facts: Record<string, unknown>;
   owners: string[];
+  /** How the payload was written where the proxy replaced it in place, by kind (see literals.ts). */
+  literals?: Partial<Record<LiteralKind, LiteralForm[]>>;
 }
 
 export interface StoreOptions {

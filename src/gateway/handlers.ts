@@ -64,7 +64,12 @@ export function createHandlers(deps: HandlerDeps): Record<string, RequestHandler
       const call = { server, tool: route.original, args: p.arguments as Params | undefined, owner: session.owner, links: session.identity.links };
       let processed: Result;
       try {
-        const args = await offload.resolveArguments(call);
+        const resolved = await offload.resolveArguments(call);
+        if ('refused' in resolved) {
+          report(server, route.original, 'error');
+          return { content: [{ type: 'text', text: `mcp-offload did not send this call: ${resolved.refused}` }], isError: true };
+        }
+        const { args } = resolved;
         const result = await forward(context, route.upstream, { ...p, name: route.original, ...(args !== undefined ? { arguments: args } : {}) });
         processed = isToolResult(result) ? await offload.processResult(result, call) : result;
       } catch (error) {

@@ -1,5 +1,6 @@
 import type { ContentBlock, TextContent } from '@modelcontextprotocol/sdk/types.js';
 import type { Extraction, Result, SaveOutcome } from './types.js';
+import type { ArgumentRefs } from './settings.js';
 
 /** Text blocks the pipeline wrote (summaries, notes, previews): no later layer stores or rewrites them. */
 const ownBlocks = new WeakSet<ContentBlock>();
@@ -13,6 +14,19 @@ export function note(text: string): TextContent {
 
 export function isNote(block: ContentBlock): boolean {
   return ownBlocks.has(block);
+}
+
+/**
+ * The line after a text whose payloads were replaced in place, so nobody takes the text for the
+ * original: with `restore`, sending it back puts them back; otherwise it is not the original.
+ */
+export function standInNote(count: number, argumentRefs: ArgumentRefs): TextContent {
+  const what = count === 1 ? '1 embedded payload in the text above is' : `${count} embedded payloads in the text above are`;
+  return note(
+    argumentRefs === 'restore'
+      ? `[mcp-offload: ${what} shown as an artifact:// stand-in; sent back through mcp-offload in a tool call, edited or not, the text gets the originals back byte for byte]`
+      : `[mcp-offload: ${what} shown as an artifact:// stand-in; the text above is not the original, do not write it back as it is]`,
+  );
 }
 
 /** The upstream's text of a block a layer rewrote (payloads replaced in place), for the size net to store. */

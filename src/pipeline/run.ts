@@ -9,7 +9,8 @@ import { dataSize } from './decode.js';
 import { factsFor, factsWatcher } from './facts/index.js';
 import { summaryText } from './summary/describe.js';
 import type { PipelineSettings } from './settings.js';
-import type { CallInfo, Extraction, LayerContext, Payload, SaveOutcome } from './types.js';
+import type { CallInfo, Extraction, LayerContext, Payload, SaveOutcome, WrittenLiteral } from './types.js';
+import { formOf, type LiteralForm, type LiteralKind } from '../artifacts/literals.js';
 
 /** The state of one result on its way through the layers: what was stored, and what to announce. */
 export class PipelineRun implements LayerContext {
@@ -41,6 +42,30 @@ export class PipelineRun implements LayerContext {
     const outcome = await saving;
     if (outcome.ok === true) alsoFoundAt(outcome.extraction, payload.source);
     return outcome;
+  }
+
+  /**
+   * Records how a payload was written where a layer replaces it in place, and gives the URI to put
+   * there: the artifact's, with `#n` when the same bytes were written another way before, so the
+   * exact literal can be put back (restore.ts). Undefined when it could not be recorded: the caller then
+   * leaves the literal where it is, since a replacement nobody can undo would lose it.
+   */
+  async literalUri(extraction: Extraction, kind: LiteralKind, written: WrittenLiteral): Promise<string | undefined> {
+    const { record } = extraction;
+    try {
+      let form: LiteralForm | { text: string };
+      if ('form' in written) {
+        form = written.form;
+      } else {
+        const bytes = written.bytes ?? (await this.store.read(record.id));
+        form = formOf(written.literal, written.start, written.end, bytes) ?? { text: written.literal };
+      }
+      const n = await this.store.addLiteral(record.id, kind, form);
+      return n === 1 ? record.uri : `${record.uri}#${n}`;
+    } catch (error) {
+      this.log.warn({ uri: record.uri, err: error instanceof Error ? error.message : String(error) }, 'could not record how a payload was written; it stays in place');
+      return undefined;
+    }
   }
 
   private async storePayload(payload: Payload): Promise<SaveOutcome> {

@@ -9,8 +9,12 @@
  */
 export type PipelineMode = 'auto' | 'file' | 'passthrough';
 
-/** How an `artifact://` argument is handed upstream: its bytes in base64, its text, or left alone. */
-export type ArgumentRefs = 'off' | 'content';
+/**
+ * What happens to the proxy's stand-ins in a tool's arguments. restore: each `artifact://` URI or
+ * `{"$artifact": …}` reference that replaced a payload in place gets its exact literal back (restore.ts);
+ * content: an argument that is exactly an artifact's URI becomes its content (text, or base64); off: nothing.
+ */
+export type ArgumentRefs = 'restore' | 'content' | 'off';
 
 export interface FieldRule {
   /** Dot notation (`result.pdf_data`, `items.0.file`) or JSONPath (`$.items[*].file`). */
@@ -75,7 +79,7 @@ export const DEFAULT_PIPELINE: PipelineSettings = {
   dryRun: false,
   errorLimit: 20_000,
   download: { timeoutMs: 30_000, maxBytes: 256 * 1024 * 1024 },
-  argumentRefs: 'off',
+  argumentRefs: 'restore',
   fields: [],
   jsonPayloads: 'in-place',
 };

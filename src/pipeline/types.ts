@@ -1,5 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ArtifactRecord, PieceSource } from '../artifacts/types.js';
+import type { LiteralForm, LiteralKind } from '../artifacts/literals.js';
 import type { PipelineSettings } from './settings.js';
 
 /** The call a result answers. Names are the upstream's own, not the prefixed ones. */
@@ -72,10 +73,18 @@ export interface Layer {
   run(result: Result, context: LayerContext): Promise<Result>;
 }
 
+/**
+ * A payload as written where it is replaced in place: the literal with the payload's part from `start`
+ * to `end` (and the bytes, when at hand), or, for a literal kept as bytes, its form already known.
+ */
+export type WrittenLiteral = { literal: string; start: number; end: number; bytes?: Buffer } | { form: LiteralForm };
+
 export interface LayerContext {
   call: CallInfo;
   settings: PipelineSettings;
   save(payload: Payload): Promise<SaveOutcome>;
+  /** The URI that replaces a payload in place, once how it was written is recorded (see PipelineRun). */
+  literalUri(extraction: Extraction, kind: LiteralKind, written: WrittenLiteral): Promise<string | undefined>;
   /** Artifacts already announced in the content, by sha256, so each is summarized once. */
   announced: Set<string>;
   log: import('../logger.js').Logger;

@@ -214,7 +214,7 @@ describe('markdown with a data: image', () => {
     await direct?.close();
   });
 
-  test('the data URI is replaced in place by the artifact URI; the markdown around it stays; a summary follows', async () => {
+  test('the data URI is replaced in place by the artifact URI; the markdown around it stays; a note and a summary follow', async () => {
     const original = texts(await call(direct.client, 'markdown_with_image'))[0];
     const dataUri = `data:image/png;base64,${CHART_PNG.toString('base64')}`;
     expect(original).toContain(dataUri);
@@ -226,8 +226,9 @@ describe('markdown with a data: image', () => {
     expect(texts(result)[0].startsWith('# Revenue chart\n\nThe chart below')).toBe(true);
     expect(texts(result)[0].endsWith('except the north-west.')).toBe(true);
 
+    expect(texts(result)[1]).toMatch(/^\[mcp-offload: 1 embedded payload in the text above is shown as an artifact:\/\/ stand-in; /);
     const [summary] = summaries(result);
-    expect(result.content[1]).toEqual({ type: 'text', text: summary });
+    expect(result.content[2]).toEqual({ type: 'text', text: summary });
     expect(summary).toContain('Type: image/png');
     expect(summary).toMatch(/^Dimensions: 20x20$/m);
     expect(link.mimeType).toBe('image/png');

@@ -7,6 +7,8 @@ import { startProxy, testConfig, type ProxyUnderTest } from '../helpers/proxy.js
 import { artifactMeta, call, links, sha256, summaries } from '../helpers/pipeline.js';
 import { filesystem, filesystemRoot, FILESYSTEM_ENTRY, memory, MEMORY_ENTRY } from '../helpers/third-party.js';
 import { DEFAULTS } from '../../src/config/types.js';
+import { noise, padTo, png, toUrlSafe } from '../unit/detect-fixtures.js';
+import { texts } from '../helpers/pipeline.js';
 
 const root = filesystemRoot();
 const memoryFile = join(tmpdir(), `mcp-offload-memory-${process.pid}.jsonl`);
@@ -68,4 +70,69 @@ describe('server-memory', () => {
     const stored = await readFile(meta[0]!.path, 'utf8');
     expect((JSON.parse(stored) as { entities: unknown[] }).entities).toHaveLength(300);
   });
+});
+
+describe('server-filesystem: read, edit one word, write back', () => {
+  const image = padTo(png(16, 16), 6000).toString('base64');
+  const other = padTo(png(8, 8), 3000).toString('base64');
+  const font = noise(4000, 7).toString('base64');
+  const cases: [string, string][] = [
+    ['report.md', `# Quarterly report\n\n![chart](data:image/png;base64,${image})\n\nSee the chart above.\n`],
+    [
+      'theme.css',
+      `/* Quarterly theme */\n.logo { background: url(data:image/png;base64,${image}); }\n` +
+        `@font-face { src: url("data:font/woff2;base64,${font}") format("woff2"); }\n.icon { background: url('data:image/png;base64,${toUrlSafe(other)}'); }\n`,
+    ],
+    [
+      'data.json',
+      `{\n  "title": "Quarterly",\n  "thumbnail": "${image}",\n  "escaped": "${other.replace(/\//g, '\\/')}",\n  "n": 1.50\n}\n`,
+    ],
+    ['page.html', `<!doctype html>\n<p>Quarterly</p>\n<img alt="chart" src="data:image/png;base64,${image}">\n`],
+    [
+      'logo.svg',
+      `<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16"><title>Quarterly</title>` +
+        `<image href="data:image/png;base64,${image}" width="16" height="16"/></svg>\n`,
+    ],
+  ];
+
+  test.each(cases)('%s comes back byte for byte, with only the edited word changed', async (name, original) => {
+    const path = join(root, name);
+    await writeFile(path, original);
+    const read = await call(files.client, 'read_text_file', { path });
+    const shown = texts(read)[0]!;
+    expect(shown).not.toContain(image);
+    expect(shown).toMatch(/artifact:\/\//);
+    expect(texts(read).join('\n')).toMatch(/stand-in; sent back through mcp-offload in a tool call, edited or not, the text gets the originals back/);
+    const written = await call(files.client, 'write_file', { path, content: shown.replace('Quarterly', 'Annual') });
+    expect(written.isError).toBeFalsy();
+    expect(sha256(await readFile(path))).toBe(sha256(original.replace('Quarterly', 'Annual')));
+  });
+
+  test('a stand-in whose artifact is gone stops the call: the file is not overwritten', async () => {
+    const path = join(root, 'gone.md');
+    const original = `# Notes\n\n![x](data:image/png;base64,${padTo(png(4, 4), 5000).toString('base64')})\n`;
+    await writeFile(path, original);
+    const read = await call(files.client, 'read_text_file', { path });
+    const [meta] = artifactMeta(read);
+    await rm(meta!.path);
+    await files.gateway.offload.store.gc();
+    const written = await call(files.client, 'write_file', { path, content: texts(read)[0]! });
+    expect(written.isError).toBe(true);
+    expect(texts(written)[0]).toMatch(/^mcp-offload did not send this call: the arguments hold artifact:\/\/\S+, which mcp-offload no longer has/);
+    expect(await readFile(path, 'utf8')).toBe(original);
+  });
+});
+
+test('with argumentRefs off the stand-ins go upstream as they are, and the note says the text is not the original', async () => {
+  const plain = await startProxy(testConfig([filesystem(root, 'plainfs')], { pipeline: { argumentRefs: 'off' } }));
+  try {
+    const path = join(root, 'plain.md');
+    await writeFile(path, `# Plain\n\n![x](data:image/png;base64,${padTo(png(4, 4), 5000).toString('base64')})\n`);
+    const read = await call(plain.client, 'read_text_file', { path });
+    expect(texts(read).join('\n')).toMatch(/the text above is not the original, do not write it back as it is/);
+    await call(plain.client, 'write_file', { path, content: texts(read)[0]! });
+    expect(await readFile(path, 'utf8')).toMatch(/!\[x\]\(artifact:\/\/plainfs\/read_text_file_[0-9a-f]{12}\.png\)/);
+  } finally {
+    await plain.close();
+  }
 });

@@ -1,4 +1,4 @@
-import Ajv from 'ajv';
+import { Ajv } from 'ajv';
 import { REFERENCE_DEF, rewriteOutputSchema } from '../../src/pipeline/output-schema.js';
 import { DEFAULT_PIPELINE, effectiveSettings, type PipelineSettings } from '../../src/pipeline/settings.js';
 

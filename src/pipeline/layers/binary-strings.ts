@@ -4,8 +4,8 @@ import { detectBase64Binary, mightBeBase64 } from '../detect/base64.js';
 import { findDataUris, replaceRanges } from '../detect/data-uri.js';
 import { base64Data, decodeBase64Strict, promisedBytes } from '../decode.js';
 import { markLiteralChecked } from '../json-text.js';
-import { announce, failureText, mapContent, note, placeOutcome, rewrittenText } from '../blocks.js';
-import { pathText } from '../detect/walk.js';
+import { announce, failureText, isNote, mapContent, note, originalText, placeOutcome, rewrittenText, standInNote } from '../blocks.js';
+import { findStringsDeep, pathText, setAtPath } from '../detect/walk.js';
 import { extractInto, parseJsonText, rewriteJsonDocuments, siblingMetadata, walkJson, type DocRewrite, type JsonPath } from '../json-docs.js';
 import type { PipelineSettings } from '../settings.js';
 import { blobHead, blobIncludes, blobString, hasInlaidMarker, isBlobMarker, restoreInlaid, stringLength } from '../../transports/blobs.js';
@@ -30,11 +30,34 @@ export const binaryStringsLayer: Layer = {
   run: async (result, run) => {
     // From here on no layer reads JSON documents: what they still hold as bytes becomes text again.
     const afterJson = restoreInlaidText(await rewriteJsonDocuments(result, run, rewriteDocument));
-    return mapContent(afterJson, async (block, index) =>
+    const afterText = await mapContent(afterJson, async (block, index) =>
       block.type !== 'text' || parseJsonText(block.text) !== undefined ? undefined : rewritePlainText(block, `content[${index}]`, run),
     );
+    return sameTextsAlike(afterText);
   },
 };
+
+/**
+ * A string of structuredContent that is the very text of a block rewritten above (server-filesystem
+ * sends a file's text in both) is the same payload: it gets the same rewrite, not a second copy.
+ */
+function sameTextsAlike(result: Result): Result {
+  if (typeof result.structuredContent !== 'object' || result.structuredContent === null) return result;
+  const rewritten = new Map<string, string>();
+  for (const block of result.content ?? []) {
+    if (block.type === 'text' && !isNote(block) && originalText(block) !== block.text) rewritten.set(originalText(block), block.text);
+  }
+  if (!rewritten.size) return result;
+  const swaps: { path: JsonPath; text: string }[] = [];
+  findStringsDeep(result.structuredContent, (text, path) => {
+    const replacement = rewritten.get(text);
+    if (replacement !== undefined) swaps.push({ path, text: replacement });
+    return true;
+  });
+  let structured: unknown = result.structuredContent;
+  for (const { path, text } of swaps) structured = setAtPath(structured, path, text);
+  return swaps.length ? { ...result, structuredContent: structured as Result['structuredContent'] } : result;
+}
 
 /**
  * Whether a text is long enough to hide a payload, or names a file to download. In mode file every ABP
@@ -164,7 +187,8 @@ async function rewritePlainText(block: TextContent, source: string, run: LayerCo
   const replaced = await replaceDataUris(text, source, run);
   if (!replaced) return undefined;
   const after = replaced.extractions.flatMap((extraction) => announce(extraction, run.announced));
-  return [rewrittenText(block, replaced.text), ...after, ...replaced.failures.map(note)];
+  const standIns = replaced.extractions.length ? [standInNote(replaced.replaced, run.settings.argumentRefs)] : [];
+  return [rewrittenText(block, replaced.text), ...standIns, ...after, ...replaced.failures.map(note)];
 }
 
 /**
@@ -175,7 +199,7 @@ async function replaceDataUris(
   text: string,
   source: string,
   run: LayerContext,
-): Promise<{ text: string; extractions: Extraction[]; failures: string[] } | undefined> {
+): Promise<{ text: string; replaced: number; extractions: Extraction[]; failures: string[] } | undefined> {
   const uris = findDataUris(text, run.settings.minBinaryLength);
   if (!uris.length) return undefined;
   const replacements: { start: number; end: number; replacement: string }[] = [];
@@ -185,15 +209,16 @@ async function replaceDataUris(
     const bytes = match.base64 ? decodeBase64Strict(match.payload) : Buffer.from(match.payload, 'utf8');
     if (!bytes) continue;
     const outcome = await run.save({ data: { bytes }, mimeType: match.mimeType, source: `${source} data URI ${n + 1}` });
-    if (outcome.ok === true) {
-      replacements.push({ start: match.start, end: match.end, replacement: outcome.extraction.record.uri });
-      extractions.push(outcome.extraction);
-    } else if (outcome.ok === false) {
-      failures.push(failureText(`a ${match.mimeType} data URI at ${source}`, outcome.message));
-    }
+    if (outcome.ok === false) failures.push(failureText(`a ${match.mimeType} data URI at ${source}`, outcome.message));
+    if (outcome.ok !== true) continue;
+    const literal = text.slice(match.start, match.end);
+    const uri = await run.literalUri(outcome.extraction, 'data-uri', { literal, start: literal.indexOf(',') + 1, end: literal.length, bytes });
+    if (uri === undefined) continue; // stays as it is: a replacement that cannot be undone would lose it
+    replacements.push({ start: match.start, end: match.end, replacement: uri });
+    extractions.push(outcome.extraction);
   }
   if (!replacements.length && !failures.length) return undefined;
-  return { text: replaceRanges(text, replacements), extractions, failures };
+  return { text: replaceRanges(text, replacements), replaced: replacements.length, extractions, failures };
 }
 
 /** Enough of the start of a marked string for the cheap checks (the decode validates it all). */
