@@ -4,6 +4,7 @@ import type { Logger } from '../logger.js';
 import { extensionForFile } from './mime.js';
 import { artifactId, isWellFormedId, sanitizeFilename } from './names.js';
 import { ArtifactStoreError, type ArtifactInput, type ArtifactRecord } from './types.js';
+import { parseLiterals } from './literals.js';
 
 export const ARTIFACT_URI_PREFIX = 'artifact://';
 const META_NAME = /^([0-9a-f]{64})\.json$/;
@@ -111,6 +112,8 @@ export function parseRecord(dir: string, sha256: string, text: string): Artifact
   if (isString(r.lastStored) && !Number.isNaN(Date.parse(r.lastStored))) record.lastStored = r.lastStored;
   if (isString(r.argsHash)) record.argsHash = r.argsHash;
   if (isString(r.filename)) record.filename = r.filename;
+  const literals = parseLiterals(r.literals);
+  if (literals) record.literals = literals;
   return record;
 }
 

@@ -5,7 +5,12 @@ import type { ArtifactRecord, ListFilter } from './types.js';
 export const activity = (r: ArtifactRecord): number => Date.parse(r.lastStored ?? r.created);
 
 /** Callers get copies, so nothing they do to a record changes the store's. */
-export const snapshot = (r: ArtifactRecord): ArtifactRecord => ({ ...r, owners: [...r.owners], facts: { ...r.facts } });
+export const snapshot = (r: ArtifactRecord): ArtifactRecord => ({
+  ...r,
+  owners: [...r.owners],
+  facts: { ...r.facts },
+  ...(r.literals ? { literals: structuredClone(r.literals) } : {}),
+});
 
 /** The in-memory view of the store: records by id and by content, and their total size. */
 export class RecordIndex {
@@ -29,11 +34,15 @@ export class RecordIndex {
     return this.byHash.get(sha256);
   }
 
-  /** Only ids the store handed out resolve; nothing from outside is ever joined into a path. */
+  /**
+   * Only ids the store handed out resolve; nothing from outside is ever joined into a path. A URI's
+   * fragment (`#2`: which of the ways the bytes were written, see literals.ts) names the same artifact.
+   */
   lookup(idOrUri: string): ArtifactRecord | undefined {
     if (typeof idOrUri !== 'string') return undefined;
-    const id = idOrUri.startsWith(ARTIFACT_URI_PREFIX) ? idOrUri.slice(ARTIFACT_URI_PREFIX.length) : idOrUri;
-    return this.byId.get(id);
+    if (!idOrUri.startsWith(ARTIFACT_URI_PREFIX)) return this.byId.get(idOrUri);
+    const hash = idOrUri.indexOf('#');
+    return this.byId.get(idOrUri.slice(ARTIFACT_URI_PREFIX.length, hash === -1 ? undefined : hash));
   }
 
   /** Whether `record` is still the current record for its content (not removed or replaced meanwhile). */

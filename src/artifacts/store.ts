@@ -3,13 +3,16 @@ import { dirname, join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import type { Logger } from '../logger.js';
 import { atomicWrite, describeFsError, unwritable } from './atomic-write.js';
-import { decodePayload } from './decode.js';
+import { hashBytes } from './decode.js';
 import { defaultArtifactDir, prepareDirectory } from './directory.js';
 import { KeyedLock } from './key-lock.js';
 import { fileSize, loadRecords, newRecord, serialiseRecord } from './metadata.js';
 import { RecordIndex, activity, snapshot } from './record-index.js';
 import { resolveMimeType } from './mime.js';
 import { writePayload } from './piece-file.js';
+import { rebuildLiteral, sameForm, type LiteralForm, type LiteralKind } from './literals.js';
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import {
   ArtifactStoreError,
   type ArtifactInput,
@@ -78,7 +81,7 @@ export class ArtifactStore {
       const file = await writePayload(this.tmpDir, input, input.data.pieces, this.options.maxArtifactBytes);
       return this.commit({ ...input, facts: file.facts }, { file: file.path }, file.sha256, file.size, file.mimeType);
     }
-    const { bytes, sha256 } = decodePayload(input.data, this.options.maxArtifactBytes);
+    const { bytes, sha256 } = hashBytes(input.data, this.options.maxArtifactBytes);
     const mimeType = await resolveMimeType(input.mimeType, bytes);
     return this.commit(input, { bytes }, sha256, bytes.length, mimeType);
   }
@@ -140,6 +143,42 @@ export class ArtifactStore {
       this.log.warn({ err, id: record.id }, 'could not update artifact metadata');
     });
     return record;
+  }
+
+  /**
+   * Records how the artifact's payload was written where it was replaced in place, and answers its
+   * number among the forms of that kind (1 for the first), which tells a replacement apart from another
+   * of the same bytes written differently. A literal given as text is kept whole in a sidecar file.
+   */
+  async addLiteral(idOrUri: string, kind: LiteralKind, given: LiteralForm | { text: string }): Promise<number> {
+    const found = this.index.lookup(idOrUri);
+    if (!found) throw notFound(idOrUri);
+    return this.lock.run(found.sha256, async () => {
+      const record = this.index.lookup(idOrUri);
+      if (!record) throw notFound(idOrUri);
+      let form: LiteralForm;
+      if ('text' in given) {
+        const sidecar = createHash('sha256').update(given.text, 'utf8').digest('hex');
+        await atomicWrite(this.tmpDir, this.sidecarPath(sidecar), given.text);
+        form = { sidecar };
+      } else {
+        form = given;
+      }
+      const forms = (record.literals ??= {})[kind] ?? [];
+      const known = forms.findIndex((f) => sameForm(f, form));
+      if (known !== -1) return known + 1;
+      record.literals[kind] = [...forms, form];
+      await atomicWrite(this.tmpDir, this.metaPath(record.sha256), serialiseRecord(record));
+      return forms.length + 1;
+    });
+  }
+
+  /** The literal the artifact's payload was written as (number `n` of that kind), or undefined if none is known. */
+  async literal(record: ArtifactRecord, kind: LiteralKind, n: number): Promise<string | undefined> {
+    const form = this.index.lookup(record.id)?.literals?.[kind]?.[n - 1];
+    if (!form) return undefined;
+    if ('sidecar' in form) return readFile(this.sidecarPath(form.sidecar), 'utf8');
+    return rebuildLiteral(form, await this.read(record.id));
   }
 
   get(idOrUri: string): ArtifactRecord | undefined {
@@ -258,7 +297,14 @@ export class ArtifactStore {
   private async drop(record: ArtifactRecord): Promise<void> {
     if (!this.index.isCurrent(record)) return;
     await rm(this.metaPath(record.sha256), { force: true }).catch(() => undefined);
+    for (const forms of Object.values(record.literals ?? {})) {
+      for (const form of forms) if ('sidecar' in form) await rm(this.sidecarPath(form.sidecar), { force: true }).catch(() => undefined);
+    }
     this.index.delete(record);
+  }
+
+  private sidecarPath(sha256: string): string {
+    return join(this.metaDir, `${sha256}.literal`);
   }
 
   private metaPath(sha256: string): string {

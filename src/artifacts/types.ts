@@ -1,17 +1,16 @@
+import type { LiteralForm, LiteralKind } from './literals.js';
+
 /** What the pipeline hands the store: the bytes of one payload and where they came from. */
 export interface ArtifactInput {
-  /**
-   * The payload. A base64 string is decoded by the store (in one pass with hashing); pieces are
-   * written to disk as they are produced, never held whole.
-   */
-  data: { bytes: Buffer } | { base64: string } | { text: string } | { pieces: PieceSource };
+  /** The payload: its bytes, or pieces written to disk as they are produced, never held whole. */
+  data: { bytes: Buffer } | { pieces: PieceSource };
   /** The type the upstream declared, if any; sniffed bytes win when it is missing or generic. */
   mimeType?: string;
   server: string;
   tool: string;
   /** A hash of the call's arguments, so a record says which call produced it. */
   argsHash?: string;
-  /** The upstream's own name for the file; sanitised before use. */
+  /** The upstream's own name for the file; sanitized before use. */
   filename?: string;
   /** Facts for summaries (image dimensions, page count, ...), stored with the record. */
   facts?: Record<string, unknown>;
@@ -69,10 +68,12 @@ export interface ArtifactRecord {
   server: string;
   tool: string;
   argsHash?: string;
-  /** Sanitised original filename, if the upstream gave one. */
+  /** Sanitized original filename, if the upstream gave one. */
   filename?: string;
   facts: Record<string, unknown>;
   owners: string[];
+  /** How the payload was written where the proxy replaced it in place, by kind (see literals.ts). */
+  literals?: Partial<Record<LiteralKind, LiteralForm[]>>;
 }
 
 export interface StoreOptions {

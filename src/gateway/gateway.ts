@@ -20,7 +20,6 @@ import { DownstreamSession, type SessionIdentity } from './session.js';
 import { GatewayEvents } from './events.js';
 import { InFlight } from './inflight.js';
 import { Offload } from './offload.js';
-import type { PipelinePatch } from '../pipeline/settings.js';
 
 /** How long a request from an upstream to the client (a user answering, a model sampling) may take. */
 const CLIENT_REQUEST_TIMEOUT_MS = 30 * 60_000;
@@ -54,10 +53,8 @@ export class Gateway {
   constructor(
     readonly config: Config,
     readonly log: Logger,
-    /** Pipeline settings built into a kind of server (e.g. the ABP backend's), by server name. */
-    presets: Record<string, PipelinePatch> = {},
   ) {
-    this.offload = new Offload(config, log, presets, this.events);
+    this.offload = new Offload(config, log, this.events);
     this.catalog = new Catalog(
       config.gateway.separator,
       log,

@@ -4,7 +4,8 @@ import type { Upstream } from '../upstreams/upstream.js';
 import type { Catalog } from './catalog.js';
 import type { RequestContext, RequestHandler } from './context.js';
 import { ARTIFACTS_META_KEY } from '../pipeline/pipeline.js';
-import { ARTIFACT_SCHEME, type Offload } from './offload.js';
+import type { Offload } from './offload.js';
+import { ARTIFACT_URI_PREFIX } from '../artifacts/metadata.js';
 import { page } from './pagination.js';
 import { artifactsOf, type CallOutcome, type GatewayEvents } from './events.js';
 
@@ -63,7 +64,12 @@ export function createHandlers(deps: HandlerDeps): Record<string, RequestHandler
       const call = { server, tool: route.original, args: p.arguments as Params | undefined, owner: session.owner, links: session.identity.links };
       let processed: Result;
       try {
-        const args = await offload.resolveArguments(call);
+        const resolved = await offload.resolveArguments(call);
+        if ('refused' in resolved) {
+          report(server, route.original, 'error');
+          return { content: [{ type: 'text', text: `mcp-offload did not send this call: ${resolved.refused}` }], isError: true };
+        }
+        const { args } = resolved;
         const result = await forward(context, route.upstream, { ...p, name: route.original, ...(args !== undefined ? { arguments: args } : {}) });
         processed = isToolResult(result) ? await offload.processResult(result, call) : result;
       } catch (error) {
@@ -173,7 +179,7 @@ function resourceOwner(deps: HandlerDeps, uri: unknown): Upstream {
  * its own; those it listed, or that match its templates, still go to it.)
  */
 function isOurArtifact(deps: HandlerDeps, uri: string): boolean {
-  return uri.startsWith(ARTIFACT_SCHEME) && deps.catalog.resourceOwner(uri) === undefined;
+  return uri.startsWith(ARTIFACT_URI_PREFIX) && deps.catalog.resourceOwner(uri) === undefined;
 }
 
 /** A tool result the pipeline can work on (not, e.g., a task handle). */

@@ -9,15 +9,13 @@ import type { Logger } from '../logger.js';
 import { GatewayEvents } from './events.js';
 import type { DownstreamSession } from './session.js';
 import { resolveArtifactArguments } from '../pipeline/argument-refs.js';
+import { restoreArguments, UnrestorableArgument } from '../pipeline/restore.js';
 import { rewriteOutputSchema } from '../pipeline/output-schema.js';
 import { ResultPipeline } from '../pipeline/pipeline.js';
 import { RuleBook } from '../pipeline/rules.js';
-import type { PipelinePatch } from '../pipeline/settings.js';
 import type { CallInfo } from '../pipeline/types.js';
 import { ClientError } from '../upstreams/errors.js';
 import { abpPresets } from '../upstreams/abp/preset.js';
-
-export const ARTIFACT_SCHEME = 'artifact://';
 
 const GC_INTERVAL_MS = 60 * 60_000;
 
@@ -35,13 +33,12 @@ export class Offload {
   constructor(
     private readonly config: Config,
     private readonly log: Logger,
-    presets: Record<string, PipelinePatch> = {},
     private readonly events = new GatewayEvents(),
   ) {
     this.store = new ArtifactStore(storeOptions(config), log.child({ component: 'artifacts' }));
-    // Every `type: abp` server gets the ABP preset; presets given by the caller win.
+    // Every `type: abp` server gets the ABP preset.
     const abp = abpPresets(config.servers);
-    this.rules = new RuleBook(config, { ...abp.servers, ...presets }, abp.tools);
+    this.rules = new RuleBook(config, abp.servers, abp.tools);
     this.pipeline = new ResultPipeline(this.rules, this.store, log);
     this.tools = config.artifacts.tools.enabled ? artifactTools(config.artifacts.tools) : [];
     this.store.onCollected = (result) => events.emit('collected', result);
@@ -105,9 +102,22 @@ export class Offload {
     return this.pipeline.process(result, call);
   }
 
-  async resolveArguments(call: CallInfo): Promise<Record<string, unknown> | undefined> {
-    if (this.rules.settingsFor(call.server, call.tool).argumentRefs !== 'content') return call.args;
-    return resolveArtifactArguments(call.args, this.store, call.owner);
+  /**
+   * The arguments as the upstream must get them (see ArgumentRefs), or why the call must not be sent: a
+   * stand-in for a payload that can no longer be put back would be written where the payload was.
+   */
+  async resolveArguments(call: CallInfo): Promise<{ args: Record<string, unknown> | undefined } | { refused: string }> {
+    const mode = this.rules.settingsFor(call.server, call.tool).argumentRefs;
+    if (mode === 'content') return { args: await resolveArtifactArguments(call.args, this.store, call.owner) };
+    if (mode === 'off') return { args: call.args };
+    try {
+      const { args, restored } = await restoreArguments(call.args, this.store, call.owner);
+      if (restored) this.log.debug({ server: call.server, tool: call.tool, restored }, 'put back payloads replaced in place');
+      return { args };
+    } catch (error) {
+      if (error instanceof UnrestorableArgument) return { refused: error.message };
+      throw error;
+    }
   }
 
   sessionResources(owner: string): Resource[] {

@@ -1,3 +1,4 @@
+import type { PayloadEncoding } from '../artifacts/literals.js';
 import { blobLength, blobSegments, isBlobMarker } from '../transports/blobs.js';
 import { ArtifactStoreError, type PieceSource } from '../artifacts/types.js';
 import { isFullyBase64 } from './detect/base64.js';
@@ -12,9 +13,13 @@ export function decodeBase64Strict(value: string): Buffer | undefined {
   // that decodes to the length its characters promise; only a wrapped one needs the slow check.
   const padding = paddingOf(value);
   const characters = value.length - padding;
-  if (characters === 0 || characters % 4 === 1 || (padding > 0 && value.length % 4 !== 0)) return undefined;
-  const unwrapped = decodeInPieces(value, promisedBytes(value));
-  if (unwrapped) return unwrapped;
+  if (characters === 0) return undefined;
+  // Lengths only tell on one unbroken line; line breaks count in value.length, so wrapped base64 goes
+  // to the full check below whatever its length says.
+  if (characters % 4 !== 1 && (padding === 0 || value.length % 4 === 0)) {
+    const unwrapped = decodeInPieces(value, promisedBytes(value));
+    if (unwrapped) return unwrapped;
+  }
   const bytes = Buffer.from(value, 'base64');
   return isFullyBase64(value) ? bytes : undefined;
 }
@@ -158,4 +163,20 @@ function trailingPadding(segments: readonly Buffer[]): number {
 export function base64DecodedSize(value: string): number {
   const length = isBlobMarker(value) ? blobLength(value) : value.length;
   return Math.floor((length * 3) / 4);
+}
+
+/**
+ * How a marked literal's base64 is written (alphabet, padding): with the bytes it decodes to, that is
+ * the literal, so it can be put back without ever being a string. Undefined for a mix of alphabets.
+ */
+export function markedBase64Encoding(marker: string): PayloadEncoding | undefined {
+  const segments = blobSegments(marker) ?? [];
+  const has = (byte: number) => segments.some((s) => s.indexOf(byte) !== -1);
+  const standard = has(0x2b) || has(0x2f); // + /
+  const urlSafe = has(0x2d) || has(0x5f); // - _
+  if (standard && urlSafe) return undefined;
+  const last = segments.at(-1);
+  const padded = last !== undefined && last.length > 0 && last[last.length - 1] === 0x3d; // =
+  if (urlSafe) return padded ? 'base64url' : 'base64url-unpadded';
+  return padded ? 'base64' : 'base64-unpadded';
 }

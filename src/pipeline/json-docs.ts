@@ -1,20 +1,26 @@
 import type { ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import { setAtPath } from './detect/walk.js';
-import { announce, failureText } from './blocks.js';
+import { announce, note, outcomeNote, rewrittenText, standInNote } from './blocks.js';
 import { hasInlaidMarker, isBlobMarker, stringLength } from '../transports/blobs.js';
 import { confirmJsonText, literalRange, parseJsonText, parseJsonTextUnconfirmed, type JsonPath, type LiteralRange } from './json-text.js';
-import { referenceTo } from './reference.js';
-import type { Extraction, LayerContext, Payload, Result, SaveOutcome } from './types.js';
+import { isReference, referenceTo } from './reference.js';
+import { isBinaryData } from './detect/abp-shapes.js';
+import type { Extraction, LayerContext, Payload, Result, SaveOutcome, WrittenLiteral } from './types.js';
+import { locateStrings, pathKey } from './json-locate.js';
+import { markedBase64Encoding } from './decode.js';
 
 export type { JsonPath } from './json-text.js';
 export { parseJsonText };
 
 /** A rewrite of one JSON document: values to put at paths, and the artifacts behind them. */
 export interface DocRewrite {
-  replacements: { path: JsonPath; value: unknown }[];
+  /** Values to put at paths; `extraction` when the value is a reference to what was there. */
+  replacements: { path: JsonPath; value: unknown; extraction?: Extraction }[];
   extractions: Extraction[];
   /** Text blocks to show after the document (failures, download errors). */
   notes: string[];
+  /** The summaries take the document's place (mode file): a text block holding it is dropped. */
+  replacesDocument?: boolean;
 }
 
 export type DocRewriter = (doc: unknown, source: string, run: LayerContext) => Promise<DocRewrite>;
@@ -42,10 +48,18 @@ export async function rewriteJsonDocuments(result: Result, run: LayerContext, re
         content.push(block); // not JSON after all: the plain-text path has it
         continue;
       }
-      content.push(rewrite.replacements.length ? { ...block, text: rewriteText(block.text, doc, rewrite.replacements) } : block);
+      if (!rewrite.replacesDocument) {
+        const { text, standIns } = rewrite.replacements.length
+          ? await rewriteText(block.text, doc, rewrite.replacements, run)
+          : { text: block.text, standIns: 0 };
+        content.push(text === block.text ? block : rewrittenText(block, text));
+        if (standIns) content.push(standInNote(standIns, run.settings.argumentRefs));
+      }
       for (const extraction of rewrite.extractions) content.push(...announce(extraction, run.announced, false));
-      for (const note of rewrite.notes) content.push({ type: 'text', text: note });
-      if (rewrite.replacements.length || rewrite.extractions.length || rewrite.notes.length) changed = true;
+      for (const text of rewrite.notes) content.push(note(text));
+      if (rewrite.replacements.length || rewrite.extractions.length || rewrite.notes.length || rewrite.replacesDocument) {
+        changed = true;
+      }
     }
     if (changed) next = { ...next, content };
   }
@@ -54,9 +68,10 @@ export async function rewriteJsonDocuments(result: Result, run: LayerContext, re
     const rewrite = await rewriter(result.structuredContent, 'structuredContent', run);
     const trailing: ContentBlock[] = [];
     for (const extraction of rewrite.extractions) trailing.push(...announce(extraction, run.announced, false));
-    for (const note of rewrite.notes) trailing.push({ type: 'text', text: note });
+    for (const text of rewrite.notes) trailing.push(note(text));
     if (rewrite.replacements.length) {
-      next = { ...next, structuredContent: applyReplacements(result.structuredContent, rewrite.replacements) as Result['structuredContent'] };
+      const replacements = run.settings.jsonPayloads === 'in-place' ? inDeclaredTypes(result.structuredContent, rewrite.replacements) : rewrite.replacements;
+      next = { ...next, structuredContent: applyReplacements(result.structuredContent, replacements) as Result['structuredContent'] };
       changed = true;
     }
     if (trailing.length) {
@@ -78,21 +93,63 @@ function onlyIfJson(run: LayerContext, doc: unknown): LayerContext {
 }
 
 /**
- * The JSON text with each replaced string spliced out in place, so everything else (number
- * precision, key order, formatting) stays as the upstream wrote it. Falls back to re-serialising
- * when a replaced value cannot be found in the text exactly once.
+ * The JSON text with each replaced string spliced out in place, so everything else (number precision,
+ * key order, formatting, escapes) stays as the upstream wrote it. Each reference records how the
+ * payload was written, so the exact literal can be put back when the text comes back (restore.ts); a
+ * payload whose literal cannot be recorded stays. Falls back to re-serializing when a replaced value
+ * cannot be placed in the text.
  */
-function rewriteText(text: string, doc: unknown, replacements: DocRewrite['replacements']): string {
-  const splices: { start: number; end: number; json: string }[] = [];
-  for (const { path, value } of replacements) {
-    const range = literalRange(doc, path) ?? findLiteral(text, valueAt(doc, path));
-    if (!range) return JSON.stringify(applyReplacements(doc, replacements));
-    splices.push({ ...range, json: JSON.stringify(value) });
+async function rewriteText(
+  text: string,
+  doc: unknown,
+  replacements: DocRewrite['replacements'],
+  run: LayerContext,
+): Promise<{ text: string; standIns: number }> {
+  const ranges = new Map<JsonPath, LiteralRange | undefined>();
+  for (const { path } of replacements) ranges.set(path, literalRange(doc, path) ?? findLiteral(text, valueAt(doc, path)));
+  const unplaced = replacements.filter(({ path }) => !ranges.get(path)).map(({ path }) => path);
+  if (unplaced.length) {
+    const located = locateStrings(text, unplaced);
+    for (const path of unplaced) ranges.set(path, located.get(pathKey(path)));
   }
+  const splices: { start: number; end: number; json: string }[] = [];
+  const kept: DocRewrite['replacements'] = [];
+  for (const replacement of replacements) {
+    const range = ranges.get(replacement.path);
+    const value = await withRecordedLiteral(replacement, range && text.slice(range.start, range.end), doc, run);
+    if (value === undefined) continue;
+    kept.push({ ...replacement, value });
+    if (range) splices.push({ ...range, json: JSON.stringify(value) });
+  }
+  const standIns = kept.filter(({ value }) => isReference(value)).length;
+  if (splices.length < kept.length) return { text: JSON.stringify(applyReplacements(doc, kept)), standIns };
   splices.sort((a, b) => b.start - a.start);
   let out = text;
   for (const { start, end, json } of splices) out = out.slice(0, start) + json + out.slice(end);
-  return out;
+  return { text: out, standIns };
+}
+
+/** The value to splice in: a reference names the URI its literal was recorded under; undefined to keep the literal. */
+async function withRecordedLiteral(
+  { path, value, extraction }: DocRewrite['replacements'][number],
+  literal: string | undefined,
+  doc: unknown,
+  run: LayerContext,
+): Promise<unknown> {
+  if (!extraction || !isReference(value)) return value;
+  const original = valueAt(doc, path);
+  let written: WrittenLiteral;
+  if (typeof original === 'string' && isBlobMarker(original)) {
+    // Kept as bytes, it was an unescaped literal: its quotes around the base64 as it came.
+    const encoding = markedBase64Encoding(original);
+    if (!encoding) return undefined;
+    written = { form: { before: '"', encoding, after: '"' } };
+  } else {
+    const exact = literal ?? JSON.stringify(original);
+    written = { literal: exact, start: 1, end: exact.length - 1 };
+  }
+  const uri = await run.literalUri(extraction, 'json-string', written);
+  return uri === undefined ? undefined : { ...value, $artifact: uri };
 }
 
 /** Characters JSON.stringify would escape: a string without them is written as is between quotes. */
@@ -142,17 +199,31 @@ export async function extractInto(
   }
   const outcome = await run.save(payload);
   if (outcome.ok === true) {
-    rewrite.replacements.push({ path, value: referenceTo(outcome.extraction) });
+    rewrite.replacements.push({ path, value: referenceTo(outcome.extraction), extraction: outcome.extraction });
     rewrite.extractions.push(outcome.extraction);
-  } else if (outcome.ok === false) {
-    rewrite.notes.push(failureText(what, outcome.message));
-  } else if (outcome.ok === 'invalid' && payload.invalidNote) {
-    rewrite.notes.push(payload.invalidNote);
+    return;
   }
+  const text = outcomeNote(outcome, what, payload.invalidNote);
+  if (text !== undefined) rewrite.notes.push(text);
 }
 
 function isJsonContainer(value: unknown): value is object {
   return typeof value === 'object' && value !== null;
+}
+
+/**
+ * structuredContent must keep fitting the tool's output schema: a string that held a payload becomes the
+ * artifact's URI, an ABP BinaryData keeps its shape with the URI as its content. Anything else stays a
+ * reference object (the advertised schema accepts one there, see output-schema.ts).
+ */
+function inDeclaredTypes(doc: unknown, replacements: DocRewrite['replacements']): DocRewrite['replacements'] {
+  return replacements.map(({ path, value }) => {
+    if (!isReference(value)) return { path, value };
+    const original = valueAt(doc, path);
+    if (typeof original === 'string') return { path, value: value.$artifact };
+    if (isBinaryData(original)) return { path: [...path, 'content'], value: value.$artifact };
+    return { path, value };
+  });
 }
 
 function applyReplacements(doc: unknown, replacements: DocRewrite['replacements']): unknown {

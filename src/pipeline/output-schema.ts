@@ -1,10 +1,13 @@
-import { REFERENCE_SCHEMA } from './reference.js';
 import type { PipelineSettings } from './settings.js';
 
 type Schema = Record<string, unknown>;
 
-/** String formats too short or too structured to ever hold a payload. */
-const SMALL_FORMATS = new Set(['date', 'date-time', 'time', 'duration', 'email', 'idn-email', 'hostname', 'idn-hostname', 'ipv4', 'ipv6', 'uuid', 'json-pointer', 'relative-json-pointer', 'regex']);
+/** The name of the reference's schema in a widened output schema's `$defs`. */
+export const REFERENCE_DEF = 'mcp-offload-artifact';
+/** What a reference must look like to pass: `{"$artifact": "artifact://…", ...}`. Kept small: every tool carries it. */
+const REFERENCE_DEF_SCHEMA = { type: 'object', required: ['$artifact'] };
+const REFERENCE_REF = { $ref: `#/$defs/${REFERENCE_DEF}` };
+
 /** Keys that hold subschemas, one or a list or a map of them. */
 const ONE = ['items', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedItems', 'unevaluatedProperties'];
 const LIST = ['anyOf', 'oneOf', 'allOf', 'prefixItems', 'items'];
@@ -13,57 +16,82 @@ const MAP = ['properties', 'patternProperties', '$defs', 'definitions', 'depende
 const ROOT_ONLY = ['$schema', '$id', '$defs', 'definitions', 'type', 'title', 'description'];
 
 /**
- * The output schema a client is shown for a tool whose results the pipeline may rewrite: every
- * place a reference can replace a value also accepts the reference's shape, so an SDK client that
- * validates structuredContent accepts the rewritten result. Where that is: strings that could
- * hold a payload, ABP BinaryData shapes, the fields a rule names, and the root (the size safety
- * net and mode `file` may replace the whole structuredContent). The input is not modified.
+ * The output schema a client is shown for a tool whose results the pipeline may rewrite. Rewrites keep
+ * the declared type where they can (a string holding a payload becomes the artifact's URI, an ABP
+ * BinaryData keeps its shape with the URI as its content), so most schemas are shown as the upstream
+ * wrote them. Where a reference object `{"$artifact": …}` can take a value's place, the schema accepts it
+ * through one `$ref` to a small `$defs` entry: at the root when the document can outgrow the limit
+ * without any long string (arrays, open maps) or in mode file, at a field a rule names, and at an ABP
+ * BinaryDataReference (a download becomes a file). The input is not modified.
  */
 export function rewriteOutputSchema(schema: Schema, settings: PipelineSettings): Schema {
   if (settings.mode === 'passthrough') return schema;
   const fieldNames = new Set(settings.fields.flatMap((f) => lastSegment(f.path)));
-  const walked = walk(schema, settings.minBinaryLength, fieldNames, undefined) as Schema;
+  const wholeFileMode = settings.jsonPayloads === 'summaries';
+  const walked = walk(schema, fieldNames, wholeFileMode, undefined);
+  const replaceableRoot = wholeFileMode || canGrowWithoutStrings(schema);
+  if (walked === schema && !replaceableRoot) return schema;
+  const defs = { ...(isSchema(schema.$defs) ? schema.$defs : {}), [REFERENCE_DEF]: REFERENCE_DEF_SCHEMA };
+  if (!replaceableRoot) return { ...(walked as Schema), $defs: defs };
   const root: Schema = { type: 'object' };
   const rest: Schema = {};
-  for (const [key, value] of Object.entries(walked)) {
+  for (const [key, value] of Object.entries(walked as Schema)) {
     if (ROOT_ONLY.includes(key)) root[key] = value;
     else rest[key] = value;
   }
-  return { ...root, anyOf: [rest, REFERENCE_SCHEMA] };
+  return { ...root, anyOf: [rest, REFERENCE_REF], $defs: defs };
 }
 
-function walk(node: unknown, minLength: number, fieldNames: Set<string>, propertyName: string | undefined): unknown {
+/** The schema with `anyOf: [itself, $ref]` where a reference object may stand; the same object when nowhere. */
+function walk(node: unknown, fieldNames: Set<string>, fileMode: boolean, propertyName: string | undefined): unknown {
   if (typeof node !== 'object' || node === null || Array.isArray(node)) return node;
   const schema = node as Schema;
-  const copy: Schema = { ...schema };
-  for (const key of ONE) if (isSchema(schema[key])) copy[key] = walk(schema[key], minLength, fieldNames, undefined);
+  let copy: Schema | undefined;
+  const set = (key: string, value: unknown) => {
+    if (value === schema[key]) return;
+    copy ??= { ...schema };
+    copy[key] = value;
+  };
+  for (const key of ONE) if (isSchema(schema[key])) set(key, walk(schema[key], fieldNames, fileMode, undefined));
   for (const key of LIST) {
-    if (Array.isArray(schema[key])) copy[key] = (schema[key] as unknown[]).map((s) => walk(s, minLength, fieldNames, undefined));
+    const list = schema[key];
+    if (!Array.isArray(list)) continue;
+    const walked = list.map((s) => walk(s, fieldNames, fileMode, undefined));
+    if (walked.some((s, i) => s !== list[i])) set(key, walked);
   }
   for (const key of MAP) {
     const map = schema[key];
     if (!isSchema(map)) continue;
-    copy[key] = Object.fromEntries(
-      Object.entries(map).map(([name, s]) => [name, walk(s, minLength, fieldNames, key === 'properties' ? name : undefined)]),
-    );
+    const entries = Object.entries(map).map(([name, s]) => [name, walk(s, fieldNames, fileMode, key === 'properties' ? name : undefined)]);
+    if (entries.some(([name, s]) => s !== map[name as string])) set(key, Object.fromEntries(entries));
   }
   const named = propertyName !== undefined && fieldNames.has(propertyName);
-  return named || mayHoldPayload(schema, minLength) ? { anyOf: [copy, REFERENCE_SCHEMA] } : copy;
+  const widened = named || isAbpShape(schema, fileMode);
+  return widened ? { anyOf: [copy ?? schema, REFERENCE_REF] } : (copy ?? schema);
 }
 
-function mayHoldPayload(schema: Schema, minLength: number): boolean {
-  if (schema.enum !== undefined || schema.const !== undefined) return false;
-  if (typesOf(schema).includes('string')) {
-    if (typeof schema.maxLength === 'number' && schema.maxLength < minLength) return false;
-    return !(typeof schema.format === 'string' && SMALL_FORMATS.has(schema.format));
-  }
+/** A BinaryDataReference is replaced by a reference once downloaded; in mode file, BinaryData too. */
+function isAbpShape(schema: Schema, fileMode: boolean): boolean {
   const properties = isSchema(schema.properties) ? schema.properties : {};
-  return ('content' in properties || 'downloadUrl' in properties) && 'mimeType' in properties;
+  if (!('mimeType' in properties)) return false;
+  return 'downloadUrl' in properties || (fileMode && 'content' in properties);
 }
 
-function typesOf(schema: Schema): string[] {
-  if (typeof schema.type === 'string') return [schema.type];
-  return Array.isArray(schema.type) ? (schema.type as string[]) : [];
+/**
+ * Whether a document of this schema can be long with no long string in it: it has an array, or an
+ * object open to any number of properties. Otherwise replacing its long strings always brings it under
+ * the limit, and the root never needs to give way to a reference.
+ */
+function canGrowWithoutStrings(node: unknown): boolean {
+  if (typeof node !== 'object' || node === null) return false;
+  if (Array.isArray(node)) return node.some(canGrowWithoutStrings);
+  const schema = node as Schema;
+  const types = typeof schema.type === 'string' ? [schema.type] : Array.isArray(schema.type) ? schema.type : [];
+  if (types.includes('array') || schema.items !== undefined || schema.prefixItems !== undefined) return true;
+  const objectLike = types.includes('object') || schema.properties !== undefined;
+  if (objectLike && schema.additionalProperties !== false && schema.unevaluatedProperties !== false) return true;
+  if (schema.patternProperties !== undefined) return true;
+  return Object.entries(schema).some(([key, value]) => key !== 'enum' && key !== 'const' && key !== 'examples' && canGrowWithoutStrings(value));
 }
 
 function isSchema(value: unknown): value is Schema {

@@ -1,6 +1,6 @@
 import picomatch from 'picomatch';
 import type { Config } from '../config/types.js';
-import { DEFAULT_PIPELINE, type PipelinePatch, type PipelineSettings, type RuleConfig } from './settings.js';
+import { DEFAULT_PIPELINE, effectiveSettings, type PipelinePatch, type PipelineSettings, type RuleConfig } from './settings.js';
 
 interface CompiledRule {
   matchesServer: (name: string) => boolean;
@@ -56,15 +56,10 @@ export class RuleBook {
       for (const rule of this.rules) {
         if (rule.matchesServer(server) && (!rule.matchesTool || rule.matchesTool(tool))) patches.push(rule.settings);
       }
-      settings = mergeSettings(DEFAULT_PIPELINE, patches);
+      settings = effectiveSettings(mergeSettings(DEFAULT_PIPELINE, patches));
       this.cache.set(key, settings);
     }
     return settings;
-  }
-
-  /** Whether any tool of this server could be rewritten (for schema advertising). */
-  isPassthrough(server: string, tool: string): boolean {
-    return this.settingsFor(server, tool).mode === 'passthrough';
   }
 }
 

@@ -9,13 +9,15 @@ import { dataSize } from './decode.js';
 import { factsFor, factsWatcher } from './facts/index.js';
 import { summaryText } from './summary/describe.js';
 import type { PipelineSettings } from './settings.js';
-import type { CallInfo, Extraction, LayerContext, Payload, SaveOutcome } from './types.js';
+import type { CallInfo, Extraction, LayerContext, Payload, SaveOutcome, WrittenLiteral } from './types.js';
+import { formOf, type LiteralForm, type LiteralKind } from '../artifacts/literals.js';
 
 /** The state of one result on its way through the layers: what was stored, and what to announce. */
 export class PipelineRun implements LayerContext {
   readonly extractions: Extraction[] = [];
-  readonly notes: string[] = [];
   readonly announced = new Set<string>();
+  /** A text a result carries twice (content and structuredContent) is stored once. */
+  private readonly savedTexts = new Map<string, Promise<SaveOutcome>>();
 
   constructor(
     readonly call: CallInfo,
@@ -24,7 +26,49 @@ export class PipelineRun implements LayerContext {
     readonly log: Logger,
   ) {}
 
+  /**
+   * Stores a payload once per result: the same text, or bytes that land in the same artifact, give the
+   * outcome of the first save (one artifact, one summary, one `_meta` entry).
+   */
   async save(payload: Payload): Promise<SaveOutcome> {
+    if (!('text' in payload.data)) return this.storePayload(payload);
+    const text = payload.data.text;
+    const saving = this.savedTexts.get(text);
+    if (!saving) {
+      const first = this.storePayload(payload);
+      this.savedTexts.set(text, first);
+      return first;
+    }
+    const outcome = await saving;
+    if (outcome.ok === true) alsoFoundAt(outcome.extraction, payload.source);
+    return outcome;
+  }
+
+  /**
+   * Records how a payload was written where a layer replaces it in place, and gives the URI to put
+   * there: the artifact's, with `#n` when the same bytes were written another way before, so the
+   * exact literal can be put back (restore.ts). Undefined when it could not be recorded: the caller then
+   * leaves the literal where it is, since a replacement nobody can undo would lose it.
+   */
+  async literalUri(extraction: Extraction, kind: LiteralKind, written: WrittenLiteral): Promise<string | undefined> {
+    const { record } = extraction;
+    try {
+      let form: LiteralForm | { text: string };
+      if ('form' in written) {
+        form = written.form;
+      } else {
+        const bytes = written.bytes ?? (await this.store.read(record.id));
+        form = formOf(written.literal, written.start, written.end, bytes) ?? { text: written.literal };
+      }
+      const n = await this.store.addLiteral(record.id, kind, form);
+      return n === 1 ? record.uri : `${record.uri}#${n}`;
+    } catch (error) {
+      this.log.warn({ uri: record.uri, err: error instanceof Error ? error.message : String(error) }, 'could not record how a payload was written; it stays in place');
+      return undefined;
+    }
+  }
+
+  private async storePayload(payload: Payload): Promise<SaveOutcome> {
     const data = 'text' in payload.data ? { bytes: Buffer.from(payload.data.text, 'utf8') } : payload.data;
     if (this.settings.dryRun) {
       if ('pieces' in data && !isValid(data.pieces)) return { ok: 'invalid' };
@@ -44,6 +88,11 @@ export class PipelineRun implements LayerContext {
         filename: payload.filename,
         owner: this.call.owner,
       });
+      const known = this.extractions.find((e) => e.record.id === record.id);
+      if (known) {
+        alsoFoundAt(known, payload.source);
+        return { ok: true, extraction: known };
+      }
       const link = this.call.links ? { url: this.call.links.urlFor(record), hidePath: !this.call.links.showPath } : undefined;
       const summary = summaryText({
         path: record.path,
@@ -68,6 +117,11 @@ export class PipelineRun implements LayerContext {
       return { ok: false, message };
     }
   }
+}
+
+function alsoFoundAt(extraction: Extraction, source: string): void {
+  if (source === extraction.source || extraction.sources?.includes(source)) return;
+  extraction.sources = [...(extraction.sources ?? [extraction.source]), source];
 }
 
 /** Whether pieces decode to the end (a dry run stores nothing, but says what it would have left alone). */

@@ -3,11 +3,18 @@
  * per-server and per-tool rules each give some of these; src/pipeline/rules.ts merges them.
  */
 
-/** auto: the extraction layers; file: every successful result saved to a file (the ABP behaviour); passthrough: nothing changes. */
+/**
+ * auto: the extraction layers; file: the same layers set to save every successful result to a file (the ABP
+ * bridge's behavior, see FILE_MODE); passthrough: nothing changes.
+ */
 export type PipelineMode = 'auto' | 'file' | 'passthrough';
 
-/** How an `artifact://` argument is handed upstream: its bytes in base64, its text, or left alone. */
-export type ArgumentRefs = 'off' | 'content';
+/**
+ * What happens to the proxy's stand-ins in a tool's arguments. restore: each `artifact://` URI or
+ * `{"$artifact": …}` reference that replaced a payload in place gets its exact literal back (restore.ts);
+ * content: an argument that is exactly an artifact's URI becomes its content (text, or base64); off: nothing.
+ */
+export type ArgumentRefs = 'restore' | 'content' | 'off';
 
 export interface FieldRule {
   /** Dot notation (`result.pdf_data`, `items.0.file`) or JSONPath (`$.items[*].file`). */
@@ -52,6 +59,13 @@ export interface PipelineSettings {
   fields: FieldRule[];
   /** A JS module whose default export rewrites results first. Absolute path. */
   transform?: string;
+  /**
+   * How payloads found inside a JSON document are shown. `in-place` (mode auto): the document stays, each
+   * payload at any depth replaced by a reference. `summaries` (mode file, the ABP bridge's data flow): the
+   * ABP shapes at the top or one level down count (text declared `encoding: "utf-8"` too), and their
+   * summaries take the document's place, its other fields shown as their metadata. Set by the mode.
+   */
+  jsonPayloads: 'in-place' | 'summaries';
 }
 
 export const DEFAULT_PIPELINE: PipelineSettings = {
@@ -65,12 +79,30 @@ export const DEFAULT_PIPELINE: PipelineSettings = {
   dryRun: false,
   errorLimit: 20_000,
   download: { timeoutMs: 30_000, maxBytes: 256 * 1024 * 1024 },
-  argumentRefs: 'off',
+  argumentRefs: 'restore',
   fields: [],
+  jsonPayloads: 'in-place',
 };
 
+/**
+ * Mode `file` is mode auto's layers with these settings: nothing stays inline (every text goes over a limit
+ * of 0, with no preview), and JSON documents give way to the summaries of their payloads.
+ */
+const FILE_MODE: Partial<PipelineSettings> = {
+  inlineLimit: 0,
+  inlineTokens: 0,
+  previewChars: 0,
+  keepInline: { imageMaxBytes: 0, audioMaxBytes: 0 },
+  jsonPayloads: 'summaries',
+};
+
+/** The settings the layers act on: a mode's own settings over the merged ones. */
+export function effectiveSettings(settings: PipelineSettings): PipelineSettings {
+  return settings.mode === 'file' ? { ...settings, ...FILE_MODE } : settings;
+}
+
 /** Some of the settings, as one level (global, server, rule) gives them. */
-export type PipelinePatch = Partial<Omit<PipelineSettings, 'keepInline' | 'download'>> & {
+export type PipelinePatch = Partial<Omit<PipelineSettings, 'keepInline' | 'download' | 'jsonPayloads'>> & {
   keepInline?: Partial<InlineKeep>;
   download?: Partial<PipelineSettings['download']>;
 };

@@ -1,5 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ArtifactRecord, PieceSource } from '../artifacts/types.js';
+import type { LiteralForm, LiteralKind } from '../artifacts/literals.js';
 import type { PipelineSettings } from './settings.js';
 
 /** The call a result answers. Names are the upstream's own, not the prefixed ones. */
@@ -41,7 +42,10 @@ export interface Payload {
 
 export interface Extraction {
   record: ArtifactRecord;
+  /** Where it was first found. */
   source: string;
+  /** Every place the same artifact was taken from, when more than one (content and structuredContent). */
+  sources?: string[];
   /** The text the model reads instead of the payload. */
   summary: string;
   /** Over HTTP: the signed download link, and whether the gateway-side path stays out of sight. */
@@ -58,16 +62,30 @@ export type SaveOutcome =
 
 export type Result = CallToolResult;
 
-/** One layer of the pipeline: takes a result, returns a new one (never mutates its input). */
-export type Layer = (result: Result, run: LayerContext) => Promise<Result>;
+/**
+ * One step of the pipeline (see chain.ts for the order). `applies` is cheap and decodes nothing: the
+ * pipeline skips a layer, and a result no layer applies to passes untouched without any work.
+ */
+export interface Layer {
+  readonly name: string;
+  applies(result: Result, settings: PipelineSettings): boolean;
+  /** Returns a new result, or the same object when nothing changed; never mutates its input. */
+  run(result: Result, context: LayerContext): Promise<Result>;
+}
+
+/**
+ * A payload as written where it is replaced in place: the literal with the payload's part from `start`
+ * to `end` (and the bytes, when at hand), or, for a literal kept as bytes, its form already known.
+ */
+export type WrittenLiteral = { literal: string; start: number; end: number; bytes?: Buffer } | { form: LiteralForm };
 
 export interface LayerContext {
   call: CallInfo;
   settings: PipelineSettings;
   save(payload: Payload): Promise<SaveOutcome>;
-  /** Blocks to show after the content: summaries and links of artifacts not shown in place. */
-  notes: string[];
-  /** Artifacts already announced in the content, by sha256, so each is summarised once. */
+  /** The URI that replaces a payload in place, once how it was written is recorded (see PipelineRun). */
+  literalUri(extraction: Extraction, kind: LiteralKind, written: WrittenLiteral): Promise<string | undefined>;
+  /** Artifacts already announced in the content, by sha256, so each is summarized once. */
   announced: Set<string>;
   log: import('../logger.js').Logger;
 }

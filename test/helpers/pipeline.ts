@@ -64,6 +64,7 @@ export interface ArtifactMeta {
   size: number;
   sha256: string;
   source: string;
+  sources?: string[];
 }
 
 /** `_meta['mcp-offload/artifacts']` of a result ([] when absent). */

@@ -201,7 +201,7 @@ describe('artifact:// URIs as tool arguments (argumentRefs: content)', () => {
     expect(texts(await call(proxy.client, 'echo_arg', { value: unknown }))[0]).toBe(`length=${unknown.length} sha256=${sha256(unknown)}`);
   });
 
-  test('with argumentRefs off (the default) the URI passes as it is', async () => {
+  test('with argumentRefs restore (the default) a URI cited on purpose passes as it is', async () => {
     const plain = await startTableau();
     try {
       const uri = onlyLink(await call(plain.client, 'huge_json', { items: 2000 })).uri;

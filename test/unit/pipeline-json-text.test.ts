@@ -144,3 +144,12 @@ describe('JSON text read from a stdio upstream, its long strings kept as bytes (
     expect(outstandingBlobs()).toBe(0);
   });
 });
+
+test('a JSON text still too long once its payloads are out is stored as the upstream wrote it, payloads and all', async () => {
+  const text = '{ "notes": "' + longProse + '",\n  "chart": "' + pngBase64 + '" }';
+  const output = await pipeline.process({ content: [{ type: 'text', text }] }, call);
+  const artifacts = artifactsOf(output);
+  expect(artifacts.map((a) => a.mimeType).sort()).toEqual(['application/json', 'image/png']);
+  const json = artifacts.find((a) => a.mimeType === 'application/json')!;
+  expect((await store.read(json.uri)).toString('utf8')).toBe(text);
+});

@@ -6,6 +6,11 @@ import { defineOwn } from './define-own.js';
 
 export type JsonPath = (string | number)[];
 
+/** `['items', 0, 'file']` → `.items[0].file`, for sources in logs, notes and `_meta`. */
+export function pathText(path: JsonPath): string {
+  return path.map((key) => (typeof key === 'number' ? `[${key}]` : `.${key}`)).join('');
+}
+
 interface Frame {
   value: unknown;
   key: string | number | undefined;

@@ -1,13 +1,18 @@
-import type { ContentBlock } from '@modelcontextprotocol/sdk/types.js';
-import { isBinaryData, isBinaryDataReference, downloadReference } from '../detect/abp-shapes.js';
+import type { ContentBlock, TextContent } from '@modelcontextprotocol/sdk/types.js';
+import { findAbpPayloads, isBinaryData, isBinaryDataReference, downloadReference } from '../detect/abp-shapes.js';
 import { detectBase64Binary, mightBeBase64 } from '../detect/base64.js';
 import { findDataUris, replaceRanges } from '../detect/data-uri.js';
 import { base64Data, decodeBase64Strict, promisedBytes } from '../decode.js';
 import { markLiteralChecked } from '../json-text.js';
-import { announce, failureNote, failureText, mapContent } from '../blocks.js';
+import { announce, failureText, isNote, mapContent, note, originalText, placeOutcome, rewrittenText, standInNote } from '../blocks.js';
+import { findStringsDeep, pathText, setAtPath } from '../detect/walk.js';
 import { extractInto, parseJsonText, rewriteJsonDocuments, siblingMetadata, walkJson, type DocRewrite, type JsonPath } from '../json-docs.js';
+import type { PipelineSettings } from '../settings.js';
 import { blobHead, blobIncludes, blobString, hasInlaidMarker, isBlobMarker, restoreInlaid, stringLength } from '../../transports/blobs.js';
 import type { Extraction, Layer, LayerContext, Payload, Result } from '../types.js';
+
+/** An ABP BinaryDataReference is small but names a file to download, whatever the result's size. */
+const REFERENCE_KEY = '"downloadUrl"';
 
 /**
  * Layer 4: binary data hidden in strings. In JSON (structuredContent and JSON text blocks), at any
@@ -15,15 +20,56 @@ import type { Extraction, Layer, LayerContext, Payload, Result } from '../types.
  * strings whose decoded bytes carry a known magic signature. In plain text: a text that is all
  * base64 of a binary file, and `data:` URIs (markdown images), replaced in place.
  */
-export const binaryStringsLayer: Layer = async (result, run) => {
-  // From here on no layer reads JSON documents: what they still hold as bytes becomes text again.
-  const afterJson = restoreInlaidText(await rewriteJsonDocuments(result, run, rewriteDocument));
-  return mapContent(afterJson, async (block, index) =>
-    block.type !== 'text' || parseJsonText(block.text) !== undefined ? undefined : rewritePlainText(block.text, `content[${index}]`, run),
-  );
+export const binaryStringsLayer: Layer = {
+  name: 'binary-strings',
+  applies: (result, settings) => {
+    const texts = (result.content ?? []).flatMap((block) => (block.type === 'text' ? [block.text] : []));
+    if (result.structuredContent !== undefined) texts.push(JSON.stringify(result.structuredContent));
+    return texts.some((text) => mightHold(text, settings));
+  },
+  run: async (result, run) => {
+    // From here on no layer reads JSON documents: what they still hold as bytes becomes text again.
+    const afterJson = restoreInlaidText(await rewriteJsonDocuments(result, run, rewriteDocument));
+    const afterText = await mapContent(afterJson, async (block, index) =>
+      block.type !== 'text' || parseJsonText(block.text) !== undefined ? undefined : rewritePlainText(block, `content[${index}]`, run),
+    );
+    return sameTextsAlike(afterText);
+  },
 };
 
+/**
+ * A string of structuredContent that is the very text of a block rewritten above (server-filesystem
+ * sends a file's text in both) is the same payload: it gets the same rewrite, not a second copy.
+ */
+function sameTextsAlike(result: Result): Result {
+  if (typeof result.structuredContent !== 'object' || result.structuredContent === null) return result;
+  const rewritten = new Map<string, string>();
+  for (const block of result.content ?? []) {
+    if (block.type === 'text' && !isNote(block) && originalText(block) !== block.text) rewritten.set(originalText(block), block.text);
+  }
+  if (!rewritten.size) return result;
+  const swaps: { path: JsonPath; text: string }[] = [];
+  findStringsDeep(result.structuredContent, (text, path) => {
+    const replacement = rewritten.get(text);
+    if (replacement !== undefined) swaps.push({ path, text: replacement });
+    return true;
+  });
+  let structured: unknown = result.structuredContent;
+  for (const { path, text } of swaps) structured = setAtPath(structured, path, text);
+  return swaps.length ? { ...result, structuredContent: structured as Result['structuredContent'] } : result;
+}
+
+/**
+ * Whether a text is long enough to hide a payload, or names a file to download. In mode file every ABP
+ * shape counts, however short (a declared text is saved as the file it is).
+ */
+function mightHold(text: string, settings: PipelineSettings): boolean {
+  if (settings.jsonPayloads === 'summaries') return text.length > 0;
+  return text.length >= settings.minBinaryLength || text.includes(REFERENCE_KEY) || hasInlaidMarker(text);
+}
+
 async function rewriteDocument(doc: unknown, source: string, run: LayerContext): Promise<DocRewrite> {
+  if (run.settings.jsonPayloads === 'summaries') return abpPayloadsInPlaceOf(doc, source, run);
   const rewrite: DocRewrite = { replacements: [], extractions: [], notes: [] };
   const min = run.settings.minBinaryLength;
   const found: { path: JsonPath; payload: () => Promise<Payload | string | undefined> }[] = [];
@@ -32,11 +78,11 @@ async function rewriteDocument(doc: unknown, source: string, run: LayerContext):
   walkJson(doc, (node, path) => {
     const where = `${source}${pathText(path)}`;
     if (isBinaryData(node) && stringLength(node.content) >= min) {
-      found.push({ path, payload: async () => binaryDataPayload(node, doc, path, where) });
+      found.push({ path, payload: async () => binaryDataPayload(node, siblingMetadata(doc, path), where) });
       return false;
     }
     if (isBinaryDataReference(node)) {
-      found.push({ path, payload: async () => downloadPayload(node, doc, path, where, run) });
+      found.push({ path, payload: async () => downloadPayload(node, siblingMetadata(doc, path), where, run) });
       return false;
     }
     if (typeof node === 'string' && mightBeBase64Value(node, min)) {
@@ -63,9 +109,33 @@ async function rewriteDocument(doc: unknown, source: string, run: LayerContext):
   return rewrite;
 }
 
-function binaryDataPayload(node: { content: string; mimeType: string; encoding?: string; filename?: string }, doc: unknown, path: JsonPath, source: string): Payload | string {
-  const metadata = siblingMetadata(doc, path);
-  if (node.encoding === 'utf-8') {
+/**
+ * Mode file, the ABP bridge's data flow: the ABP shapes at the top of the document or one level down
+ * (declared text too) are stored, their summaries take the document's place, and its other fields
+ * become their metadata. A document without any is left to the size net, which stores it whole; one
+ * with a payload that could not be stored stays, with references where the others were.
+ */
+async function abpPayloadsInPlaceOf(doc: unknown, source: string, run: LayerContext): Promise<DocRewrite> {
+  const rewrite: DocRewrite = { replacements: [], extractions: [], notes: [] };
+  for (const found of findAbpPayloads(doc, 1, { declaredText: true })) {
+    const where = `${source}${pathText(found.path)}`;
+    const metadata = Object.keys(found.metadata).length ? found.metadata : undefined;
+    const payload =
+      found.kind === 'binary' ? binaryDataPayload(found.value, metadata, where) : await downloadPayload(found.value, metadata, where, run);
+    if (payload === undefined) continue; // a dry run downloads nothing
+    await extractInto(rewrite, found.path, payload, `the ${found.value.mimeType} at ${where}`, run);
+  }
+  // One payload that stays (not base64, a failed download) keeps the document in view, references and all.
+  rewrite.replacesDocument = rewrite.extractions.length > 0 && rewrite.notes.length === 0;
+  return rewrite;
+}
+
+function binaryDataPayload(
+  node: { content: string; mimeType: string; encoding?: string; filename?: string },
+  metadata: Record<string, unknown> | undefined,
+  source: string,
+): Payload | string {
+  if (node.encoding !== undefined && /^utf-?8$/i.test(node.encoding)) {
     const text = isBlobMarker(node.content) ? blobString(node.content)! : node.content;
     return { data: { text }, mimeType: node.mimeType, filename: node.filename, metadata, source };
   }
@@ -77,8 +147,7 @@ function binaryDataPayload(node: { content: string; mimeType: string; encoding?:
 
 async function downloadPayload(
   node: Parameters<typeof downloadReference>[0],
-  doc: unknown,
-  path: JsonPath,
+  metadata: Record<string, unknown> | undefined,
   source: string,
   run: LayerContext,
 ): Promise<Payload | string | undefined> {
@@ -88,7 +157,8 @@ async function downloadPayload(
   }
   try {
     const { bytes, mimeType } = await downloadReference(node, run.settings.download);
-    return { data: { bytes }, mimeType: mimeType || node.mimeType, filename: node.filename, metadata: { ...siblingMetadata(doc, path), downloadUrl: node.downloadUrl }, source };
+    // The URL is not repeated in the metadata: it may carry a token (`auth.type: query`).
+    return { data: { bytes }, mimeType: mimeType || node.mimeType, filename: node.filename, metadata, source };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return `[mcp-offload: could not download ${node.downloadUrl} (${source}): ${message}. The reference was left as it is.]`;
@@ -104,21 +174,21 @@ async function base64Payload(value: string, doc: unknown, path: JsonPath, source
   return { data, mimeType: detected.mimeType, metadata: siblingMetadata(doc, path), source };
 }
 
-async function rewritePlainText(text: string, source: string, run: LayerContext): Promise<ContentBlock[] | undefined> {
+async function rewritePlainText(block: TextContent, source: string, run: LayerContext): Promise<ContentBlock[] | undefined> {
+  const { text } = block;
   const min = run.settings.minBinaryLength;
   if (mightBeBase64(text.trim(), min)) {
     const payload = await base64Payload(text.trim(), undefined, [], source, min);
     if (payload) {
       const outcome = await run.save(payload);
-      if (outcome.ok === true) return announce(outcome.extraction, run.announced);
-      if (outcome.ok === false) return [failureNote(`the base64 ${payload.mimeType} at ${source}`, outcome.message), { type: 'text', text }];
-      return undefined;
+      return placeOutcome(outcome, [{ type: 'text', text }], `the base64 ${payload.mimeType} at ${source}`, run.announced);
     }
   }
   const replaced = await replaceDataUris(text, source, run);
   if (!replaced) return undefined;
   const after = replaced.extractions.flatMap((extraction) => announce(extraction, run.announced));
-  return [{ type: 'text', text: replaced.text }, ...after, ...replaced.failures.map((note) => ({ type: 'text' as const, text: note }))];
+  const standIns = replaced.extractions.length ? [standInNote(replaced.replaced, run.settings.argumentRefs)] : [];
+  return [rewrittenText(block, replaced.text), ...standIns, ...after, ...replaced.failures.map(note)];
 }
 
 /**
@@ -129,7 +199,7 @@ async function replaceDataUris(
   text: string,
   source: string,
   run: LayerContext,
-): Promise<{ text: string; extractions: Extraction[]; failures: string[] } | undefined> {
+): Promise<{ text: string; replaced: number; extractions: Extraction[]; failures: string[] } | undefined> {
   const uris = findDataUris(text, run.settings.minBinaryLength);
   if (!uris.length) return undefined;
   const replacements: { start: number; end: number; replacement: string }[] = [];
@@ -139,15 +209,16 @@ async function replaceDataUris(
     const bytes = match.base64 ? decodeBase64Strict(match.payload) : Buffer.from(match.payload, 'utf8');
     if (!bytes) continue;
     const outcome = await run.save({ data: { bytes }, mimeType: match.mimeType, source: `${source} data URI ${n + 1}` });
-    if (outcome.ok === true) {
-      replacements.push({ start: match.start, end: match.end, replacement: outcome.extraction.record.uri });
-      extractions.push(outcome.extraction);
-    } else if (outcome.ok === false) {
-      failures.push(failureText(`a ${match.mimeType} data URI at ${source}`, outcome.message));
-    }
+    if (outcome.ok === false) failures.push(failureText(`a ${match.mimeType} data URI at ${source}`, outcome.message));
+    if (outcome.ok !== true) continue;
+    const literal = text.slice(match.start, match.end);
+    const uri = await run.literalUri(outcome.extraction, 'data-uri', { literal, start: literal.indexOf(',') + 1, end: literal.length, bytes });
+    if (uri === undefined) continue; // stays as it is: a replacement that cannot be undone would lose it
+    replacements.push({ start: match.start, end: match.end, replacement: uri });
+    extractions.push(outcome.extraction);
   }
   if (!replacements.length && !failures.length) return undefined;
-  return { text: replaceRanges(text, replacements), extractions, failures };
+  return { text: replaceRanges(text, replacements), replaced: replacements.length, extractions, failures };
 }
 
 /** Enough of the start of a marked string for the cheap checks (the decode validates it all). */
@@ -168,9 +239,9 @@ function includes(value: string, needle: string): boolean {
 
 function restoreInlaidText(result: Result): Result {
   if (!result.content?.some((block) => block.type === 'text' && hasInlaidMarker(block.text))) return result;
-  return { ...result, content: result.content.map((block) => (block.type === 'text' ? { ...block, text: restoreInlaid(block.text, { release: false }) } : block)) };
+  const content = result.content.map((block) =>
+    block.type === 'text' && hasInlaidMarker(block.text) ? rewrittenText(block, restoreInlaid(block.text, { release: false })) : block,
+  );
+  return { ...result, content };
 }
 
-function pathText(path: JsonPath): string {
-  return path.map((key) => (typeof key === 'number' ? `[${key}]` : `.${key}`)).join('');
-}

@@ -1,11 +1,17 @@
 import { mapContent } from '../blocks.js';
-import type { Layer } from '../types.js';
+import type { Layer, LayerContext, Result } from '../types.js';
 
 /**
  * Error results stay inline, so the model sees what went wrong; only a huge one is cut, and its
  * whole text is stored so nothing is lost.
  */
-export const errorLimitLayer: Layer = async (result, run) => {
+export const errorLimitLayer: Layer = {
+  name: 'error-limit',
+  applies: (result, settings) => (result.content ?? []).some((b) => b.type === 'text' && b.text.length > settings.errorLimit),
+  run: cutLongErrors,
+};
+
+async function cutLongErrors(result: Result, run: LayerContext): Promise<Result> {
   const limit = run.settings.errorLimit;
   return mapContent(result, async (block, index) => {
     if (block.type !== 'text' || block.text.length <= limit) return undefined;
@@ -14,4 +20,4 @@ export const errorLimitLayer: Layer = async (result, run) => {
     const where = outcome.ok ? ` The whole text is in ${outcome.extraction.record.path} (${outcome.extraction.record.uri}).` : '';
     return [{ ...block, text: `${block.text.slice(0, limit)}\n… [error cut at ${limit} of ${block.text.length} characters.${where}]` }];
   });
-};
+}

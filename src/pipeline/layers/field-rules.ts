@@ -13,9 +13,10 @@ import type { Layer, LayerContext, Payload } from '../types.js';
  * text block. The field is replaced by a small reference; its siblings stay, so
  * `{"name": "Sales Dashboard", "content": "JVBERi0..."}` keeps its name in view.
  */
-export const fieldRulesLayer: Layer = async (result, run) => {
-  if (!run.settings.fields.length) return result;
-  return rewriteJsonDocuments(result, run, rewriteDocument);
+export const fieldRulesLayer: Layer = {
+  name: 'field-rules',
+  applies: (_result, settings) => settings.fields.length > 0,
+  run: (result, run) => rewriteJsonDocuments(result, run, rewriteDocument),
 };
 
 async function rewriteDocument(doc: unknown, source: string, run: LayerContext): Promise<DocRewrite> {

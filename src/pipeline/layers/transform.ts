@@ -19,7 +19,13 @@ const modules = new Map<string, Promise<Transformer>>();
  * or returns something that is not a result, is logged and skipped: the result falls through to
  * the other layers unchanged.
  */
-export const transformLayer: Layer = async (result, run) => {
+export const transformLayer: Layer = {
+  name: 'transform',
+  applies: (_result, settings) => settings.transform !== undefined,
+  run: transform,
+};
+
+async function transform(result: Result, run: LayerContext): Promise<Result> {
   const file = run.settings.transform;
   if (!file) return result;
   try {
@@ -34,10 +40,11 @@ export const transformLayer: Layer = async (result, run) => {
     if (!isResult(next)) throw new Error('it did not return a tool result (an object with a content array)');
     return next;
   } catch (error) {
-    run.log.warn({ transform: file, err: error instanceof Error ? error.message : String(error) }, 'transform failed; using the result as it was');
+    const err = error instanceof Error ? error.message : String(error);
+    run.log.warn({ transform: file, err }, 'transform failed; using the result as it was');
     return result;
   }
-};
+}
 
 function load(file: string): Promise<Transformer> {
   let loading = modules.get(file);

@@ -68,9 +68,6 @@ export const SESSION_NAME = /^[A-Za-z0-9_-]{1,32}$/;
 
 const LOG_LEVELS: readonly AbpLogLevel[] = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
 
-/** The ABP MCP Bridge's environment variables; ABP_OUTPUT_DIR is read by the artifact store (src/artifacts/options.ts). */
-export const ABP_ENVIRONMENT = ['ABP_HEADLESS', 'ABP_BROWSER_TIMEOUT', 'ABP_CALL_TIMEOUT', 'ABP_DOWNLOAD_TIMEOUT', 'ABP_LOG_LEVEL'] as const;
-
 export interface EnvironmentDefaults {
   values: AbpOptionsDoc;
   /** One plain-words message per variable that is set but unusable. */

@@ -4,13 +4,11 @@
  * artifact pipeline, with the ABP preset (preset.ts) making every successful call a saved file.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   CallToolRequestSchema,
   ListToolsRequestSchema,
   type CallToolResult,
   type ServerNotification,
-  type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../../logger.js';
 import { VERSION } from '../../version.js';
@@ -24,8 +22,6 @@ import { dynamicTool, splitSession, STATIC_TOOL_LIST, STATIC_TOOL_NAMES } from '
 import type { AbpElicitation, AbpElicitationAnswer, AbpProgress } from './types.js';
 import { ArgumentValidator } from './validation.js';
 import { isPlainObject } from '../../config/pointer.js';
-
-export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 const INSTRUCTIONS =
   'Browser backend for ABP (Agentic Browser Protocol) apps. Call abp_connect with a url (or an extension) first; ' +
