@@ -53,7 +53,10 @@ async function main(argv: string[]): Promise<number> {
   }
   applyOverrides(config, args);
   if (args.command === 'gc') {
-    const [{ runGc }, { storeOptions }] = await Promise.all([import('./artifacts/gc-command.js'), import('./artifacts/options.js')]);
+    const [{ runGc }, { storeOptions }] = await Promise.all([
+      import('./artifacts/gc-command.js'),
+      import('./artifacts/options.js'),
+    ]);
     process.stderr.write(`${await runGc(storeOptions(config), createLogger(config.logLevel))}\n`);
     return 0;
   }

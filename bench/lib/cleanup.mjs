@@ -11,7 +11,7 @@ const tempDirs = new Set();
 /** The pids of every descendant of pid (children, grandchildren, ...), from /proc. Linux only. */
 export function descendants(pid) {
   const children = new Map();
-  let entries = [];
+  let entries;
   try {
     entries = readdirSync('/proc').filter((e) => /^\d+$/.test(e));
   } catch {

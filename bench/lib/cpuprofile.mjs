@@ -21,7 +21,11 @@ export function topSelfTime(profile, top = 15, root = process.cwd()) {
     const { functionName, url, lineNumber } = node.callFrame;
     const file = url ? relative(root, url.startsWith('file://') ? fileURLToPath(url) : url) : '';
     const key = `${functionName || '(anonymous)'}\u0000${file}`;
-    const entry = totals.get(key) ?? { name: functionName || '(anonymous)', where: file ? `${file}:${lineNumber + 1}` : '', hits: 0 };
+    const entry = totals.get(key) ?? {
+      name: functionName || '(anonymous)',
+      where: file ? `${file}:${lineNumber + 1}` : '',
+      hits: 0,
+    };
     entry.hits += hits;
     totals.set(key, entry);
   }

@@ -50,8 +50,12 @@ export async function collect(ctx, group, modes, makeJob) {
       const tmp = ctx.makeTempDir('mcp-offload-bench-calls-');
       try {
         const label = `${group} ${mode.id} run ${run}/${ctx.runs}`;
-        const res = await ctx.runWorker({ label, ...makeJob(mode, tmp) }, { script: 'latency-worker.mjs', timeoutMs: 10 * 60_000 });
-        if (res.leftBehind) ctx.warn(`${label}: ${res.leftBehind} process(es) were still running after close and were killed`);
+        const res = await ctx.runWorker(
+          { label, ...makeJob(mode, tmp) },
+          { script: 'latency-worker.mjs', timeoutMs: 10 * 60_000 },
+        );
+        if (res.leftBehind)
+          ctx.warn(`${label}: ${res.leftBehind} process(es) were still running after close and were killed`);
         const o = out[mode.id];
         for (const [phase, p] of Object.entries(res.phases)) {
           if (!p.ms.length) continue;
@@ -63,8 +67,12 @@ export async function collect(ctx, group, modes, makeJob) {
         o.connectMs.push(res.connectMs);
         o.childPeak.push(res.memory.child?.peakRss);
         const seq = res.phases.sequential;
-        ctx.log(`${label}: sequential median ${median(seq.ms).toFixed(3)} ms` +
-          (res.phases.concurrent?.ms.length ? `, concurrent median ${median(res.phases.concurrent.ms).toFixed(3)} ms` : ''));
+        ctx.log(
+          `${label}: sequential median ${median(seq.ms).toFixed(3)} ms` +
+            (res.phases.concurrent?.ms.length
+              ? `, concurrent median ${median(res.phases.concurrent.ms).toFixed(3)} ms`
+              : ''),
+        );
       } finally {
         ctx.removeTempDir(tmp);
       }

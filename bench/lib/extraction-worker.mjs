@@ -10,7 +10,8 @@
 //   tmp           a directory for the stores (each run gets a fresh store under it, removed after the run)
 //   case          "image":    { content: [{ type: "image", mimeType: "image/png", data: <base64 PNG> }] }
 //                 "json":     one text block: JSON.stringify({ name, format: "png", content: <the same base64 PNG> })
-//                 "json-pdf": one text block: JSON.stringify({ name, format: "pdf", content: <base64 PDF> }) (huge-json's payload)
+//                 "json-pdf": one text block: JSON.stringify({ name, format: "pdf", content: <base64 PDF> })
+//                   (huge-json's payload)
 //                 "none":     nothing to extract: a 5000-char text block and a small structuredContent
 //   mb            decoded payload size in MiB (not for "none")
 //   runs          timed runs; calls: calls per run for "none"
@@ -64,7 +65,15 @@ function resultMaker(job) {
   }
   if (job.case === 'none') {
     const text = 'The quick brown fox jumps over the lazy dog. '.repeat(112).slice(0, 5000);
-    const structuredContent = { status: 'ok', count: 3, items: [{ id: 1, name: 'a' }, { id: 2, name: 'b' }, { id: 3, name: 'c' }] };
+    const structuredContent = {
+      status: 'ok',
+      count: 3,
+      items: [
+        { id: 1, name: 'a' },
+        { id: 2, name: 'b' },
+        { id: 3, name: 'c' },
+      ],
+    };
     return { bytes: 0, chars: 0, make: () => ({ content: [{ type: 'text', text }], structuredContent }) };
   }
   throw new Error(`unknown case "${job.case}"`);
@@ -98,7 +107,8 @@ async function main() {
           for (const input of inputs) if ((await pipeline.process(input, call)) === input) same++;
           return now() - t0;
         });
-        if (same !== job.calls) throw new Error(`${job.calls - same} of ${job.calls} results were rewritten; expected none`);
+        if (same !== job.calls)
+          throw new Error(`${job.calls - same} of ${job.calls} results were rewritten; expected none`);
         return ms;
       }
       const input = make();
@@ -140,5 +150,7 @@ async function main() {
 }
 
 main().catch((error) => {
-  process.stdout.write(`${JSON.stringify({ ok: false, error: error?.stack ?? String(error) })}\n`, () => process.exit(1));
+  process.stdout.write(`${JSON.stringify({ ok: false, error: error?.stack ?? String(error) })}\n`, () =>
+    process.exit(1),
+  );
 });

@@ -76,9 +76,11 @@ function filesUnder(dir) {
 /** Throws unless the proxy stored exactly one artifact of `bytes` and answered with a link to it. */
 function checkProxy(where, result, bytes, artifactDir) {
   const link = result.blocks.find((b) => b.type === 'resource_link');
-  if (!link || link.size !== bytes) throw new Error(`${where}: expected a resource_link of size ${bytes}, got ${JSON.stringify(result.blocks)}`);
+  if (!link || link.size !== bytes)
+    throw new Error(`${where}: expected a resource_link of size ${bytes}, got ${JSON.stringify(result.blocks)}`);
   const stored = filesUnder(artifactDir).filter((f) => f.size === bytes);
-  if (stored.length !== 1) throw new Error(`${where}: expected one ${bytes}-byte file in the artifact directory, found ${stored.length}`);
+  if (stored.length !== 1)
+    throw new Error(`${where}: expected one ${bytes}-byte file in the artifact directory, found ${stored.length}`);
 }
 
 /**
@@ -129,7 +131,9 @@ export function hugeResultGroup(spec) {
       },
       {
         goal: `Huge results (${spec.what}): bytes to the client < 2 KB per artifact`,
-        measured: perArtifact.length ? `at most ${fmt.exactBytes(Math.max(...perArtifact.map((r) => r.bytesPerArtifact)))} per artifact (1 artifact per call)` : '—',
+        measured: perArtifact.length
+          ? `at most ${fmt.exactBytes(Math.max(...perArtifact.map((r) => r.bytesPerArtifact)))} per artifact (1 artifact per call)`
+          : '—',
         met: perArtifact.length ? perArtifact.every((r) => r.bytesPerArtifact < GOAL_BYTES_PER_ARTIFACT) : undefined,
       },
     ];
@@ -167,7 +171,12 @@ above ${SLOW_ABOVE_MB} MiB (the SDK client takes minutes there).
 
     columns: [
       { key: 'size', label: spec.what, format: (v) => fmt.bytes(v) },
-      { key: 'mode', label: 'mode', align: 'left', format: (v) => (v === 'direct-linear' ? 'direct-linear (ref.)' : v) },
+      {
+        key: 'mode',
+        label: 'mode',
+        align: 'left',
+        format: (v) => (v === 'direct-linear' ? 'direct-linear (ref.)' : v),
+      },
       { key: 'timeMs', label: 'time to result', format: (v, r) => (r.skipped ? 'skipped' : fmt.ms(v)) },
       { key: 'timeRange', label: 'min–max', format: (v) => fmt.range(v, fmt.ms) },
       { key: 'clientPeak', label: 'client peak RSS', format: (v) => fmt.bytes(v) },
@@ -206,7 +215,8 @@ above ${SLOW_ABOVE_MB} MiB (the SDK client takes minutes there).
               );
               const call = out.calls[0];
               check(mode, call, bytes, artifactDir);
-              if (out.leftBehind) ctx.warn(`${label}: ${out.leftBehind} process(es) were still running after close and were killed`);
+              if (out.leftBehind)
+                ctx.warn(`${label}: ${out.leftBehind} process(es) were still running after close and were killed`);
               samples[mode].push({
                 ms: call.ms[0],
                 clientPeak: out.memory.client?.peakRss,
@@ -226,7 +236,10 @@ above ${SLOW_ABOVE_MB} MiB (the SDK client takes minutes there).
         const pick = (mode, key) => samples[mode]?.map((s) => s[key]) ?? [];
         const medianOf = (mode) => median(pick(mode, 'ms'));
         // The upstream's response line, as a direct client read it; the proxy reads the same line.
-        const messageBytes = [median(pick('direct', 'bytesToClient')), median(pick('direct-linear', 'bytesToClient'))].find(Number.isFinite);
+        const messageBytes = [
+          median(pick('direct', 'bytesToClient')),
+          median(pick('direct-linear', 'bytesToClient')),
+        ].find(Number.isFinite);
         for (const mode of modes) {
           if (!samples[mode]) {
             rows.push({ size: bytes, mode, skipped: true, otherMessages: [], runsMs: [] });
@@ -263,17 +276,23 @@ above ${SLOW_ABOVE_MB} MiB (the SDK client takes minutes there).
 
     /** Extra markdown under the table: every run's time, what else reached the client, and the goals. */
     notes(rows) {
-      const lines = ['Every run (time to result, in run order), median connect time (spawn + initialize), other messages in the call window:', ''];
+      const lines = [
+        'Every run (time to result, in run order), median connect time (spawn + initialize), other messages in the call window:',
+        '',
+      ];
       for (const r of rows) {
         if (r.skipped) {
           lines.push(`- ${fmt.bytes(r.size)} ${r.mode}: skipped (BENCH_SKIP_SLOW=1)`);
           continue;
         }
         const other = r.otherMessages.length ? r.otherMessages.join(', ') : 'none';
-        lines.push(`- ${fmt.bytes(r.size)} ${r.mode}: ${r.runsMs.map(fmt.ms).join(', ')}; connect ${fmt.ms(r.connectMs)}; other messages: ${other}`);
+        lines.push(
+          `- ${fmt.bytes(r.size)} ${r.mode}: ${r.runsMs.map(fmt.ms).join(', ')}; connect ${fmt.ms(r.connectMs)}; other messages: ${other}`,
+        );
       }
       lines.push('', 'Goals of the performance issue (shown, not asserted):', '');
-      for (const g of summary(rows)) lines.push(`- ${g.goal}: ${g.measured} — **${g.met === undefined ? '—' : g.met ? 'met' : 'not met'}**`);
+      for (const g of summary(rows))
+        lines.push(`- ${g.goal}: ${g.measured} — **${g.met === undefined ? '—' : g.met ? 'met' : 'not met'}**`);
       return lines.join('\n');
     },
 

@@ -67,13 +67,21 @@ function freePort() {
 async function startHttp(job) {
   const port = await freePort();
   const fill = (s) => String(s).replaceAll('{port}', String(port));
-  const env = { ...process.env, ...Object.fromEntries(Object.entries(job.spawn.env ?? {}).map(([k, v]) => [k, fill(v)])) };
+  const env = {
+    ...process.env,
+    ...Object.fromEntries(Object.entries(job.spawn.env ?? {}).map(([k, v]) => [k, fill(v)])),
+  };
   const child = spawn(job.spawn.command, job.spawn.args.map(fill), { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const pattern = new RegExp(job.ready.pattern);
   let url = job.url ? fill(job.url) : undefined;
   await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no line matching /${job.ready.pattern}/ within ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS);
-    child.once('exit', (code, signal) => reject(new Error(`the server exited (${signal ?? code}) before it was ready`)));
+    const timer = setTimeout(
+      () => reject(new Error(`no line matching /${job.ready.pattern}/ within ${READY_TIMEOUT_MS} ms`)),
+      READY_TIMEOUT_MS,
+    );
+    child.once('exit', (code, signal) =>
+      reject(new Error(`the server exited (${signal ?? code}) before it was ready`)),
+    );
     for (const name of ['stdout', 'stderr']) {
       eachLine(child[name], (line) => {
         keep(line);
@@ -87,10 +95,14 @@ async function startHttp(job) {
   });
   if (job.ready.ping) {
     const ping = new URL(job.ready.ping, url).href;
-    for (const t0 = now(); ; ) {
-      const ok = await fetch(ping).then((r) => r.ok, () => false);
+    for (const t0 = now(); ;) {
+      const ok = await fetch(ping).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (ok) break;
-      if (now() - t0 > READY_TIMEOUT_MS) throw new Error(`GET ${ping} did not answer 200 within ${READY_TIMEOUT_MS} ms`);
+      if (now() - t0 > READY_TIMEOUT_MS)
+        throw new Error(`GET ${ping} did not answer 200 within ${READY_TIMEOUT_MS} ms`);
       await new Promise((r) => setTimeout(r, 20));
     }
   }
@@ -106,7 +118,12 @@ async function main() {
   try {
     let transport;
     if (job.transport === 'stdio') {
-      transport = new StdioClientTransport({ command: job.spawn.command, args: job.spawn.args, env: { ...process.env }, stderr: 'pipe' });
+      transport = new StdioClientTransport({
+        command: job.spawn.command,
+        args: job.spawn.args,
+        env: { ...process.env },
+        stderr: 'pipe',
+      });
       eachLine(transport.stderr, keep);
     } else {
       const { child, url } = await startHttp(job);
@@ -123,9 +140,13 @@ async function main() {
     let seq = 0;
     const callOnce = async () => {
       const i = seq++;
-      const args = Object.fromEntries(Object.entries(job.call.arguments ?? {}).map(([k, v]) => [k, typeof v === 'string' ? `${v} ${i}` : v]));
+      const args = Object.fromEntries(
+        Object.entries(job.call.arguments ?? {}).map(([k, v]) => [k, typeof v === 'string' ? `${v} ${i}` : v]),
+      );
       const start = now();
-      const result = await client.callTool({ name: job.call.name, arguments: args }, undefined, { timeout: CALL_TIMEOUT_MS });
+      const result = await client.callTool({ name: job.call.name, arguments: args }, undefined, {
+        timeout: CALL_TIMEOUT_MS,
+      });
       const ms = now() - start;
       const arg = Object.values(args).find((v) => typeof v === 'string');
       const want = job.expect?.replaceAll('{arg}', arg);
@@ -177,5 +198,7 @@ async function main() {
 
 main().catch((error) => {
   killDescendants(process.pid);
-  process.stdout.write(`${JSON.stringify({ ok: false, error: error?.stack ?? String(error), stderrTail })}\n`, () => process.exit(1));
+  process.stdout.write(`${JSON.stringify({ ok: false, error: error?.stack ?? String(error), stderrTail })}\n`, () =>
+    process.exit(1),
+  );
 });

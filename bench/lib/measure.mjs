@@ -42,7 +42,7 @@ export function procCpuMs(pid = 'self') {
       clockTicks = 100;
     }
   }
-  // Fields after the parenthesised comm: state is the 1st, utime the 12th, stime the 13th.
+  // Fields after the parenthesized comm: state is the 1st, utime the 12th, stime the 13th.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicks;
 }

@@ -12,7 +12,10 @@ export function peerPath(root, relativePath, log = () => {}) {
   const path = join(PEERS_DIR, 'node_modules', relativePath);
   if (!existsSync(join(root, path))) {
     log(`installing the benchmark's peer proxies into ${PEERS_DIR} (npm ci)`);
-    execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: join(root, PEERS_DIR), stdio: ['ignore', 'inherit', 'inherit'] });
+    execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], {
+      cwd: join(root, PEERS_DIR),
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
   }
   return path;
 }

@@ -38,7 +38,11 @@ export function runWorker(job, { timeoutMs = 15 * 60_000, cwd, nodeArgs = [], ve
       timedOut = true;
       killTree(child.pid);
     }, timeoutMs);
-    const tail = () => [...stderrTail, partial].filter(Boolean).map((l) => `    ${l}`).join('\n');
+    const tail = () =>
+      [...stderrTail, partial]
+        .filter(Boolean)
+        .map((l) => `    ${l}`)
+        .join('\n');
     child.once('error', (error) => {
       clearTimeout(timer);
       untrackProcess(child.pid);

@@ -33,7 +33,9 @@ function finite(values) {
   return values.filter((v) => typeof v === 'number' && Number.isFinite(v));
 }
 
-/** The p-th percentile (0 < p ≤ 100) by nearest rank: the smallest value with at least p% of the values at or below it. */
+/**
+ * The p-th percentile (0 < p ≤ 100) by nearest rank: the smallest value with at least p% of the values at or below it.
+ */
 export function percentile(values, p) {
   const xs = finite(values).sort((a, b) => a - b);
   if (xs.length === 0) return NaN;

@@ -1,4 +1,4 @@
-// Tables as aligned plain text (for the terminal) and as GitHub-flavoured markdown.
+// Tables as aligned plain text (for the terminal) and as GitHub-flavored markdown.
 //
 // columns: [{ key, label, align?: 'left' | 'right', format?(value, row) => string }]
 // rows:    plain objects; a column's cell is format(row[key], row), else String(row[key]).
@@ -23,7 +23,10 @@ export function textTable(columns, rows) {
   const header = columns.map((c) => c.label);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((r) => r[i].length)));
   const line = (r) =>
-    r.map((s, i) => (alignOf(columns[i]) === 'left' ? s.padEnd(widths[i]) : s.padStart(widths[i]))).join('  ').trimEnd();
+    r
+      .map((s, i) => (alignOf(columns[i]) === 'left' ? s.padEnd(widths[i]) : s.padStart(widths[i])))
+      .join('  ')
+      .trimEnd();
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
 }
 

@@ -15,7 +15,8 @@
 //   upstreamPid   "child": the spawned process is the server itself;
 //                 "pid-tool": after the calls, call the server's `pid` tool (through the proxy) to find it
 //
-// output: { ok: true, childPid, connectMs, calls: [{ name, ms[], bytesIn[], responseBytes[], otherMessages[], result }],
+// output: { ok: true, childPid, connectMs,
+//           calls: [{ name, ms[], bytesIn[], responseBytes[], otherMessages[], result }],
 //           memory: { client: {peakRss, rss}, child: {...}, upstream: {...}, clientAfterConnect: {...} },
 //           upstreamPid }
 //   ms        callTool() call to resolution (the SDK client parses and validates the result in between)
@@ -90,7 +91,11 @@ function summarizeResult(result) {
       ...(typeof b.data === 'string' && { dataLength: b.data.length }),
       ...(typeof b.text === 'string' && { textLength: b.text.length, textHead: b.text.slice(0, 300) }),
       ...(b.type === 'resource_link' && { uri: b.uri, size: b.size }),
-      ...(b.resource && { uri: b.resource.uri, blobLength: b.resource.blob?.length, textLength: b.resource.text?.length }),
+      ...(b.resource && {
+        uri: b.resource.uri,
+        blobLength: b.resource.blob?.length,
+        textLength: b.resource.text?.length,
+      }),
     })),
   };
 }
@@ -138,18 +143,18 @@ async function main() {
       for (let i = 0; i < (call.repeat ?? 1); i++) {
         const [b0, l0, k0] = [bytesIn, lineLengths.length, kinds.length];
         const start = now();
-        const result = await client.callTool(
-          { name: call.name, arguments: call.arguments ?? {} },
-          undefined,
-          { timeout: call.timeoutMs ?? 600_000 },
-        );
+        const result = await client.callTool({ name: call.name, arguments: call.arguments ?? {} }, undefined, {
+          timeout: call.timeoutMs ?? 600_000,
+        });
         record.ms.push(now() - start);
         record.bytesIn.push(bytesIn - b0);
         const lines = lineLengths.slice(l0);
         const got = kinds.slice(k0);
         const r = got.lastIndexOf('response');
         record.responseBytes.push(lines.length === got.length && r !== -1 ? lines[r] : undefined);
-        record.otherMessages.push(got.map((kind, j) => ({ kind, bytes: lines[j] })).filter((m) => m.kind !== 'response'));
+        record.otherMessages.push(
+          got.map((kind, j) => ({ kind, bytes: lines[j] })).filter((m) => m.kind !== 'response'),
+        );
         record.result = summarizeResult(result);
       }
       out.calls.push(record);

@@ -14,16 +14,36 @@ const load = (root, file) => import(pathToFileURL(join(root, 'dist', file)).href
 
 function cases({ renderTemplate }, { findDataUris }, { looksLikeSvg }) {
   return [
-    { input: 'template, unclosed "{"', make: (n) => '{'.repeat(n), run: (s) => renderTemplate(s, { a: 1 }), n: 100_000 },
-    { input: 'template, unclosed "{a"', make: (n) => '{a'.repeat(n), run: (s) => renderTemplate(s, { a: 1 }), n: 200_000 },
-    { input: 'data URIs, "data:" without a comma', make: (n) => 'data:'.repeat(n), run: (s) => findDataUris(s, 1), n: 100_000 },
+    {
+      input: 'template, unclosed "{"',
+      make: (n) => '{'.repeat(n),
+      run: (s) => renderTemplate(s, { a: 1 }),
+      n: 100_000,
+    },
+    {
+      input: 'template, unclosed "{a"',
+      make: (n) => '{a'.repeat(n),
+      run: (s) => renderTemplate(s, { a: 1 }),
+      n: 200_000,
+    },
+    {
+      input: 'data URIs, "data:" without a comma',
+      make: (n) => 'data:'.repeat(n),
+      run: (s) => findDataUris(s, 1),
+      n: 100_000,
+    },
     {
       input: 'data URIs, the comma far away',
       make: (n) => `${'data:image/png;'.repeat(n)}${'a'.repeat(n / 5)},`,
       run: (s) => findDataUris(s, 1),
       n: 25_000,
     },
-    { input: 'SVG sniffing, comments that never end', make: (n) => Buffer.from('<!-- -->'.repeat(n)), run: looksLikeSvg, n: 512 },
+    {
+      input: 'SVG sniffing, comments that never end',
+      make: (n) => Buffer.from('<!-- -->'.repeat(n)),
+      run: looksLikeSvg,
+      n: 512,
+    },
     { input: 'SVG sniffing, "<?" repeated', make: (n) => Buffer.from('<?'.repeat(n)), run: looksLikeSvg, n: 2000 },
   ];
 }
@@ -51,7 +71,11 @@ ${GROWTH}n ÷ time at n (linear ≈ ${GROWTH}, quadratic ≈ ${GROWTH * GROWTH})
     { key: 'growth', label: 'growth', format: (v) => `×${v.toFixed(1)}` },
   ],
   async run(ctx) {
-    const modules = await Promise.all(['pipeline/summary/template.js', 'pipeline/detect/data-uri.js', 'artifacts/mime.js'].map((f) => load(ctx.root, f)));
+    const modules = await Promise.all(
+      ['pipeline/summary/template.js', 'pipeline/detect/data-uri.js', 'artifacts/mime.js'].map((f) =>
+        load(ctx.root, f),
+      ),
+    );
     const rows = [];
     for (const c of cases(...modules)) {
       const small = c.make(c.n);

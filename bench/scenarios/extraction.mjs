@@ -20,7 +20,8 @@ const CASES = [
 function sizesFromEnv(env) {
   if (!env.BENCH_EXTRACTION_MB) return [10, 50];
   const sizes = env.BENCH_EXTRACTION_MB.split(',').map(Number);
-  if (sizes.some((n) => !(n > 0))) throw new Error(`BENCH_EXTRACTION_MB must be positive numbers, got "${env.BENCH_EXTRACTION_MB}"`);
+  if (sizes.some((n) => !(n > 0)))
+    throw new Error(`BENCH_EXTRACTION_MB must be positive numbers, got "${env.BENCH_EXTRACTION_MB}"`);
   return sizes;
 }
 
@@ -90,11 +91,29 @@ thread only: file writes run on libuv's thread pool; \`(idle)\` is the main thre
       try {
         const label = `extraction ${job.id}${job.mb ? ` ${job.mb} MB` : ''}`;
         const out = await ctx.runWorker(
-          { label, root: ctx.root, tmp, case: job.id, mb: job.mb, runs, calls, profile: profile && (job.id === 'none' || job.mb === largest) },
+          {
+            label,
+            root: ctx.root,
+            tmp,
+            case: job.id,
+            mb: job.mb,
+            runs,
+            calls,
+            profile: profile && (job.id === 'none' || job.mb === largest),
+          },
           { script: 'extraction-worker.mjs', timeoutMs: 10 * 60_000 },
         );
         const s = summarize(out.ms);
-        const row = { case: job.id, label: job.label, bytes: out.bytes, chars: out.base64Chars, timeMs: s.median, range: s, runsMs: out.ms, top: out.top };
+        const row = {
+          case: job.id,
+          label: job.label,
+          bytes: out.bytes,
+          chars: out.base64Chars,
+          timeMs: s.median,
+          range: s,
+          runsMs: out.ms,
+          top: out.top,
+        };
         if (job.id === 'none') row.perCallUs = (s.median * 1000) / calls;
         else row.mbps = out.base64Chars / MiB / (s.median / 1000);
         rows.push(row);
@@ -108,9 +127,11 @@ thread only: file writes run on libuv's thread pool; \`(idle)\` is the main thre
 
   notes(rows) {
     const lines = ['Goals of the performance issue (shown, not asserted):', ''];
-    for (const g of summary(rows)) lines.push(`- ${g.goal}: ${g.measured} — **${g.met === undefined ? '—' : g.met ? 'met' : 'not met'}**`);
+    for (const g of summary(rows))
+      lines.push(`- ${g.goal}: ${g.measured} — **${g.met === undefined ? '—' : g.met ? 'met' : 'not met'}**`);
     lines.push('', 'Every run (in run order):', '');
-    for (const r of rows) lines.push(`- ${r.label}${r.bytes ? ` ${fmt.bytes(r.bytes)}` : ''}: ${r.runsMs.map(fmt.latency).join(', ')}`);
+    for (const r of rows)
+      lines.push(`- ${r.label}${r.bytes ? ` ${fmt.bytes(r.bytes)}` : ''}: ${r.runsMs.map(fmt.latency).join(', ')}`);
     const profiled = rows.filter((r) => r.top);
     if (profiled.length) {
       lines.push(
@@ -121,7 +142,9 @@ thread only: file writes run on libuv's thread pool; \`(idle)\` is the main thre
         '',
       );
       for (const r of profiled) {
-        const top = r.top.filter((t) => t.share >= 0.02).map((t) => `${t.name}${t.where ? ` (${t.where})` : ''} ${(100 * t.share).toFixed(0)} %`);
+        const top = r.top
+          .filter((t) => t.share >= 0.02)
+          .map((t) => `${t.name}${t.where ? ` (${t.where})` : ''} ${(100 * t.share).toFixed(0)} %`);
         lines.push(`- ${r.label}${r.bytes ? ` ${fmt.bytes(r.bytes)}` : ''}: ${top.join('; ')}`);
       }
     }

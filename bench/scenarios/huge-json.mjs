@@ -25,13 +25,20 @@ export default hugeResultGroup({
   payloadChars: base64Length,
   checkDirect(result, bytes) {
     const text = result.blocks.find((b) => b.type === 'text');
-    if (result.blocks.length !== 1 || text?.textLength !== textLength(bytes) || !text.textHead.startsWith('{"name":"report","format":"pdf","content":"JVBERi0')) {
+    if (
+      result.blocks.length !== 1 ||
+      text?.textLength !== textLength(bytes) ||
+      !text.textHead.startsWith('{"name":"report","format":"pdf","content":"JVBERi0')
+    ) {
       return `expected one text block of ${textLength(bytes)} chars holding the JSON, got ${JSON.stringify(result.blocks).slice(0, 500)}`;
     }
   },
   checkProxy(result) {
-    const json = result.blocks.find((b) => b.type === 'text' && b.textHead.startsWith('{"name":"report","format":"pdf","content":{"$artifact":'));
-    if (!json) return `expected the JSON with an {"$artifact": ...} reference in place of content, got ${JSON.stringify(result.blocks).slice(0, 500)}`;
+    const json = result.blocks.find(
+      (b) => b.type === 'text' && b.textHead.startsWith('{"name":"report","format":"pdf","content":{"$artifact":'),
+    );
+    if (!json)
+      return `expected the JSON with an {"$artifact": ...} reference in place of content, got ${JSON.stringify(result.blocks).slice(0, 500)}`;
     if (result.blocks.some((b) => b.textLength > SMALL_TEXT)) return 'a large text block reached the client';
   },
 
@@ -42,7 +49,7 @@ export default hugeResultGroup({
 - **direct**: the client spawns the fixture server; the whole JSON text reaches the client (checked: one text block of the exact length).
 - **proxy**: \`node dist/cli.js --log-level warn --artifact-dir <fresh temp dir> -- node test/fixtures/big-result-server.mjs\`, default settings:
   the stdio reader keeps the inner payload as bytes and inlays a marker in the text in its place (src/transports/inlay.ts), the
-  binary-strings layer recognises the PDF signature in \`content\`, decodes and stores the PDF from those bytes and splices a reference
+  binary-strings layer recognizes the PDF signature in \`content\`, decodes and stores the PDF from those bytes and splices a reference
   \`{"$artifact": "artifact://…", "path", "mimeType", "size"}\` in its place (checked on every run: the JSON with the reference, no text block
   over 10 000 chars, a resource_link of the exact size, exactly one file of that size in the artifact directory).
 - **direct-linear** (reference): direct, read by mcp-offload's linear \`ProcessTransport\` instead of the SDK's \`StdioClientTransport\`.`,

@@ -13,7 +13,7 @@ import * as fmt from '../lib/format.mjs';
 const RULES = 500;
 
 /** Rules that never match server-everything's `echo`, in five shapes of glob, plus four that do. */
-function rules(root) {
+function rules() {
   const out = [];
   for (let i = 0; out.length < RULES - 4; i++) {
     const shape = i % 5;
@@ -39,7 +39,7 @@ servers:
     command: ${JSON.stringify(process.execPath)}
     args: [${JSON.stringify(resolve(root, EVERYTHING))}, stdio]
     prefix: false
-${withRules ? rules(root) : ''}`;
+${withRules ? rules() : ''}`;
 }
 
 const MODES = [
@@ -88,14 +88,23 @@ Each run is a fresh worker (bench/lib/latency-worker.mjs, as in small-calls): st
         mode.path = join(dir, mode.file);
         writeFileSync(mode.path, config(ctx.root, mode.rules > 0));
         try {
-          execFileSync(process.execPath, ['dist/cli.js', 'validate', '--config', mode.path], { cwd: ctx.root, stdio: 'pipe' });
+          execFileSync(process.execPath, ['dist/cli.js', 'validate', '--config', mode.path], {
+            cwd: ctx.root,
+            stdio: 'pipe',
+          });
         } catch (error) {
-          throw new Error(`${mode.file} does not validate: ${String(error.stderr ?? error.stdout ?? error.message).trim()}`);
+          throw new Error(
+            `${mode.file} does not validate: ${String(error.stderr ?? error.stdout ?? error.message).trim()}`,
+            { cause: error },
+          );
         }
       }
       const data = await collect(ctx, 'rules-500', MODES, (mode, tmp) => ({
         transport: 'stdio',
-        spawn: { command: process.execPath, args: ['dist/cli.js', '--log-level', 'warn', '--config', mode.path, '--artifact-dir', tmp] },
+        spawn: {
+          command: process.execPath,
+          args: ['dist/cli.js', '--log-level', 'warn', '--config', mode.path, '--artifact-dir', tmp],
+        },
         ...echoJob({ sequential: n, concurrent: 0, concurrency: 1 }),
       }));
       const rows = MODES.map((mode) => {

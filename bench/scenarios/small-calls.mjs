@@ -7,7 +7,8 @@
 // any proxy process adds over stdio before it does any work.
 //
 // Environment: BENCH_SMALL_CALLS=2000 (calls per phase), BENCH_SMALL_CALLS_CONCURRENCY=16,
-//              BENCH_SMALL_CALLS_MODES=stdio-direct,stdio-relay,stdio-mcp-offload,http-direct,http-mcp-offload,http-mcp-proxy
+//              BENCH_SMALL_CALLS_MODES=stdio-direct,stdio-relay,stdio-mcp-offload,
+//                                      http-direct,http-mcp-offload,http-mcp-proxy
 import { EVERYTHING, WARMUP, collect, echoJob, intFromEnv } from '../lib/echo-calls.mjs';
 import { distribution, median } from '../lib/stats.mjs';
 import * as fmt from '../lib/format.mjs';
@@ -38,7 +39,10 @@ const MODES = [
     transport: 'stdio',
     mode: 'mcp-offload',
     baseline: 'stdio-direct',
-    job: (tmp) => ({ transport: 'stdio', spawn: { command: NODE, args: [...OFFLOAD(tmp), '--', NODE, EVERYTHING, 'stdio'] } }),
+    job: (tmp) => ({
+      transport: 'stdio',
+      spawn: { command: NODE, args: [...OFFLOAD(tmp), '--', NODE, EVERYTHING, 'stdio'] },
+    }),
   },
   {
     id: 'http-direct',
@@ -71,7 +75,17 @@ const MODES = [
       transport: 'http',
       spawn: {
         command: NODE,
-        args: [peerPath(ctx.root, 'mcp-proxy/dist/bin/mcp-proxy.mjs', ctx.log), '--port', '{port}', '--host', '127.0.0.1', '--', NODE, EVERYTHING, 'stdio'],
+        args: [
+          peerPath(ctx.root, 'mcp-proxy/dist/bin/mcp-proxy.mjs', ctx.log),
+          '--port',
+          '{port}',
+          '--host',
+          '127.0.0.1',
+          '--',
+          NODE,
+          EVERYTHING,
+          'stdio',
+        ],
       },
       // It prints this on stdout once its upstream is connected, just before it starts listening.
       ready: { stream: 'stdout', pattern: '^starting server on port', ping: '/ping' },
@@ -85,7 +99,9 @@ function modesFromEnv(env) {
   const ids = env.BENCH_SMALL_CALLS_MODES.split(',').map((s) => s.trim());
   const unknown = ids.filter((id) => !MODES.some((m) => m.id === id));
   if (unknown.length || !ids.length) {
-    throw new Error(`BENCH_SMALL_CALLS_MODES: unknown mode(s) ${unknown.join(', ')} (known: ${MODES.map((m) => m.id).join(', ')})`);
+    throw new Error(
+      `BENCH_SMALL_CALLS_MODES: unknown mode(s) ${unknown.join(', ')} (known: ${MODES.map((m) => m.id).join(', ')})`,
+    );
   }
   return MODES.filter((m) => ids.includes(m.id));
 }
@@ -97,7 +113,8 @@ const met = (ok) => (ok === undefined ? '—' : ok ? 'met' : 'not met');
 /** Goal lines (shown, never asserted), for the notes and the summary. */
 function goals(rows) {
   const lines = [];
-  const added = (r) => `${fmt.signedLatency(r.addedMedian)} on ${fmt.latency(r.baselineMedian)} = ${fmt.percent(r.addedPct, true)}`;
+  const added = (r) =>
+    `${fmt.signedLatency(r.addedMedian)} on ${fmt.latency(r.baselineMedian)} = ${fmt.percent(r.addedPct, true)}`;
   const pctLine = (id, label, floorId) => {
     const rs = PHASES.map((p) => find(rows, id, p)).filter((r) => r?.addedPct !== undefined);
     if (!rs.length) return;
@@ -105,13 +122,18 @@ function goals(rows) {
     lines.push({
       goal: `Small calls, ${label}: added median latency < ${GOAL_PCT} % of the direct call's median`,
       measured: rs
-        .map((r) => `${r.phase}: ${added(r)}${floor(r)?.addedPct !== undefined ? ` (floor, a bare byte relay: ${added(floor(r))})` : ''}`)
+        .map(
+          (r) =>
+            `${r.phase}: ${added(r)}${floor(r)?.addedPct !== undefined ? ` (floor, a bare byte relay: ${added(floor(r))})` : ''}`,
+        )
         .join('; '),
       met: rs.every((r) => r.addedPct < GOAL_PCT),
     });
   };
   pctLine('stdio-mcp-offload', 'stdio (mcp-offload vs direct)', 'stdio-relay');
-  const peer = PHASES.map((p) => [find(rows, 'http-mcp-offload', p), find(rows, 'http-mcp-proxy', p)]).filter(([a, b]) => a && b);
+  const peer = PHASES.map((p) => [find(rows, 'http-mcp-offload', p), find(rows, 'http-mcp-proxy', p)]).filter(
+    ([a, b]) => a && b,
+  );
   if (peer.length) {
     lines.push({
       goal: "Small calls, HTTP: mcp-offload's added median latency below mcp-proxy's",
@@ -172,7 +194,12 @@ resolves). N = 2000 (\`BENCH_SMALL_CALLS\`). Runs of the modes alternate (run 1 
   columns: [
     { key: 'transport', label: 'transport', align: 'left' },
     { key: 'mode', label: 'mode', align: 'left' },
-    { key: 'phase', label: 'phase', align: 'left', format: (v, r) => (v === 'concurrent' ? `concurrent (${r.concurrency})` : v) },
+    {
+      key: 'phase',
+      label: 'phase',
+      align: 'left',
+      format: (v, r) => (v === 'concurrent' ? `concurrent (${r.concurrency})` : v),
+    },
     { key: 'median', label: 'median', format: fmt.latency },
     { key: 'p99', label: 'p99', format: fmt.latency },
     { key: 'mean', label: 'mean', format: fmt.latency },
@@ -235,7 +262,10 @@ resolves). N = 2000 (\`BENCH_SMALL_CALLS\`). Runs of the modes alternate (run 1 
         .map((r) => `${r.mode} ${phase}: ${fmt.signedLatency(r.median - direct.median)}`);
     });
     if (extra.length) {
-      lines.push('', `Over a direct **stdio** call of the same server instead (both HTTP proxies wrap it over stdio): ${extra.join('; ')}.`);
+      lines.push(
+        '',
+        `Over a direct **stdio** call of the same server instead (both HTTP proxies wrap it over stdio): ${extra.join('; ')}.`,
+      );
     }
     const connect = [...new Set(rows.map((r) => r.id))].map((id) => {
       const r = rows.find((x) => x.id === id);

@@ -20,7 +20,11 @@ async function listed(command, args, env) {
     const { tools } = await client.listTools();
     const own = tools.filter((t) => OWN_TOOLS.has(t.name));
     const theirs = tools.filter((t) => !OWN_TOOLS.has(t.name));
-    return { bytes: JSON.stringify({ tools: theirs }).length, ownBytes: own.length ? JSON.stringify(own).length + 1 : 0, count: theirs.length };
+    return {
+      bytes: JSON.stringify({ tools: theirs }).length,
+      ownBytes: own.length ? JSON.stringify(own).length + 1 : 0,
+      count: theirs.length,
+    };
   } finally {
     await client.close();
   }
@@ -53,7 +57,11 @@ default mode; bytes of \`JSON.stringify({tools})\`. The proxy's own \`artifact_l
       for (const { server, args } of servers) {
         const env = { MEMORY_FILE_PATH: memoryFile };
         const direct = await listed(process.execPath, args, env);
-        const proxied = await listed(process.execPath, ['dist/cli.js', '--log-level', 'silent', '--artifact-dir', root, '--', process.execPath, ...args], env);
+        const proxied = await listed(
+          process.execPath,
+          ['dist/cli.js', '--log-level', 'silent', '--artifact-dir', root, '--', process.execPath, ...args],
+          env,
+        );
         rows.push({
           server,
           tools: direct.count,
@@ -62,7 +70,9 @@ default mode; bytes of \`JSON.stringify({tools})\`. The proxy's own \`artifact_l
           addedPct: (100 * (proxied.bytes - direct.bytes)) / direct.bytes,
           ownBytes: proxied.ownBytes,
         });
-        ctx.log(`  tools-list ${server}: ${direct.bytes} → ${proxied.bytes} bytes (+ ${proxied.ownBytes} for the artifact tools)`);
+        ctx.log(
+          `  tools-list ${server}: ${direct.bytes} → ${proxied.bytes} bytes (+ ${proxied.ownBytes} for the artifact tools)`,
+        );
       }
     } finally {
       rmSync(root, { recursive: true, force: true });
@@ -72,7 +82,12 @@ default mode; bytes of \`JSON.stringify({tools})\`. The proxy's own \`artifact_l
   summary: (rows) => [
     {
       goal: `tools/list through the proxy at most ${GOAL_PCT} % larger than direct (artifact tools aside)`,
-      measured: rows.map((r) => `${r.server} ${r.direct} → ${r.proxied} bytes (${r.addedPct >= 0 ? '+' : ''}${r.addedPct.toFixed(1)} %)`).join('; '),
+      measured: rows
+        .map(
+          (r) =>
+            `${r.server} ${r.direct} → ${r.proxied} bytes (${r.addedPct >= 0 ? '+' : ''}${r.addedPct.toFixed(1)} %)`,
+        )
+        .join('; '),
       met: rows.every((r) => r.addedPct <= GOAL_PCT),
     },
   ],

@@ -13,7 +13,8 @@ export async function runGc(options: StoreOptions, log: Logger): Promise<string>
   const store = new ArtifactStore(options, log);
   await store.init();
   const result = await store.gc();
-  const forgotten = result.forgotten > 0 ? `, forgot ${plural(result.forgotten, 'record')} whose file was already gone` : '';
+  const forgotten =
+    result.forgotten > 0 ? `, forgot ${plural(result.forgotten, 'record')} whose file was already gone` : '';
   return (
     `removed ${plural(result.removed, 'artifact')} (${humanSize(result.freedBytes)})${forgotten}, ` +
     `${result.remaining} remain (${humanSize(result.remainingBytes)}) in ${store.dir}`

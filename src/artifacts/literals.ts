@@ -39,7 +39,11 @@ export function encodePayload(bytes: Buffer, encoding: PayloadEncoding): string 
  */
 export function formOf(literal: string, start: number, end: number, bytes: Buffer): LiteralForm | undefined {
   const payload = literal.slice(start, end);
-  const form = (encoding: PayloadEncoding): LiteralForm => ({ before: literal.slice(0, start), encoding, after: literal.slice(end) });
+  const form = (encoding: PayloadEncoding): LiteralForm => ({
+    before: literal.slice(0, start),
+    encoding,
+    after: literal.slice(end),
+  });
   for (const encoding of likelyEncodings(payload)) {
     if (encodePayload(bytes, encoding) === payload) return form(encoding);
   }
@@ -49,7 +53,13 @@ export function formOf(literal: string, start: number, end: number, bytes: Buffe
 function likelyEncodings(payload: string): PayloadEncoding[] {
   const urlSafe = /[-_]/.test(payload.slice(-4096)) || (!/[+/]/.test(payload) && /[-_]/.test(payload));
   const padded = payload.endsWith('=');
-  const base64: PayloadEncoding = urlSafe ? (padded ? 'base64url' : 'base64url-unpadded') : padded ? 'base64' : 'base64-unpadded';
+  const base64: PayloadEncoding = urlSafe
+    ? padded
+      ? 'base64url'
+      : 'base64url-unpadded'
+    : padded
+      ? 'base64'
+      : 'base64-unpadded';
   return [base64, 'utf8'];
 }
 
@@ -80,5 +90,7 @@ function isForm(value: unknown): value is LiteralForm {
   if (typeof value !== 'object' || value === null) return false;
   const v = value as Record<string, unknown>;
   if (typeof v.sidecar === 'string') return /^[0-9a-f]{64}$/.test(v.sidecar);
-  return typeof v.before === 'string' && typeof v.after === 'string' && ENCODINGS.includes(v.encoding as PayloadEncoding);
+  return (
+    typeof v.before === 'string' && typeof v.after === 'string' && ENCODINGS.includes(v.encoding as PayloadEncoding)
+  );
 }

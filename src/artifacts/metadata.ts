@@ -58,7 +58,7 @@ export function newRecord(
   return record;
 }
 
-export function serialiseRecord(record: ArtifactRecord): string {
+export function serializeRecord(record: ArtifactRecord): string {
   return `${JSON.stringify(record, null, 2)}\n`;
 }
 

@@ -43,7 +43,12 @@ const ALIASES: Record<string, string> = {
   'application/x-pdf': 'application/pdf',
 };
 
-const GENERIC = new Set(['application/octet-stream', 'binary/octet-stream', 'application/x-binary', 'application/unknown']);
+const GENERIC = new Set([
+  'application/octet-stream',
+  'binary/octet-stream',
+  'application/x-binary',
+  'application/unknown',
+]);
 
 /**
  * Formats other formats are built on. A specific `application/*` declaration over one of these is a
@@ -100,7 +105,9 @@ const TEXTUAL_APPLICATION_TYPES = new Set([
  */
 export function isTextMimeType(mimeType: string | undefined): boolean {
   const type = essence(mimeType);
-  return type.startsWith('text/') || type.endsWith('+json') || type.endsWith('+xml') || TEXTUAL_APPLICATION_TYPES.has(type);
+  return (
+    type.startsWith('text/') || type.endsWith('+json') || type.endsWith('+xml') || TEXTUAL_APPLICATION_TYPES.has(type)
+  );
 }
 
 /**
@@ -161,7 +168,10 @@ export async function sniff(bytes: Uint8Array): Promise<{ mimeType: string; ext:
  * `sniff` of a file known by its path and its first bytes (at least 4 KiB, if it has them): file-type
  * reads what it needs from the file, as much as it would from a buffer of all of it.
  */
-export async function sniffFile(path: string, head: Uint8Array): Promise<{ mimeType: string; ext: string } | undefined> {
+export async function sniffFile(
+  path: string,
+  head: Uint8Array,
+): Promise<{ mimeType: string; ext: string } | undefined> {
   return sniffWith(head, () => fileTypeFromFile(path));
 }
 
@@ -189,20 +199,27 @@ function isAudioVisual(type: string): boolean {
 
 /**
  * The type recorded for a payload. The declaration is kept unless it is missing, generic, or names a
- * binary format the bytes plainly are not (an upstream labelling a PDF `image/png` would otherwise
+ * binary format the bytes plainly are not (an upstream labeling a PDF `image/png` would otherwise
  * hand the client an undecodable image). Text declarations are trusted: text has no magic number.
- * The result is the bare type (no parameters), with non-standard aliases like image/jpg normalised.
+ * The result is the bare type (no parameters), with non-standard aliases like image/jpg normalized.
  */
 export async function resolveMimeType(declared: string | undefined, bytes: Uint8Array): Promise<string> {
   return resolveWith(declared, () => sniff(bytes));
 }
 
 /** `resolveMimeType` for bytes written to a file (`sniffFile`). */
-export async function resolveMimeTypeOfFile(declared: string | undefined, path: string, head: Uint8Array): Promise<string> {
+export async function resolveMimeTypeOfFile(
+  declared: string | undefined,
+  path: string,
+  head: Uint8Array,
+): Promise<string> {
   return resolveWith(declared, () => sniffFile(path, head));
 }
 
-async function resolveWith(declared: string | undefined, sniffed: () => Promise<{ mimeType: string } | undefined>): Promise<string> {
+async function resolveWith(
+  declared: string | undefined,
+  sniffed: () => Promise<{ mimeType: string } | undefined>,
+): Promise<string> {
   const type = essence(declared);
   if (!isGenericMimeType(type) && isTextMimeType(type)) return type;
   const found = await sniffed();

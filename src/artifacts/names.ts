@@ -12,6 +12,7 @@ const MAX_EXTENSION_BYTES = 32;
 const RESERVED = /^(?:CON|PRN|AUX|NUL|COM[0-9¹²³]|LPT[0-9¹²³])$/i;
 
 // C0 and C1 controls, plus the bidi overrides that make `evil\u202Etxt.exe` display as `evilexe.txt`.
+// eslint-disable-next-line no-control-regex -- control characters are what this finds
 const INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
 /**

@@ -7,8 +7,14 @@ import type { StoreOptions } from './types.js';
  * Where and how artifacts are kept: --artifact-dir / artifacts.dir, else MCP_OFFLOAD_ARTIFACT_DIR, else
  * (when a `type: abp` server is configured) the ABP bridge's ABP_OUTPUT_DIR, else a per-user temp dir.
  */
-export function storeOptions(config: Pick<Config, 'artifacts'> & Partial<Pick<Config, 'servers'>>, env: NodeJS.ProcessEnv = process.env): StoreOptions {
-  const abpOutputDir = config.servers?.some((server) => server.kind === 'abp') && env.ABP_OUTPUT_DIR ? resolve(env.ABP_OUTPUT_DIR) : undefined;
+export function storeOptions(
+  config: Pick<Config, 'artifacts'> & Partial<Pick<Config, 'servers'>>,
+  env: NodeJS.ProcessEnv = process.env,
+): StoreOptions {
+  const abpOutputDir =
+    config.servers?.some((server) => server.kind === 'abp') && env.ABP_OUTPUT_DIR
+      ? resolve(env.ABP_OUTPUT_DIR)
+      : undefined;
   return {
     dir: config.artifacts.dir ?? (env.MCP_OFFLOAD_ARTIFACT_DIR || abpOutputDir || ArtifactStore.defaultDir()),
     maxArtifactBytes: config.artifacts.maxArtifactBytes,

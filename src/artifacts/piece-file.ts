@@ -5,7 +5,9 @@ import { tooLarge } from './decode.js';
 import { resolveMimeTypeOfFile } from './mime.js';
 import type { ArtifactInput, PieceSource, WrittenFile } from './types.js';
 
-/** The start of a file kept in memory for sniffing its type and reading facts (SVG needs 4 KiB, image-size the header). */
+/**
+ * The start of a file kept in memory for sniffing its type and reading facts (SVG needs 4 KiB, image-size the header).
+ */
 export const HEAD_BYTES = 1024 * 1024;
 
 export interface WrittenPieces extends WrittenFile {
@@ -49,7 +51,11 @@ export async function writePayload(
  * the file is removed. A disk error is reported only once every piece was produced, so data that is
  * not what it claims is an `invalid-data` error, as it was when payloads were decoded before writing.
  */
-export async function writePieces(tmpDir: string, source: PieceSource, observe?: (piece: Uint8Array) => void): Promise<WrittenPieces> {
+export async function writePieces(
+  tmpDir: string,
+  source: PieceSource,
+  observe?: (piece: Uint8Array) => void,
+): Promise<WrittenPieces> {
   const path = tempPath(tmpDir);
   const hash = createHash('sha256');
   const head = Buffer.allocUnsafe(Math.min(HEAD_BYTES, source.size));
@@ -65,7 +71,8 @@ export async function writePieces(tmpDir: string, source: PieceSource, observe?:
     });
     for (const piece of source.pieces()) {
       hash.update(piece);
-      if (headFilled < head.length) headFilled += Buffer.from(piece.buffer, piece.byteOffset, piece.length).copy(head, headFilled);
+      if (headFilled < head.length)
+        headFilled += Buffer.from(piece.buffer, piece.byteOffset, piece.length).copy(head, headFilled);
       observe?.(piece);
       const at = size;
       size += piece.length;
@@ -98,7 +105,7 @@ export function drain(source: PieceSource): void {
 }
 
 async function writeAll(handle: Handle, piece: Uint8Array, position: number): Promise<void> {
-  for (let offset = 0; offset < piece.length; ) {
+  for (let offset = 0; offset < piece.length;) {
     const { bytesWritten } = await handle.write(piece, offset, piece.length - offset, position + offset);
     offset += bytesWritten;
   }

@@ -2,7 +2,8 @@ const UNITS = ['KB', 'MB', 'GB'] as const;
 
 /** `512 B`, `142.4 KB`, `1.0 MB`: 1024-based with one decimal, for summaries people and models read. */
 export function humanSize(bytes: number): string {
-  if (!Number.isFinite(bytes) || bytes < 1024) return `${Number.isFinite(bytes) ? Math.max(0, Math.round(bytes)) : 0} B`;
+  if (!Number.isFinite(bytes) || bytes < 1024)
+    return `${Number.isFinite(bytes) ? Math.max(0, Math.round(bytes)) : 0} B`;
   let value = bytes / 1024;
   let unit = 0;
   // Step up when rounding would print `1024.0 KB` rather than `1.0 MB`.

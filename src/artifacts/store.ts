@@ -6,7 +6,7 @@ import { atomicWrite, describeFsError, unwritable } from './atomic-write.js';
 import { hashBytes } from './decode.js';
 import { defaultArtifactDir, prepareDirectory } from './directory.js';
 import { KeyedLock } from './key-lock.js';
-import { fileSize, loadRecords, newRecord, serialiseRecord } from './metadata.js';
+import { fileSize, loadRecords, newRecord, serializeRecord } from './metadata.js';
 import { RecordIndex, activity, snapshot } from './record-index.js';
 import { resolveMimeType } from './mime.js';
 import { writePayload } from './piece-file.js';
@@ -86,7 +86,13 @@ export class ArtifactStore {
     return this.commit(input, { bytes }, sha256, bytes.length, mimeType);
   }
 
-  private async commit(input: ArtifactInput, content: Content, sha256: string, size: number, mimeType: string): Promise<ArtifactRecord> {
+  private async commit(
+    input: ArtifactInput,
+    content: Content,
+    sha256: string,
+    size: number,
+    mimeType: string,
+  ): Promise<ArtifactRecord> {
     let record: ArtifactRecord;
     try {
       record = await this.lock.run(sha256, () => this.store(input, content, sha256, size, mimeType));
@@ -106,20 +112,28 @@ export class ArtifactStore {
     return snapshot(record);
   }
 
-  private async store(input: ArtifactInput, content: Content, sha256: string, size: number, mimeType: string): Promise<ArtifactRecord> {
+  private async store(
+    input: ArtifactInput,
+    content: Content,
+    sha256: string,
+    size: number,
+    mimeType: string,
+  ): Promise<ArtifactRecord> {
     const existing = this.index.byContent(sha256);
     if (existing && (await fileSize(existing.path)) === existing.size) return this.reuse(existing, input.owner);
     // The file was deleted or altered by hand: write it afresh, keeping who had it.
     if (existing) this.index.delete(existing);
     const owners = [...new Set([...(existing?.owners ?? []), ...(input.owner ? [input.owner] : [])])];
-    const record = newRecord(this.dir, input, { sha256, size, mimeType, owners, now: this.now() }, (id) => this.index.hasId(id));
+    const record = newRecord(this.dir, input, { sha256, size, mimeType, owners, now: this.now() }, (id) =>
+      this.index.hasId(id),
+    );
     const { path } = record;
     await mkdir(dirname(path), { recursive: true, mode: 0o700 }).catch((err: unknown) => {
       throw unwritable(dirname(path), err);
     });
     // Metadata first: a crash in between leaves metadata without a file, which init drops, rather
     // than a file nothing accounts for.
-    await atomicWrite(this.tmpDir, this.metaPath(sha256), serialiseRecord(record));
+    await atomicWrite(this.tmpDir, this.metaPath(sha256), serializeRecord(record));
     try {
       if ('bytes' in content) await atomicWrite(this.tmpDir, path, content.bytes);
       else await rename(content.file, path).catch((err: unknown) => Promise.reject(unwritable(path, err)));
@@ -139,7 +153,7 @@ export class ArtifactStore {
     if (owner !== undefined && !record.owners.includes(owner)) record.owners.push(owner);
     record.lastStored = new Date(this.now()).toISOString();
     // The file is there and usable; failing to update metadata only matters after a restart.
-    await atomicWrite(this.tmpDir, this.metaPath(record.sha256), serialiseRecord(record)).catch((err: unknown) => {
+    await atomicWrite(this.tmpDir, this.metaPath(record.sha256), serializeRecord(record)).catch((err: unknown) => {
       this.log.warn({ err, id: record.id }, 'could not update artifact metadata');
     });
     return record;
@@ -168,7 +182,7 @@ export class ArtifactStore {
       const known = forms.findIndex((f) => sameForm(f, form));
       if (known !== -1) return known + 1;
       record.literals[kind] = [...forms, form];
-      await atomicWrite(this.tmpDir, this.metaPath(record.sha256), serialiseRecord(record));
+      await atomicWrite(this.tmpDir, this.metaPath(record.sha256), serializeRecord(record));
       return forms.length + 1;
     });
   }
@@ -224,7 +238,11 @@ export class ArtifactStore {
     if (!record) throw notFound(idOrUri);
     const start = range?.start ?? 0;
     const end = range?.end;
-    if (!Number.isSafeInteger(start) || start < 0 || (end !== undefined && (!Number.isSafeInteger(end) || end < start))) {
+    if (
+      !Number.isSafeInteger(start) ||
+      start < 0 ||
+      (end !== undefined && (!Number.isSafeInteger(end) || end < start))
+    ) {
       throw new RangeError(`invalid byte range ${JSON.stringify(range)}`);
     }
     try {
@@ -249,13 +267,17 @@ export class ArtifactStore {
       const result: GcResult = { removed: 0, freedBytes: 0, remaining: 0, remainingBytes: 0, forgotten: 0 };
       if (verify) {
         for (const r of this.index.all()) {
-          if ((await fileSize(r.path)) === undefined && (await this.remove(r, () => true)) !== undefined) result.forgotten++;
+          if ((await fileSize(r.path)) === undefined && (await this.remove(r, () => true)) !== undefined)
+            result.forgotten++;
         }
       }
       const ttl = this.options.ttlMs;
       const quota = this.options.quotaBytes;
       const expired = (r: ArtifactRecord) => ttl > 0 && now - activity(r) > ttl;
-      const oldestFirst = this.index.all().filter((r) => !keep.has(r.sha256)).sort((a, b) => activity(a) - activity(b));
+      const oldestFirst = this.index
+        .all()
+        .filter((r) => !keep.has(r.sha256))
+        .sort((a, b) => activity(a) - activity(b));
       for (const r of oldestFirst) {
         const over = () => quota > 0 && this.totalBytes > quota;
         // A record being put again right now is about to be handed to a client.
@@ -298,7 +320,8 @@ export class ArtifactStore {
     if (!this.index.isCurrent(record)) return;
     await rm(this.metaPath(record.sha256), { force: true }).catch(() => undefined);
     for (const forms of Object.values(record.literals ?? {})) {
-      for (const form of forms) if ('sidecar' in form) await rm(this.sidecarPath(form.sidecar), { force: true }).catch(() => undefined);
+      for (const form of forms)
+        if ('sidecar' in form) await rm(this.sidecarPath(form.sidecar), { force: true }).catch(() => undefined);
     }
     this.index.delete(record);
   }

@@ -37,12 +37,26 @@ export function artifactTools(options: ArtifactOptions['tools']): Tool[] {
         type: 'object',
         properties: {
           uri: { type: 'string', description: 'The artifact:// URI from a summary or artifact_list.' },
-          lines: { type: 'string', description: 'Line range of a text artifact, 1-based and inclusive: "1-40", "200-", "15".' },
+          lines: {
+            type: 'string',
+            description: 'Line range of a text artifact, 1-based and inclusive: "1-40", "200-", "15".',
+          },
           offset: { type: 'integer', minimum: 0, description: 'Byte offset to start at.' },
-          length: { type: 'integer', minimum: 1, description: 'Number of bytes to read from offset. Binary ranges come back as base64.' },
+          length: {
+            type: 'integer',
+            minimum: 1,
+            description: 'Number of bytes to read from offset. Binary ranges come back as base64.',
+          },
           query: { type: 'string', description: 'JSONPath into a JSON artifact, e.g. "$.items[0:5].name".' },
-          pattern: { type: 'string', description: 'Regular expression (case-insensitive); answers the matching lines with their numbers.' },
-          maxChars: { type: 'integer', minimum: 100, description: `Cut the answer at this many characters (at most ${options.readLimit}).` },
+          pattern: {
+            type: 'string',
+            description: 'Regular expression (case-insensitive); answers the matching lines with their numbers.',
+          },
+          maxChars: {
+            type: 'integer',
+            minimum: 100,
+            description: `Cut the answer at this many characters (at most ${options.readLimit}).`,
+          },
         },
         required: ['uri'],
       },
@@ -73,14 +87,17 @@ export async function callArtifactTool(call: ArtifactToolCall): Promise<CallTool
 
 function listArtifacts({ store, owner, args, links }: ArtifactToolCall): CallToolResult {
   const limit = typeof args.limit === 'number' ? args.limit : 50;
-  const records = store
-    .list({ owner, server: str(args.server), tool: str(args.tool) })
-    .slice(0, limit);
+  const records = store.list({ owner, server: str(args.server), tool: str(args.tool) }).slice(0, limit);
   if (!records.length) return { content: [{ type: 'text', text: 'No artifacts stored in this session.' }] };
-  const where = (r: ArtifactRecord) => (links ? [...(links.showPath ? [r.path] : []), links.urlFor(r)] : [r.path]).map((w) => `\n  ${w}`).join('');
-  const lines = records.map((r) => `${r.uri}  ${r.mimeType}  ${humanSize(r.size)}  ${r.server}/${r.tool}  ${r.created}${where(r)}`);
+  const where = (r: ArtifactRecord) =>
+    (links ? [...(links.showPath ? [r.path] : []), links.urlFor(r)] : [r.path]).map((w) => `\n  ${w}`).join('');
+  const lines = records.map(
+    (r) => `${r.uri}  ${r.mimeType}  ${humanSize(r.size)}  ${r.server}/${r.tool}  ${r.created}${where(r)}`,
+  );
   const gallery = links?.galleryUrl ? `\nGallery: ${links.galleryUrl()}` : '';
-  return { content: [{ type: 'text', text: `${records.length} artifact(s), newest first:\n${lines.join('\n')}${gallery}` }] };
+  return {
+    content: [{ type: 'text', text: `${records.length} artifact(s), newest first:\n${lines.join('\n')}${gallery}` }],
+  };
 }
 
 async function readArtifactPart(call: ArtifactToolCall): Promise<CallToolResult> {
@@ -97,7 +114,11 @@ async function readArtifactPart(call: ArtifactToolCall): Promise<CallToolResult>
     const bytes = await store.read(record.id, { start, end: Math.min(start + length, record.size) });
     const text = isTextMimeType(record.mimeType) ? utf8(bytes) : undefined;
     const body = text ?? bytes.toString('base64');
-    return answer(`bytes ${start}-${start + bytes.length} of ${record.size}${text === undefined ? ' (base64)' : ''}`, body, limit);
+    return answer(
+      `bytes ${start}-${start + bytes.length} of ${record.size}${text === undefined ? ' (base64)' : ''}`,
+      body,
+      limit,
+    );
   }
   if (!isTextMimeType(record.mimeType)) {
     return answer(
@@ -117,9 +138,19 @@ function lineRange(text: string, spec: string | undefined, limit: number, record
   const match = spec ? /^\s*(\d+)\s*(?:-\s*(\d*)\s*)?$/.exec(spec) : null;
   if (spec && !match) throw new Error(`lines must look like "1-40", "200-" or "15", got "${spec}"`);
   const first = match ? Math.max(1, Number(match[1])) : 1;
-  const last = match ? (match[2] === undefined ? first : match[2] === '' ? lines.length : Number(match[2])) : lines.length;
+  const last = match
+    ? match[2] === undefined
+      ? first
+      : match[2] === ''
+        ? lines.length
+        : Number(match[2])
+    : lines.length;
   const body = lines.slice(first - 1, last).join('\n');
-  return answer(`lines ${first}-${Math.min(last, lines.length)} of ${lines.length} (${humanSize(record.size)})`, body, limit);
+  return answer(
+    `lines ${first}-${Math.min(last, lines.length)} of ${lines.length} (${humanSize(record.size)})`,
+    body,
+    limit,
+  );
 }
 
 function query(text: string, path: string): string {
@@ -134,7 +165,7 @@ function query(text: string, path: string): string {
     // 'safe': filters such as [?(@.price > 10)] work, without running any code a query might carry.
     found = JSONPath({ path, json: json as object, wrap: true, eval: 'safe' }) as unknown[];
   } catch (error) {
-    throw new Error(queryProblem(path, error));
+    throw new Error(queryProblem(path, error), { cause: error });
   }
   return JSON.stringify(found.length === 1 ? found[0] : found, null, 2);
 }
@@ -154,11 +185,12 @@ function search(text: string, pattern: string): string {
   try {
     regex = new RegExp(pattern, 'i');
   } catch (error) {
-    throw new Error(`pattern is not a valid regular expression: ${(error as Error).message}`);
+    throw new Error(`pattern is not a valid regular expression: ${(error as Error).message}`, { cause: error });
   }
   const hits: string[] = [];
   const lines = splitLines(text);
-  for (let i = 0; i < lines.length && hits.length < MAX_MATCHES; i++) if (regex.test(lines[i])) hits.push(`${i + 1}: ${lines[i]}`);
+  for (let i = 0; i < lines.length && hits.length < MAX_MATCHES; i++)
+    if (regex.test(lines[i])) hits.push(`${i + 1}: ${lines[i]}`);
   return hits.length ? hits.join('\n') : 'no matching lines';
 }
 

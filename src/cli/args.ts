@@ -97,12 +97,20 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     throw new UsageError(optionProblem(error as Error & { code?: string }));
   }
   const { values, positionals } = parsed;
-  const args: CliArgs = { command: 'run', headers: {}, serverCommand, dryRun: values['dry-run'] ?? false, abp: values.abp ?? false };
+  const args: CliArgs = {
+    command: 'run',
+    headers: {},
+    serverCommand,
+    dryRun: values['dry-run'] ?? false,
+    abp: values.abp ?? false,
+  };
   if (values.help) return { ...args, command: 'help' };
   if (values.version) return { ...args, command: 'version' };
   const subcommands = ['validate', 'gc'];
   if (positionals.length > 1 || (positionals.length === 1 && !subcommands.includes(positionals[0]))) {
-    throw new UsageError(`unexpected argument "${positionals.find((p) => !subcommands.includes(p)) ?? positionals[1]}" (a server command goes after "--")`);
+    throw new UsageError(
+      `unexpected argument "${positionals.find((p) => !subcommands.includes(p)) ?? positionals[1]}" (a server command goes after "--")`,
+    );
   }
   if (positionals[0] === 'validate' || positionals[0] === 'gc') args.command = positionals[0];
   args.config = values.config;
@@ -122,7 +130,9 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
   }
   if (values.http !== undefined) args.http = parseListen(values.http);
 
-  const sources = [args.config && '--config', args.url && '--url', serverCommand.length && '-- <command>'].filter(Boolean);
+  const sources = [args.config && '--config', args.url && '--url', serverCommand.length && '-- <command>'].filter(
+    Boolean,
+  );
   if (args.command === 'validate') {
     if (!args.config) throw new UsageError('validate needs --config <file.yaml>');
     if (sources.length > 1 || args.abp) throw new UsageError('validate takes only --config');

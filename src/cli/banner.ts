@@ -53,7 +53,11 @@ export function bannerText(facts: BannerFacts): string {
 }
 
 function describeUpstream(upstream: ServedUpstream): string {
-  const counts = [count(upstream.tools, 'tool'), count(upstream.prompts, 'prompt'), count(upstream.resources, 'resource')];
+  const counts = [
+    count(upstream.tools, 'tool'),
+    count(upstream.prompts, 'prompt'),
+    count(upstream.resources, 'resource'),
+  ];
   if (upstream.state === 'up') return `  server "${upstream.name}": ${counts.join(', ')}`;
   const why = upstream.lastError ? ` (${upstream.lastError})` : '';
   return `  server "${upstream.name}": ${upstream.state}${why}; it is retried in the background`;

@@ -5,7 +5,10 @@ import { serveHttp, type HttpHandle } from '../gateway/http-server.js';
 import { StdioServerTransport } from '../transports/stdio-server-transport.js';
 import { bannerFacts, bannerText } from './banner.js';
 
-/** How long closing sessions and upstreams may take, after the grace for calls in flight, before the process exits anyway. */
+/**
+ * How long closing sessions and upstreams may take, after the grace for calls in flight, before the process exits
+ * anyway.
+ */
 const CLOSE_DEADLINE_MS = 10_000;
 
 /** Runs the gateway until a signal or the end of stdin; resolves with the exit code. */

@@ -21,7 +21,11 @@ export function translateAjvError(error: ErrorObject, data: unknown): RawProblem
   // Inside `propertyNames`, ajv reports against the key itself.
   if (error.propertyName !== undefined) {
     const what = isServerMapKey(segments[segments.length - 1]) ? 'a server name' : 'a key';
-    return { pointer: joinPointer(error.instancePath, error.propertyName), anchor: 'key', message: `${what} must not be empty` };
+    return {
+      pointer: joinPointer(error.instancePath, error.propertyName),
+      anchor: 'key',
+      message: `${what} must not be empty`,
+    };
   }
 
   switch (error.keyword) {
@@ -36,7 +40,10 @@ export function translateAjvError(error: ErrorObject, data: unknown): RawProblem
         message: `${subject} is missing the required key "${String(params.missingProperty)}"`,
       };
     case 'maximum':
-      return valueProblem(error, `${subject} must be at most ${String(params.limit)}, got ${describeValue(error.data)}`);
+      return valueProblem(
+        error,
+        `${subject} must be at most ${String(params.limit)}, got ${describeValue(error.data)}`,
+      );
     case 'minLength':
       return valueProblem(error, `${subject} must not be empty`);
     case 'type':
@@ -69,7 +76,24 @@ function misplacedSetting(segments: readonly string[], data: unknown): string {
   return `; "${name}" looks like a setting of server "${above}" indented as a server name: indent it under "${above}"`;
 }
 
-const SERVER_SETTINGS = new Set(['command', 'args', 'env', 'cwd', 'url', 'headers', 'transport', 'type', 'prefix', 'tools', 'timeoutMs', 'whenDown', 'restart', 'pipeline', 'enabled', 'abp']);
+const SERVER_SETTINGS = new Set([
+  'command',
+  'args',
+  'env',
+  'cwd',
+  'url',
+  'headers',
+  'transport',
+  'type',
+  'prefix',
+  'tools',
+  'timeoutMs',
+  'whenDown',
+  'restart',
+  'pipeline',
+  'enabled',
+  'abp',
+]);
 
 function valueProblem(error: ErrorObject, message: string): RawProblem {
   return { pointer: error.instancePath, anchor: 'value', message };

@@ -87,7 +87,8 @@ function checkServer(
 
   if (type === 'abp') {
     for (const key of ['command', 'url', ...LOCAL_ONLY_KEYS, ...REMOTE_ONLY_KEYS]) {
-      if (hasOwn(server, key)) at(key, 'key', `"${key}" does not apply to the built-in browser backend ("type: abp") of server "${name}"`);
+      if (hasOwn(server, key))
+        at(key, 'key', `"${key}" does not apply to the built-in browser backend ("type: abp") of server "${name}"`);
     }
   } else if (hasCommand && hasUrl) {
     at('', 'key', `server "${name}" has both "command" and "url"; use one`);
@@ -98,24 +99,35 @@ function checkServer(
   } else if (hasUrl) {
     if (type === 'stdio') at('type', 'value', `"type: stdio" means a local process, but server "${name}" has a "url"`);
     for (const key of LOCAL_ONLY_KEYS) {
-      if (hasOwn(server, key)) at(key, 'key', `"${key}" applies only to a local process ("command"), but server "${name}" has a "url"`);
+      if (hasOwn(server, key))
+        at(key, 'key', `"${key}" applies only to a local process ("command"), but server "${name}" has a "url"`);
     }
     checkUrl(server.url, (message) => at('url', 'value', message));
   } else {
-    if (typeTransport) at('type', 'value', `"type: ${type}" means a remote server, but server "${name}" has a "command"`);
+    if (typeTransport)
+      at('type', 'value', `"type: ${type}" means a remote server, but server "${name}" has a "command"`);
     for (const key of REMOTE_ONLY_KEYS) {
-      if (hasOwn(server, key)) at(key, 'key', `"${key}" applies only to a remote server ("url"), but server "${name}" has a "command"`);
+      if (hasOwn(server, key))
+        at(key, 'key', `"${key}" applies only to a remote server ("url"), but server "${name}" has a "command"`);
     }
   }
   if (typeTransport && typeof server.transport === 'string' && server.transport !== typeTransport) {
     at('transport', 'value', `"transport: ${server.transport}" contradicts "type: ${type}"; give one of them`);
   }
   if (hasOwn(server, 'abp') && type !== 'abp') {
-    at('abp', 'key', `"abp" settings apply only to the built-in browser backend; add "type: abp" to server "${name}" or remove them`);
+    at(
+      'abp',
+      'key',
+      `"abp" settings apply only to the built-in browser backend; add "type: abp" to server "${name}" or remove them`,
+    );
   }
   const storeUrl = isPlainObject(server.abp) ? server.abp.extensionStoreUrl : undefined;
   if (typeof storeUrl === 'string' && /^https?:\/\//i.test(storeUrl) && !storeUrl.includes('{id}')) {
-    report({ pointer: joinPointer(joinPointer(pointer, 'abp'), 'extensionStoreUrl'), anchor: 'value', message: '"extensionStoreUrl" must contain {id}, where the extension\'s id goes' });
+    report({
+      pointer: joinPointer(joinPointer(pointer, 'abp'), 'extensionStoreUrl'),
+      anchor: 'value',
+      message: '"extensionStoreUrl" must contain {id}, where the extension\'s id goes',
+    });
   }
   if (hasOwn(server, 'enabled') && hasOwn(server, 'disabled')) {
     at('disabled', 'key', `server "${name}" has both "enabled" and "disabled"; use one`);
@@ -137,10 +149,15 @@ function checkUrl(url: unknown, report: (message: string) => void): void {
 
 /**
  * The delay between restarts grows from initialDelayMs to maxDelayMs. When only initialDelayMs is
- * raised above the default maximum, normalisation raises the maximum with it; two explicit values in
+ * raised above the default maximum, normalization raises the maximum with it; two explicit values in
  * the wrong order are an error.
  */
-function checkRestart(server: Record<string, unknown>, pointer: string, defaults: Record<string, unknown>, report: Report): void {
+function checkRestart(
+  server: Record<string, unknown>,
+  pointer: string,
+  defaults: Record<string, unknown>,
+  report: Report,
+): void {
   const own = isPlainObject(server.restart) ? server.restart : {};
   const inherited = isPlainObject(defaults.restart) ? defaults.restart : {};
   const initial = own.initialDelayMs ?? inherited.initialDelayMs ?? DEFAULTS.restart.initialDelayMs;
@@ -166,6 +183,10 @@ export function checkAbpEnvironment(root: unknown, env: NodeJS.ProcessEnv, repor
   const first = Object.entries(servers).find(([, server]) => isPlainObject(server) && server.type === 'abp');
   if (!first) return;
   for (const message of abpEnvironment(env).problems) {
-    report({ pointer: joinPointer(joinPointer(`/${mapKey}`, first[0]), 'type'), anchor: 'value', message: `${message} (the environment of server "${first[0]}")` });
+    report({
+      pointer: joinPointer(joinPointer(`/${mapKey}`, first[0]), 'type'),
+      anchor: 'value',
+      message: `${message} (the environment of server "${first[0]}")`,
+    });
   }
 }

@@ -21,9 +21,12 @@ export function coerceScalars(
   const types = typesOf(schema);
   if (isPlainObject(value)) {
     for (const key of Object.keys(value)) {
-      const child = schema.properties && hasOwn(schema.properties, key)
-        ? schema.properties[key]
-        : typeof schema.additionalProperties === 'object' ? schema.additionalProperties : undefined;
+      const child =
+        schema.properties && hasOwn(schema.properties, key)
+          ? schema.properties[key]
+          : typeof schema.additionalProperties === 'object'
+            ? schema.additionalProperties
+            : undefined;
       if (child) value[key] = coerceScalars(value[key], child, joinPointer(pointer, key), nodes);
     }
     return value;

@@ -22,7 +22,11 @@ export function checkCommands(root: unknown, env: NodeJS.ProcessEnv, report: (pr
     const path = own ?? env.PATH ?? '';
     const cwd = typeof server.cwd === 'string' ? resolve(server.cwd) : process.cwd();
     if (findCommand(server.command, path, cwd)) continue;
-    report({ pointer: joinPointer(joinPointer(`/${mapKey}`, name), 'command'), anchor: 'value', message: notFound(server.command, path, cwd) });
+    report({
+      pointer: joinPointer(joinPointer(`/${mapKey}`, name), 'command'),
+      anchor: 'value',
+      message: notFound(server.command, path, cwd),
+    });
   }
 }
 

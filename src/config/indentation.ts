@@ -38,7 +38,11 @@ export function indentationProblem(source: string, errorLine: number): Indentati
     const raw = lines[i]!;
     const tab = /^( *)\t/.exec(raw);
     if (tab && raw.trim() !== '' && scalarIndent === undefined) {
-      report({ line: i + 1, column: tab[1]!.length + 1, message: `line ${i + 1} is indented with a tab; YAML indents with spaces only` });
+      report({
+        line: i + 1,
+        column: tab[1]!.length + 1,
+        message: `line ${i + 1} is indented with a tab; YAML indents with spaces only`,
+      });
       continue;
     }
     const content = raw.trimStart();
@@ -79,8 +83,15 @@ export function indentationProblem(source: string, errorLine: number): Indentati
     if (/:\s*[|>][+-]?\d*\s*(#.*)?$/.test(line.text)) scalarIndent = line.indent;
     // `- key: value` opens a mapping at the key's column.
     const item = /^(-\s+)(?=[^\s#])/.exec(line.text);
-    if (item) levels.push({ number: line.number, indent: line.indent + item[1]!.length, text: line.text.slice(item[1]!.length) });
-    previous = item ? { number: line.number, indent: line.indent + item[1]!.length, text: line.text.slice(item[1]!.length) } : line;
+    if (item)
+      levels.push({
+        number: line.number,
+        indent: line.indent + item[1]!.length,
+        text: line.text.slice(item[1]!.length),
+      });
+    previous = item
+      ? { number: line.number, indent: line.indent + item[1]!.length, text: line.text.slice(item[1]!.length) }
+      : line;
   }
   return found;
 }

@@ -4,7 +4,7 @@
  *
  * Pipeline: YAML parse (syntax errors stop here: what follows would be guesswork) → plain data with
  * positions, `${VAR}` substituted in string values → lenient scalar coercion → JSON Schema
- * (config/schema.json) → checks across keys → normalisation.
+ * (config/schema.json) → checks across keys → normalization.
  */
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
@@ -15,7 +15,7 @@ import { checkCommands } from './commands.js';
 import { checkAbpEnvironment, checkConfig } from './checks.js';
 import { coerceScalars } from './coerce.js';
 import { expandEnv } from './env.js';
-import { normaliseConfig, type ConfigDoc } from './normalise.js';
+import { normalizeConfig, type ConfigDoc } from './normalize.js';
 import { ProblemList } from './problems.js';
 import { configSchema, configValidator } from './schema.js';
 import { ConfigError, type Config, type ConfigProblem } from './types.js';
@@ -60,12 +60,16 @@ export function parseConfig(
     }
   }
   const report = (problem: RawProblem) => problems.add(problem);
-  checkConfig(data, { allowNoServers: options.allowNoServers ?? false, extraServers: options.extraServers ?? [] }, report);
+  checkConfig(
+    data,
+    { allowNoServers: options.allowNoServers ?? false, extraServers: options.extraServers ?? [] },
+    report,
+  );
   if (options.checkCommands) checkCommands(data, env, report);
   checkAbpEnvironment(data, env, (problem) => problems.add(problem));
 
   if (problems.size > 0) throw new ConfigError(problems.sorted());
-  return normaliseConfig(data as ConfigDoc, file, tree.nodes, env);
+  return normalizeConfig(data as ConfigDoc, file, tree.nodes, env);
 }
 
 export async function loadConfigFile(
@@ -80,7 +84,9 @@ export async function loadConfigFile(
     // Not `instanceof Error`: errors from node:fs may come from another realm (jest's VM modules).
     const message = (error as { message?: unknown } | null)?.message;
     const reason = typeof message === 'string' ? message : String(error);
-    throw new ConfigError([{ file: path, line: 1, column: 1, path: '', message: `cannot read config file: ${reason}` }]);
+    throw new ConfigError([
+      { file: path, line: 1, column: 1, path: '', message: `cannot read config file: ${reason}` },
+    ]);
   }
   const config = parseConfig(text, path, env, options);
   config.file = resolve(path);
@@ -92,13 +98,22 @@ export async function loadConfigFile(
  * in plain words (indentation.ts), else the parser's own words, one per line (it often says three things
  * about one mistake).
  */
-function syntaxProblems(text: string, file: string, errors: readonly YAMLError[], lineCounter: LineCounter): ConfigProblem[] {
+function syntaxProblems(
+  text: string,
+  file: string,
+  errors: readonly YAMLError[],
+  lineCounter: LineCounter,
+): ConfigProblem[] {
   const syntax = new ProblemList(file);
   const positions = errors.map((error) => ({ error, at: lineCounter.linePos(error.pos[0]) }));
   const firstLine = Math.min(...positions.map(({ at }) => at.line));
   const indentation = indentationProblem(text, firstLine);
   if (indentation) {
-    syntax.addAt({ line: indentation.line, column: indentation.column }, '', `YAML indentation: ${indentation.message}`);
+    syntax.addAt(
+      { line: indentation.line, column: indentation.column },
+      '',
+      `YAML indentation: ${indentation.message}`,
+    );
     return syntax.sorted();
   }
   const lines = new Set<number>();

@@ -39,7 +39,10 @@ export interface NameOptions {
   packageNameAt?: (dir: string) => string | undefined;
 }
 
-/** `@scope/server-foo@1.2.0` → `foo`; `@playwright/mcp` → `playwright`; `ghcr.io/github/github-mcp-server:1` → `github`. */
+/**
+ * `@scope/server-foo@1.2.0` → `foo`; `@playwright/mcp` → `playwright`; `ghcr.io/github/github-mcp-server:1` →
+ * `github`.
+ */
 export function nameFromPackage(spec: string): string | undefined {
   let name = spec.replace(/^(npm|jsr|pypi):/, '');
   name = name.startsWith('@') ? `@${name.slice(1).replace(/@.*$/, '')}` : name.replace(/[@=<>~^].*$/, '');
@@ -100,7 +103,8 @@ const RUNNERS: Record<string, (args: readonly string[]) => string | undefined> =
   npx: (args) => optionValue(args, ['-p', '--package']) ?? firstPositional(args, ['-c', '--call']),
   bunx: (args) => optionValue(args, ['-p', '--package']) ?? firstPositional(args),
   // `uvx --from <spec> <tool>`: the spec is often a git URL, the tool a name.
-  uvx: (args) => firstPositional(args, ['--from', '--with', '--python', '-p', '--index-url']) ?? optionValue(args, ['--from']),
+  uvx: (args) =>
+    firstPositional(args, ['--from', '--with', '--python', '-p', '--index-url']) ?? optionValue(args, ['--from']),
   pipx: (args) => afterSubcommand(args, 'run', ['--spec'], ['--python', '--index-url']),
   pnpm: (args) => afterSubcommand(args, 'dlx', ['--package'], []),
   yarn: (args) => afterSubcommand(args, 'dlx', ['--package', '-p'], []),
@@ -109,13 +113,36 @@ const RUNNERS: Record<string, (args: readonly string[]) => string | undefined> =
   podman: (args) => afterSubcommand(args, 'run', [], CONTAINER_OPTIONS_WITH_VALUE),
 };
 
-const CONTAINER_OPTIONS_WITH_VALUE = ['-e', '--env', '-v', '--volume', '--name', '--network', '-p', '--publish', '-w', '-u'];
+const CONTAINER_OPTIONS_WITH_VALUE = [
+  '-e',
+  '--env',
+  '-v',
+  '--volume',
+  '--name',
+  '--network',
+  '-p',
+  '--publish',
+  '-w',
+  '-u',
+];
 const INTERPRETERS = new Set(['node', 'nodejs', 'tsx', 'ts-node', 'bun', 'python', 'python3', 'ruby']);
 const INTERPRETER_OPTIONS_WITH_VALUE = ['-r', '--require', '--import', '--loader', '--experimental-loader', '-W', '-X'];
 
 const GENERIC_PACKAGE_NAMES = new Set(['mcp', 'server', 'mcp-server', 'cli', 'stdio']);
 /** Words that name no server in particular: a script or binary called so is known by its package instead. */
-const GENERIC_NAMES = new Set(['index', 'main', 'server', 'cli', 'app', 'start', 'run', 'mcp', 'stdio', 'bin', 'serve']);
+const GENERIC_NAMES = new Set([
+  'index',
+  'main',
+  'server',
+  'cli',
+  'app',
+  'start',
+  'run',
+  'mcp',
+  'stdio',
+  'bin',
+  'serve',
+]);
 const BUILD_DIRS = new Set(['dist', 'build', 'lib', 'out', 'src', 'bin', 'cjs', 'esm']);
 
 function programName(command: string): string {

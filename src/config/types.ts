@@ -2,7 +2,7 @@ import type { PipelinePatch, RuleConfig } from '../pipeline/settings.js';
 import type { AbpOptions } from '../upstreams/abp/options.js';
 
 /**
- * The validated, normalised configuration every other module reads.
+ * The validated, normalized configuration every other module reads.
  * The YAML shape (with aliases such as `mcpServers`) lives in config/schema.json;
  * src/config/load.ts turns a document of that shape into these types.
  */
@@ -194,7 +194,10 @@ export const DEFAULTS = {
 };
 
 /** What a server gets when nothing is configured: shared by the file loader's callers and the one-server CLI. */
-export function defaultServerSettings(): Pick<ServerConfig, 'enabled' | 'timeoutMs' | 'tools' | 'prefix' | 'whenDown' | 'restart'> {
+export function defaultServerSettings(): Pick<
+  ServerConfig,
+  'enabled' | 'timeoutMs' | 'tools' | 'prefix' | 'whenDown' | 'restart'
+> {
   return {
     enabled: true,
     timeoutMs: DEFAULTS.timeoutMs,
@@ -212,7 +215,11 @@ export function defaultConfig(servers: ServerConfig[] = []): Config {
     httpOptions: { ...DEFAULTS.httpOptions, allowedHosts: [], allowedOrigins: [] },
     auth: { ...DEFAULTS.auth, tokens: [] },
     gateway: { ...DEFAULTS.gateway },
-    artifacts: { ...DEFAULTS.artifacts, tools: { ...DEFAULTS.artifacts.tools }, links: { ...DEFAULTS.artifacts.links } },
+    artifacts: {
+      ...DEFAULTS.artifacts,
+      tools: { ...DEFAULTS.artifacts.tools },
+      links: { ...DEFAULTS.artifacts.links },
+    },
     pipeline: {},
     rules: [],
     servers,

@@ -61,12 +61,19 @@ export class Catalog {
       }
       for (const prompt of upstream.catalog.prompts) {
         const name = this.allocate(promptNames, upstream, prefix, prompt.name, 'prompt');
-        prompts.set(name, { upstream, original: prompt.name, item: name === prompt.name ? prompt : { ...prompt, name } });
+        prompts.set(name, {
+          upstream,
+          original: prompt.name,
+          item: name === prompt.name ? prompt : { ...prompt, name },
+        });
       }
       for (const resource of upstream.catalog.resources) {
         const owner = resources.get(resource.uri);
         if (owner) {
-          this.log.warn({ uri: resource.uri, kept: owner.upstream.name, dropped: upstream.name }, 'two upstreams list the same resource URI; the first keeps it');
+          this.log.warn(
+            { uri: resource.uri, kept: owner.upstream.name, dropped: upstream.name },
+            'two upstreams list the same resource URI; the first keeps it',
+          );
           continue;
         }
         resources.set(resource.uri, { upstream, original: resource.uri, item: resource });
@@ -108,12 +115,22 @@ export class Catalog {
     return this.templates.find((t) => t.template.uriTemplate === uriTemplate)?.upstream;
   }
 
-  private allocate(names: NameAllocator, upstream: Upstream, prefix: string | null, name: string, kind: string): string {
+  private allocate(
+    names: NameAllocator,
+    upstream: Upstream,
+    prefix: string | null,
+    name: string,
+    kind: string,
+  ): string {
     const wanted = exposedName(prefix, this.separator, name);
     const { name: given, collided } = names.allocate(wanted);
-    if (collided) this.log.warn({ server: upstream.name, [kind]: name, exposedAs: given }, `${kind} name collision resolved`);
+    if (collided)
+      this.log.warn({ server: upstream.name, [kind]: name, exposedAs: given }, `${kind} name collision resolved`);
     else if (given !== (prefix ? `${prefix}${this.separator}${name}` : name)) {
-      this.log.info({ server: upstream.name, [kind]: name, exposedAs: given }, `${kind} name adjusted to fit ^[a-zA-Z0-9_-]{1,64}$`);
+      this.log.info(
+        { server: upstream.name, [kind]: name, exposedAs: given },
+        `${kind} name adjusted to fit ^[a-zA-Z0-9_-]{1,64}$`,
+      );
     }
     return given;
   }

@@ -1,7 +1,10 @@
 import type { ClientCapabilities, JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 
 /** Names the capability the client lacks for this upstream request, or `undefined` if it has it. */
-export function clientSupports(capabilities: ClientCapabilities | undefined, request: JSONRPCRequest): string | undefined {
+export function clientSupports(
+  capabilities: ClientCapabilities | undefined,
+  request: JSONRPCRequest,
+): string | undefined {
   switch (request.method) {
     case 'sampling/createMessage':
       return capabilities?.sampling ? undefined : 'sampling';

@@ -103,7 +103,8 @@ export class Gateway {
     const down = this.upstreams.filter((u) => u.state === 'down' || u.state === 'connecting').map((u) => u.name);
     const failed = this.upstreams.filter((u) => u.state === 'failed').map((u) => u.name);
     if (down.length) this.log.warn({ down }, 'serving without some upstreams; they are retried in the background');
-    if (failed.length) this.log.warn({ failed }, 'serving without some upstreams that cannot be started (see the errors above)');
+    if (failed.length)
+      this.log.warn({ failed }, 'serving without some upstreams that cannot be started (see the errors above)');
   }
 
   async stop(): Promise<void> {
@@ -128,16 +129,19 @@ export class Gateway {
 
   /** A session for a new client; the caller connects it to a transport. */
   createSession(identity: SessionIdentity = {}): DownstreamSession {
-    const session = new DownstreamSession({
-      serverInfo: this.serverInfo(),
-      capabilities: this.capabilities(),
-      instructions: this.instructions(),
-      handle: (context) => this.handle(context),
-      clientNotification: (s, notification) => this.clientNotification(s, notification),
-      initialized: () => this.clientArrived(),
-      closed: (s) => this.sessions.delete(s),
-      log: this.log,
-    }, identity);
+    const session = new DownstreamSession(
+      {
+        serverInfo: this.serverInfo(),
+        capabilities: this.capabilities(),
+        instructions: this.instructions(),
+        handle: (context) => this.handle(context),
+        clientNotification: (s, notification) => this.clientNotification(s, notification),
+        initialized: () => this.clientArrived(),
+        closed: (s) => this.sessions.delete(s),
+        log: this.log,
+      },
+      identity,
+    );
     this.sessions.add(session);
     return session;
   }
@@ -219,7 +223,10 @@ export class Gateway {
       session = this.clientFor(upstream);
     }
     if (!session) {
-      throw new ClientError(ErrorCode.InternalError, `no MCP client is connected to answer ${method} from upstream "${upstream.name}"`);
+      throw new ClientError(
+        ErrorCode.InternalError,
+        `no MCP client is connected to answer ${method} from upstream "${upstream.name}"`,
+      );
     }
     const missing = clientSupports(session.clientCapabilities, request);
     if (missing) {
@@ -240,7 +247,9 @@ export class Gateway {
     }
   }
 
-  /** Resolves once some client has finished its handshake, or the request is cancelled (a closing upstream cancels it). */
+  /**
+   * Resolves once some client has finished its handshake, or the request is cancelled (a closing upstream cancels it).
+   */
   private clientConnected(signal: AbortSignal): Promise<void> {
     return new Promise((resolve) => {
       const done = () => {

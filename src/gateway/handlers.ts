@@ -31,10 +31,19 @@ export function createHandlers(deps: HandlerDeps): Record<string, RequestHandler
 
   /** The proxy's own items come first in tools/list and after the upstreams' in the resource lists. */
   const list =
-    (key: keyof Catalog['snapshot'], own: (context: RequestContext) => readonly unknown[], ownFirst = false): RequestHandler =>
+    (
+      key: keyof Catalog['snapshot'],
+      own: (context: RequestContext) => readonly unknown[],
+      ownFirst = false,
+    ): RequestHandler =>
     async (context) => {
       const mine = own(context);
-      const all = mine.length === 0 ? catalog.snapshot[key] : ownFirst ? [...mine, ...catalog.snapshot[key]] : [...catalog.snapshot[key], ...mine];
+      const all =
+        mine.length === 0
+          ? catalog.snapshot[key]
+          : ownFirst
+            ? [...mine, ...catalog.snapshot[key]]
+            : [...catalog.snapshot[key], ...mine];
       const { items, nextCursor } = page<unknown>(all, params(context.request).cursor, deps.pageSize);
       return { [key]: items, ...(nextCursor ? { nextCursor } : {}) };
     };
@@ -52,7 +61,14 @@ export function createHandlers(deps: HandlerDeps): Record<string, RequestHandler
       const { session } = context;
       const started = performance.now();
       const report = (server: string, tool: string, outcome: CallOutcome, result?: Result) =>
-        deps.events.emit('call', { who: session.who, server, tool, outcome, seconds: (performance.now() - started) / 1000, artifacts: artifactsOf(result) });
+        deps.events.emit('call', {
+          who: session.who,
+          server,
+          tool,
+          outcome,
+          seconds: (performance.now() - started) / 1000,
+          artifacts: artifactsOf(result),
+        });
       if (offload.isBuiltin(name)) {
         const result = await offload.callBuiltin(name, (p.arguments ?? {}) as Params, session);
         report(BUILTIN_SERVER, name, result.isError ? 'error' : 'ok');
@@ -61,16 +77,29 @@ export function createHandlers(deps: HandlerDeps): Record<string, RequestHandler
       const route = catalog.tool(name);
       if (!route) throw new ClientError(ErrorCode.InvalidParams, `Tool ${name} not found`);
       const { name: server } = route.upstream;
-      const call = { server, tool: route.original, args: p.arguments as Params | undefined, owner: session.owner, links: session.identity.links };
+      const call = {
+        server,
+        tool: route.original,
+        args: p.arguments as Params | undefined,
+        owner: session.owner,
+        links: session.identity.links,
+      };
       let processed: Result;
       try {
         const resolved = await offload.resolveArguments(call);
         if ('refused' in resolved) {
           report(server, route.original, 'error');
-          return { content: [{ type: 'text', text: `mcp-offload did not send this call: ${resolved.refused}` }], isError: true };
+          return {
+            content: [{ type: 'text', text: `mcp-offload did not send this call: ${resolved.refused}` }],
+            isError: true,
+          };
         }
         const { args } = resolved;
-        const result = await forward(context, route.upstream, { ...p, name: route.original, ...(args !== undefined ? { arguments: args } : {}) });
+        const result = await forward(context, route.upstream, {
+          ...p,
+          name: route.original,
+          ...(args !== undefined ? { arguments: args } : {}),
+        });
         processed = isToolResult(result) ? await offload.processResult(result, call) : result;
       } catch (error) {
         report(server, route.original, 'failed');

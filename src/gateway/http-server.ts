@@ -69,7 +69,8 @@ export async function serveHttp(gateway: Gateway, options: HttpOptions, log: Log
     // rebinding its name to us gains nothing here: it cannot send a token, and probes say nothing secret.
     if (path === '/healthz') return sendJson(res, 200, { status: 'ok' });
     if (path === '/readyz') return readiness(gateway, res, draining);
-    if (path === '/metrics') return config.auth.publicMetrics || auth.check(req) !== undefined ? sendMetrics(res) : refuseUnauthenticated(res);
+    if (path === '/metrics')
+      return config.auth.publicMetrics || auth.check(req) !== undefined ? sendMetrics(res) : refuseUnauthenticated(res);
     // Browsers ask for it on every gallery visit; an empty answer keeps a 404 out of their console.
     if (path === '/favicon.ico') return void res.writeHead(204).end();
     const refused = hostCheck.problem(req);
@@ -89,7 +90,9 @@ export async function serveHttp(gateway: Gateway, options: HttpOptions, log: Log
     sendJson(res, 404, { error: 'not found' });
   };
   const sendMetrics = async (res: ServerResponse) => {
-    res.writeHead(200, { 'content-type': metrics.contentType, 'cache-control': 'no-store' }).end(await metrics.metrics());
+    res
+      .writeHead(200, { 'content-type': metrics.contentType, 'cache-control': 'no-store' })
+      .end(await metrics.metrics());
   };
 
   const server: NodeHttpServer = createServer((req, res) => {

@@ -1,4 +1,11 @@
-import { ErrorCode, type CallToolResult, type ReadResourceResult, type Resource, type ResourceTemplate, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ErrorCode,
+  type CallToolResult,
+  type ReadResourceResult,
+  type Resource,
+  type ResourceTemplate,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
 import { ARTIFACT_TEMPLATE, artifactResource, readArtifact } from '../artifacts/resources.js';
 import { storeOptions } from '../artifacts/options.js';
 import { ArtifactStore } from '../artifacts/store.js';
@@ -82,10 +89,18 @@ export class Offload {
 
   async callBuiltin(name: string, args: Record<string, unknown>, session: DownstreamSession): Promise<CallToolResult> {
     const { owner } = session;
-    const result = await callArtifactTool({ store: this.store, options: this.config.artifacts.tools, owner, name, args, links: session.identity.links });
+    const result = await callArtifactTool({
+      store: this.store,
+      options: this.config.artifacts.tools,
+      owner,
+      name,
+      args,
+      links: session.identity.links,
+    });
     if (name === this.config.artifacts.tools.readName && !result.isError) {
       const record = this.store.get(String(args.uri));
-      if (record) this.events.emit('artifactRead', { who: session.who, via: 'artifact_read', record, bytes: textLength(result) });
+      if (record)
+        this.events.emit('artifactRead', { who: session.who, via: 'artifact_read', record, bytes: textLength(result) });
     }
     return result;
   }
@@ -112,7 +127,8 @@ export class Offload {
     if (mode === 'off') return { args: call.args };
     try {
       const { args, restored } = await restoreArguments(call.args, this.store, call.owner);
-      if (restored) this.log.debug({ server: call.server, tool: call.tool, restored }, 'put back payloads replaced in place');
+      if (restored)
+        this.log.debug({ server: call.server, tool: call.tool, restored }, 'put back payloads replaced in place');
       return { args };
     } catch (error) {
       if (error instanceof UnrestorableArgument) return { refused: error.message };
@@ -131,7 +147,8 @@ export class Offload {
   /** Another session's artifact is "not found", never "forbidden": ids leak nothing. */
   owned(uri: string, owner: string): ArtifactRecord {
     const record = this.store.get(uri);
-    if (!record || !record.owners.includes(owner)) throw new ClientError(ErrorCode.InvalidParams, `Resource ${uri} not found`);
+    if (!record || !record.owners.includes(owner))
+      throw new ClientError(ErrorCode.InvalidParams, `Resource ${uri} not found`);
     return record;
   }
 

@@ -79,7 +79,8 @@ export class DownstreamSession {
     this.server.fallbackNotificationHandler = async (notification) => setup.clientNotification(this, notification);
     this.server.oninitialized = () => setup.initialized(this);
     this.server.onclose = () => this.markClosed();
-    this.server.onerror = (error) => setup.log.debug({ err: error.message, session: this.id }, 'downstream protocol error');
+    this.server.onerror = (error) =>
+      setup.log.debug({ err: error.message, session: this.id }, 'downstream protocol error');
   }
 
   get clientCapabilities(): ClientCapabilities | undefined {

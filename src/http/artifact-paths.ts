@@ -9,7 +9,7 @@ export function artifactPath(id: string): string {
 }
 
 /**
- * The artifact id in a raw request path (not normalised by a URL parser, which would resolve `..`
+ * The artifact id in a raw request path (not normalized by a URL parser, which would resolve `..`
  * before we could see it), or `undefined` for anything that is not a plain relative id: empty, `.`
  * or `..` segments, encoded slashes or backslashes, control characters, bad percent-encoding.
  */
@@ -25,7 +25,8 @@ export function idFromPath(rawPath: string): string | undefined {
       return undefined;
     }
     // eslint-disable-next-line no-control-regex
-    if (segment === '' || segment === '.' || segment === '..' || /[/\\\u0000-\u001f\u007f]/.test(segment)) return undefined;
+    if (segment === '' || segment === '.' || segment === '..' || /[/\\\u0000-\u001f\u007f]/.test(segment))
+      return undefined;
     segments.push(segment);
   }
   return segments.length > 0 && segments.length <= 8 ? segments.join('/') : undefined;

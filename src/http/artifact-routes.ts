@@ -23,7 +23,8 @@ export class ArtifactRoutes {
   ) {}
 
   async handle(req: IncomingMessage, res: ServerResponse, rawPath: string): Promise<void> {
-    if (req.method !== 'GET' && req.method !== 'HEAD') return sendJson(res, 405, { error: 'method not allowed' }, { allow: 'GET, HEAD' });
+    if (req.method !== 'GET' && req.method !== 'HEAD')
+      return sendJson(res, 405, { error: 'method not allowed' }, { allow: 'GET, HEAD' });
     const query = new URL(req.url ?? '/', 'http://x').searchParams;
     if (rawPath === ARTIFACTS_PATH) return this.gallery(req, res, query);
     const id = idFromPath(rawPath);
@@ -36,7 +37,8 @@ export class ArtifactRoutes {
     let who: Who | { link: true };
     if (query.has('sig')) {
       const check = this.ctx.signer.check(artifactSubject(id), query.get('expires'), query.get('sig'));
-      if (check !== 'ok') return sendJson(res, 403, { error: check === 'expired' ? 'this link has expired' : 'this link is not valid' });
+      if (check !== 'ok')
+        return sendJson(res, 403, { error: check === 'expired' ? 'this link has expired' : 'this link is not valid' });
       record = this.ctx.gateway.offload.store.get(id);
       who = { link: true };
     } else {
@@ -54,7 +56,8 @@ export class ArtifactRoutes {
       if (error instanceof ArtifactStoreError && !res.headersSent) return notFound(res);
       throw error;
     }
-    if (req.method === 'GET' && res.statusCode !== 304) this.ctx.gateway.events.emit('artifactRead', { who, via: 'download', record, bytes });
+    if (req.method === 'GET' && res.statusCode !== 304)
+      this.ctx.gateway.events.emit('artifactRead', { who, via: 'download', record, bytes });
   }
 
   private gallery(req: IncomingMessage, res: ServerResponse, query: URLSearchParams): void {
@@ -63,7 +66,8 @@ export class ArtifactRoutes {
     if (query.has('sig')) {
       const scope = query.get('scope') ?? '';
       const check = this.ctx.signer.check(gallerySubject(scope), query.get('expires'), query.get('sig'));
-      if (check !== 'ok') return sendJson(res, 403, { error: check === 'expired' ? 'this link has expired' : 'this link is not valid' });
+      if (check !== 'ok')
+        return sendJson(res, 403, { error: check === 'expired' ? 'this link has expired' : 'this link is not valid' });
       owner = scope;
       access = { scope, expires: query.get('expires')!, sig: query.get('sig')! };
     } else {
@@ -72,7 +76,8 @@ export class ArtifactRoutes {
       owner = found.owner;
       if (owner === undefined) {
         return sendJson(res, 400, {
-          error: 'artifacts belong to a session: send its mcp-session-id header, or open the signed gallery link that artifact_list shows',
+          error:
+            'artifacts belong to a session: send its mcp-session-id header, or open the signed gallery link that artifact_list shows',
         });
       }
     }

@@ -10,11 +10,18 @@ export function auditArtifacts(events: GatewayEvents, log: Logger): () => void {
   const audit = log.child({ audit: true });
   const offs = [
     events.on('call', ({ who, server, tool, artifacts }) => {
-      for (const a of artifacts) audit.info({ event: 'artifact.created', who, id: a.id, mimeType: a.mimeType, size: a.size, server, tool }, 'artifact created');
+      for (const a of artifacts)
+        audit.info(
+          { event: 'artifact.created', who, id: a.id, mimeType: a.mimeType, size: a.size, server, tool },
+          'artifact created',
+        );
     }),
     events.on('artifactRead', ({ who, via, record, bytes }) => {
       const event = via === 'download' ? 'artifact.downloaded' : 'artifact.read';
-      audit.info({ event, via, who, id: record.id, mimeType: record.mimeType, size: record.size, bytes }, via === 'download' ? 'artifact downloaded' : 'artifact read');
+      audit.info(
+        { event, via, who, id: record.id, mimeType: record.mimeType, size: record.size, bytes },
+        via === 'download' ? 'artifact downloaded' : 'artifact read',
+      );
     }),
   ];
   return () => offs.forEach((off) => off());

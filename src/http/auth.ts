@@ -13,7 +13,8 @@ export function configuredTokens(auth: AuthOptions, env: NodeJS.ProcessEnv = pro
   const tokens = [...auth.tokens];
   const fromEnv = env[TOKEN_ENV];
   if (fromEnv) {
-    if (fromEnv.length < MIN_TOKEN_CHARS) throw new Error(`${TOKEN_ENV} must be at least ${MIN_TOKEN_CHARS} characters long`);
+    if (fromEnv.length < MIN_TOKEN_CHARS)
+      throw new Error(`${TOKEN_ENV} must be at least ${MIN_TOKEN_CHARS} characters long`);
     tokens.push({ name: ENV_TOKEN_NAME, token: fromEnv });
   }
   const names = new Set<string>();
@@ -78,6 +79,10 @@ export const ANONYMOUS = 'anonymous';
 
 export function refuseUnauthenticated(res: ServerResponse): void {
   res
-    .writeHead(401, { 'content-type': 'application/json', 'www-authenticate': `Bearer realm="${REALM}"`, 'cache-control': 'no-store' })
+    .writeHead(401, {
+      'content-type': 'application/json',
+      'www-authenticate': `Bearer realm="${REALM}"`,
+      'cache-control': 'no-store',
+    })
     .end(JSON.stringify({ error: 'unauthorized: send Authorization: Bearer <token>' }));
 }

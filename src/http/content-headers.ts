@@ -11,7 +11,13 @@ export const ARTIFACT_CSP = "sandbox; default-src 'none'; img-src data:; style-s
  * scripts, PDF, unknown types) is served as an attachment: the browser saves it instead of
  * rendering it in our origin. PDF is here because Chrome's viewer refuses a sandboxed document.
  */
-const INLINE_TYPES = [/^image\/(png|jpeg|gif|webp|avif|bmp)$/, /^audio\//, /^video\//, /^text\/plain$/, /^application\/json$/];
+const INLINE_TYPES = [
+  /^image\/(png|jpeg|gif|webp|avif|bmp)$/,
+  /^audio\//,
+  /^video\//,
+  /^text\/plain$/,
+  /^application\/json$/,
+];
 
 export function servedInline(mimeType: string): boolean {
   const essence = mimeType.split(';')[0]!.trim().toLowerCase();
@@ -21,7 +27,7 @@ export function servedInline(mimeType: string): boolean {
 /** What the download is called: the upstream's filename when it gave one, else the stored name. */
 export function downloadName(record: Pick<ArtifactRecord, 'filename' | 'id'>): string {
   const raw = record.filename || record.id.split('/').pop() || 'artifact';
-  // The store sanitised it already; these are the characters that matter in a header, checked again.
+  // The store sanitized it already; these are the characters that matter in a header, checked again.
   // eslint-disable-next-line no-control-regex
   const clean = raw.replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069/\\]/g, '_').trim();
   return clean.replace(/^\.+/, '_') || 'artifact';
@@ -33,6 +39,9 @@ export function downloadName(record: Pick<ArtifactRecord, 'filename' | 'id'>): s
  */
 export function contentDisposition(filename: string, inline: boolean): string {
   const ascii = filename.replace(/[^\x20-\x7e]|["\\%;]/g, '_');
-  const encoded = encodeURIComponent(filename).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  const encoded = encodeURIComponent(filename).replace(
+    /['()*]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
   return `${inline ? 'inline' : 'attachment'}; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }

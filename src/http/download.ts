@@ -47,7 +47,12 @@ function matches(header: string | undefined, etag: string): boolean {
  * Sends an artifact's bytes with the headers a browser needs to handle them safely; resolves to
  * the number of body bytes sent.
  */
-export async function sendArtifact(req: IncomingMessage, res: ServerResponse, store: ArtifactStore, record: ArtifactRecord): Promise<number> {
+export async function sendArtifact(
+  req: IncomingMessage,
+  res: ServerResponse,
+  store: ArtifactStore,
+  record: ArtifactRecord,
+): Promise<number> {
   const etag = etagOf(record);
   const inline = servedInline(record.mimeType);
   const headers: Record<string, string | number> = {

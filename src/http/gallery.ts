@@ -26,7 +26,8 @@ const escape = (text: string): string =>
 
 function options(values: string[], selected: string | undefined, all: string): string {
   const items = [`<option value="">${all}</option>`];
-  for (const value of values) items.push(`<option${value === selected ? ' selected' : ''} value="${escape(value)}">${escape(value)}</option>`);
+  for (const value of values)
+    items.push(`<option${value === selected ? ' selected' : ''} value="${escape(value)}">${escape(value)}</option>`);
   return items.join('');
 }
 
@@ -35,7 +36,8 @@ function card(record: ArtifactRecord, href: string): string {
   const preview = THUMBNAIL_TYPES.test(record.mimeType)
     ? `<img loading="lazy" src="${escape(href)}" alt="${escape(name)}">`
     : `<span class="type">${escape(record.mimeType.split('/')[1]?.slice(0, 12) ?? 'file')}</span>`;
-  const dimensions = typeof record.facts.width === 'number' ? ` · ${record.facts.width}×${String(record.facts.height)}` : '';
+  const dimensions =
+    typeof record.facts.width === 'number' ? ` · ${record.facts.width}×${String(record.facts.height)}` : '';
   return `<li class="artifact" data-id="${escape(record.id)}">
 <a class="preview" href="${escape(href)}">${preview}</a>
 <div class="name" title="${escape(name)}">${escape(name)}</div>
@@ -68,8 +70,12 @@ ul{list-style:none;margin:0;padding:0;display:grid;grid-template-columns:repeat(
 export function galleryHtml(page: GalleryPage): string {
   const { records, filter, access } = page;
   const servers = [...new Set(records.map((r) => r.server))].sort();
-  const tools = [...new Set(records.filter((r) => !filter.server || r.server === filter.server).map((r) => r.tool))].sort();
-  const shown = records.filter((r) => (!filter.server || r.server === filter.server) && (!filter.tool || r.tool === filter.tool)).slice(0, MAX_SHOWN);
+  const tools = [
+    ...new Set(records.filter((r) => !filter.server || r.server === filter.server).map((r) => r.tool)),
+  ].sort();
+  const shown = records
+    .filter((r) => (!filter.server || r.server === filter.server) && (!filter.tool || r.tool === filter.tool))
+    .slice(0, MAX_SHOWN);
   const hidden = Object.entries(access)
     .map(([name, value]) => `<input type="hidden" name="${escape(name)}" value="${escape(value)}">`)
     .join('');

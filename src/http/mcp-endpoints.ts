@@ -53,7 +53,8 @@ export class McpEndpoints {
     const sessionId = header(req, 'mcp-session-id');
     if (req.method !== 'POST') {
       const found = sessionId ? this.find(sessionId, token) : undefined;
-      if (!found) return rpcError(res, sessionId ? 404 : 400, sessionId ? 'Session not found' : 'Missing mcp-session-id header');
+      if (!found)
+        return rpcError(res, sessionId ? 404 : 400, sessionId ? 'Session not found' : 'Missing mcp-session-id header');
       return (found.transport as StreamableHTTPServerTransport).handleRequest(req, res);
     }
     const body = await this.readJson(req, res);
@@ -63,7 +64,8 @@ export class McpEndpoints {
     res.once('close', () => this.openPosts.delete(res));
     if (sessionId) {
       const found = this.find(sessionId, token);
-      if (!found || !(found.transport instanceof StreamableHTTPServerTransport)) return rpcError(res, 404, 'Session not found');
+      if (!found || !(found.transport instanceof StreamableHTTPServerTransport))
+        return rpcError(res, 404, 'Session not found');
       return found.transport.handleRequest(req, res, body);
     }
     const messages = Array.isArray(body) ? body : [body];

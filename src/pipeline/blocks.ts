@@ -21,7 +21,8 @@ export function isNote(block: ContentBlock): boolean {
  * original: with `restore`, sending it back puts them back; otherwise it is not the original.
  */
 export function standInNote(count: number, argumentRefs: ArgumentRefs): TextContent {
-  const what = count === 1 ? '1 embedded payload in the text above is' : `${count} embedded payloads in the text above are`;
+  const what =
+    count === 1 ? '1 embedded payload in the text above is' : `${count} embedded payloads in the text above are`;
   return note(
     argumentRefs === 'restore'
       ? `[mcp-offload: ${what} shown as an artifact:// stand-in; sent back through mcp-offload in a tool call, edited or not, the text gets the originals back byte for byte]`
@@ -83,7 +84,11 @@ export function failureNote(what: string, message: string): ContentBlock {
  * What to tell the model when a payload was not stored: why it could not be (it stays inline), that it
  * was not the data it looked like (when the layer has words for that), or nothing (a dry run).
  */
-export function outcomeNote(outcome: Exclude<SaveOutcome, { ok: true }>, what: string, invalidNote?: string): string | undefined {
+export function outcomeNote(
+  outcome: Exclude<SaveOutcome, { ok: true }>,
+  what: string,
+  invalidNote?: string,
+): string | undefined {
   if (outcome.ok === false) return failureText(what, outcome.message);
   return outcome.ok === 'invalid' ? invalidNote : undefined;
 }

@@ -18,7 +18,13 @@ import type { Layer, Result } from './types.js';
  * 4. binary hidden in strings: what is left of JSON and text is searched for payloads;
  * 5. the size net last: it sees only the text the others left, so no payload is stored twice.
  */
-const RESULT_LAYERS: readonly Layer[] = [transformLayer, fieldRulesLayer, typedContentLayer, binaryStringsLayer, sizeLimitLayer];
+const RESULT_LAYERS: readonly Layer[] = [
+  transformLayer,
+  fieldRulesLayer,
+  typedContentLayer,
+  binaryStringsLayer,
+  sizeLimitLayer,
+];
 
 /** Error results stay inline, so the model sees what went wrong; only a huge one is cut. */
 const ERROR_LAYERS: readonly Layer[] = [errorLimitLayer];

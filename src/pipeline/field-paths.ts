@@ -7,7 +7,13 @@ import type { JsonPath } from './json-docs.js';
  */
 export function resolveFieldPath(doc: unknown, path: string): JsonPath[] {
   if (path.startsWith('$')) {
-    const pointers = JSONPath({ path, json: doc as object, resultType: 'pointer', wrap: true, eval: 'safe' }) as string[];
+    const pointers = JSONPath({
+      path,
+      json: doc as object,
+      resultType: 'pointer',
+      wrap: true,
+      eval: 'safe',
+    }) as string[];
     return pointers.map(fromPointer);
   }
   const segments: JsonPath = path.split('.').map((s) => (/^\d+$/.test(s) ? Number(s) : s));

@@ -2,7 +2,14 @@ import type { ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import { setAtPath } from './detect/walk.js';
 import { announce, note, outcomeNote, rewrittenText, standInNote } from './blocks.js';
 import { hasInlaidMarker, isBlobMarker, stringLength } from '../transports/blobs.js';
-import { confirmJsonText, literalRange, parseJsonText, parseJsonTextUnconfirmed, type JsonPath, type LiteralRange } from './json-text.js';
+import {
+  confirmJsonText,
+  literalRange,
+  parseJsonText,
+  parseJsonTextUnconfirmed,
+  type JsonPath,
+  type LiteralRange,
+} from './json-text.js';
 import { isReference, referenceTo } from './reference.js';
 import { isBinaryData } from './detect/abp-shapes.js';
 import type { Extraction, LayerContext, Payload, Result, SaveOutcome, WrittenLiteral } from './types.js';
@@ -28,13 +35,13 @@ export type DocRewriter = (doc: unknown, source: string, run: LayerContext) => P
 /**
  * Runs a rewriter over every JSON document of a result: `structuredContent`, and each text block
  * that holds a JSON object or array. A rewritten text block stays valid JSON; the summaries of
- * what was taken out follow it. Nothing is re-serialised unless something in it changed.
+ * what was taken out follow it. Nothing is re-serialized unless something in it changed.
  */
 export async function rewriteJsonDocuments(result: Result, run: LayerContext, rewriter: DocRewriter): Promise<Result> {
   let changed = false;
   let next: Result = result;
 
-  // Text blocks first, so an artifact shared with structuredContent is summarised next to its JSON.
+  // Text blocks first, so an artifact shared with structuredContent is summarized next to its JSON.
   if (Array.isArray(result.content)) {
     const content: ContentBlock[] = [];
     for (const [index, block] of result.content.entries()) {
@@ -57,7 +64,12 @@ export async function rewriteJsonDocuments(result: Result, run: LayerContext, re
       }
       for (const extraction of rewrite.extractions) content.push(...announce(extraction, run.announced, false));
       for (const text of rewrite.notes) content.push(note(text));
-      if (rewrite.replacements.length || rewrite.extractions.length || rewrite.notes.length || rewrite.replacesDocument) {
+      if (
+        rewrite.replacements.length ||
+        rewrite.extractions.length ||
+        rewrite.notes.length ||
+        rewrite.replacesDocument
+      ) {
         changed = true;
       }
     }
@@ -70,8 +82,14 @@ export async function rewriteJsonDocuments(result: Result, run: LayerContext, re
     for (const extraction of rewrite.extractions) trailing.push(...announce(extraction, run.announced, false));
     for (const text of rewrite.notes) trailing.push(note(text));
     if (rewrite.replacements.length) {
-      const replacements = run.settings.jsonPayloads === 'in-place' ? inDeclaredTypes(result.structuredContent, rewrite.replacements) : rewrite.replacements;
-      next = { ...next, structuredContent: applyReplacements(result.structuredContent, replacements) as Result['structuredContent'] };
+      const replacements =
+        run.settings.jsonPayloads === 'in-place'
+          ? inDeclaredTypes(result.structuredContent, rewrite.replacements)
+          : rewrite.replacements;
+      next = {
+        ...next,
+        structuredContent: applyReplacements(result.structuredContent, replacements) as Result['structuredContent'],
+      };
       changed = true;
     }
     if (trailing.length) {
@@ -89,7 +107,9 @@ const NOT_JSON: SaveOutcome = { ok: false, message: 'the text is not JSON' };
  * is JSON, which is confirmed (at the cost of a pass over its long literals) only when it matters.
  */
 function onlyIfJson(run: LayerContext, doc: unknown): LayerContext {
-  return Object.create(run, { save: { value: async (payload: Payload) => (confirmJsonText(doc) ? run.save(payload) : NOT_JSON) } }) as LayerContext;
+  return Object.create(run, {
+    save: { value: async (payload: Payload) => (confirmJsonText(doc) ? run.save(payload) : NOT_JSON) },
+  }) as LayerContext;
 }
 
 /**
@@ -106,7 +126,8 @@ async function rewriteText(
   run: LayerContext,
 ): Promise<{ text: string; standIns: number }> {
   const ranges = new Map<JsonPath, LiteralRange | undefined>();
-  for (const { path } of replacements) ranges.set(path, literalRange(doc, path) ?? findLiteral(text, valueAt(doc, path)));
+  for (const { path } of replacements)
+    ranges.set(path, literalRange(doc, path) ?? findLiteral(text, valueAt(doc, path)));
   const unplaced = replacements.filter(({ path }) => !ranges.get(path)).map(({ path }) => path);
   if (unplaced.length) {
     const located = locateStrings(text, unplaced);
@@ -153,12 +174,13 @@ async function withRecordedLiteral(
 }
 
 /** Characters JSON.stringify would escape: a string without them is written as is between quotes. */
+// eslint-disable-next-line no-control-regex -- control characters are what JSON escapes
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /**
  * Where the JSON literal of `original` stands in `text`, if it is there exactly once, written
  * without escapes (or, for a marker, as the cutter inlaid it); else undefined. Found by a short head
- * and checked in place, so a payload of tens of megabytes is neither serialised again nor searched
+ * and checked in place, so a payload of tens of megabytes is neither serialized again nor searched
  * for as a whole.
  */
 function findLiteral(text: string, original: unknown): LiteralRange | undefined {
@@ -166,7 +188,8 @@ function findLiteral(text: string, original: unknown): LiteralRange | undefined 
   if (typeof original !== 'string' || original.length < 32 || NEEDS_ESCAPE.test(original)) return undefined;
   const head = `"${original.slice(0, 64)}`;
   const start = text.indexOf(head);
-  if (start === -1 || !text.startsWith(original, start + 1) || text[start + 1 + original.length] !== '"') return undefined;
+  if (start === -1 || !text.startsWith(original, start + 1) || text[start + 1 + original.length] !== '"')
+    return undefined;
   return text.indexOf(head, start + 1) === -1 ? { start, end: start + original.length + 2 } : undefined;
 }
 
@@ -240,7 +263,9 @@ export function walkJson(root: unknown, visit: (node: unknown, path: JsonPath) =
   while (stack.length) {
     const { node, path } = stack.pop()!;
     if (visit(node, path) === false || typeof node !== 'object' || node === null) continue;
-    const entries: [string | number, unknown][] = Array.isArray(node) ? node.map((v, i) => [i, v]) : Object.entries(node);
+    const entries: [string | number, unknown][] = Array.isArray(node)
+      ? node.map((v, i) => [i, v])
+      : Object.entries(node);
     for (let i = entries.length - 1; i >= 0; i--) stack.push({ node: entries[i][1], path: [...path, entries[i][0]] });
   }
 }
@@ -249,7 +274,9 @@ export function walkJson(root: unknown, visit: (node: unknown, path: JsonPath) =
 export function parentOf(root: unknown, path: JsonPath): Record<string, unknown> | undefined {
   let node: unknown = root;
   for (const key of path.slice(0, -1)) node = (node as Record<string | number, unknown>)?.[key];
-  return typeof node === 'object' && node !== null && !Array.isArray(node) ? (node as Record<string, unknown>) : undefined;
+  return typeof node === 'object' && node !== null && !Array.isArray(node)
+    ? (node as Record<string, unknown>)
+    : undefined;
 }
 
 /** Small sibling values of the node at `path`: what a summary shows as `Metadata:`. */
@@ -261,8 +288,13 @@ export function siblingMetadata(root: unknown, path: JsonPath): Record<string, u
   for (const [name, value] of Object.entries(parent)) {
     if (name === key) continue;
     if (typeof value === 'string' && stringLength(value) > 200) continue;
-    // A marker in an object stands for a long string: serialised, it is inlaid.
-    if (typeof value === 'object' && value !== null && (JSON.stringify(value).length > 200 || hasInlaidMarker(JSON.stringify(value)))) continue;
+    // A marker in an object stands for a long string: serialized, it is inlaid.
+    if (
+      typeof value === 'object' &&
+      value !== null &&
+      (JSON.stringify(value).length > 200 || hasInlaidMarker(JSON.stringify(value)))
+    )
+      continue;
     metadata[name] = value;
   }
   return Object.keys(metadata).length ? metadata : undefined;

@@ -9,7 +9,14 @@ export function locateStrings(text: string, paths: readonly JsonPath[]): Map<str
   const wanted = new Set(paths.map(pathKey));
   const found = new Map<string, LiteralRange>();
   visit(text, {
-    onLiteralValue: (value: unknown, offset: number, length: number, _line: number, _column: number, pathOf: () => JsonPath) => {
+    onLiteralValue: (
+      value: unknown,
+      offset: number,
+      length: number,
+      _line: number,
+      _column: number,
+      pathOf: () => JsonPath,
+    ) => {
       if (typeof value !== 'string') return;
       const key = pathKey(pathOf());
       if (wanted.has(key)) found.set(key, { start: offset, end: offset + length });
@@ -46,14 +53,22 @@ export function findReferences(text: string): ReferenceInText[] {
     onArrayBegin: () => {
       if (stack.length) stack[stack.length - 1]!.flat = false;
     },
-    onLiteralValue: (value: unknown, _offset: number, _length: number, _line: number, _column: number, pathOf: () => JsonPath) => {
+    onLiteralValue: (
+      value: unknown,
+      _offset: number,
+      _length: number,
+      _line: number,
+      _column: number,
+      pathOf: () => JsonPath,
+    ) => {
       const top = stack[stack.length - 1];
       if (top && typeof value === 'string' && pathOf().at(-1) === '$artifact') top.uri = value;
     },
     onObjectEnd: (offset: number, length: number) => {
       const object = stack.pop();
       if (!object || object.uri === undefined || !object.flat) return;
-      if (object.keys.every((key) => REFERENCE_KEYS.has(key))) found.push({ start: object.start, end: offset + length, uri: object.uri });
+      if (object.keys.every((key) => REFERENCE_KEYS.has(key)))
+        found.push({ start: object.start, end: offset + length, uri: object.uri });
     },
   });
   return found;

@@ -26,6 +26,7 @@ export const LONG_LITERAL_CHARS = 64 * 1024;
 const PLACEHOLDER = `\u0000mcp-offload-literal-${randomBytes(8).toString('hex')}:`;
 const PLACEHOLDER_JSON = JSON.stringify(PLACEHOLDER).slice(1, -1);
 /** A raw control character makes a JSON string literal invalid. */
+// eslint-disable-next-line no-control-regex -- a raw control character is what this looks for
 const CONTROL = /[\u0000-\u001f]/;
 const WHITESPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);
 
@@ -88,7 +89,8 @@ export function confirmJsonText(doc: unknown): boolean {
   if (literals.valid === undefined) {
     literals.valid = true;
     for (const literal of literals.all) {
-      if (!literal.checked && CONTROL.test(literals.text.slice(literal.start + 1, literal.end - 1))) literals.valid = false;
+      if (!literal.checked && CONTROL.test(literals.text.slice(literal.start + 1, literal.end - 1)))
+        literals.valid = false;
       literal.checked = true;
     }
   }

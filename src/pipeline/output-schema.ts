@@ -9,7 +9,18 @@ const REFERENCE_DEF_SCHEMA = { type: 'object', required: ['$artifact'] };
 const REFERENCE_REF = { $ref: `#/$defs/${REFERENCE_DEF}` };
 
 /** Keys that hold subschemas, one or a list or a map of them. */
-const ONE = ['items', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedItems', 'unevaluatedProperties'];
+const ONE = [
+  'items',
+  'additionalProperties',
+  'not',
+  'if',
+  'then',
+  'else',
+  'contains',
+  'propertyNames',
+  'unevaluatedItems',
+  'unevaluatedProperties',
+];
 const LIST = ['anyOf', 'oneOf', 'allOf', 'prefixItems', 'items'];
 const MAP = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'];
 /** Kept at the root when the rest moves into anyOf: `$ref`s point at them from the root. */
@@ -62,7 +73,10 @@ function walk(node: unknown, fieldNames: Set<string>, fileMode: boolean, propert
   for (const key of MAP) {
     const map = schema[key];
     if (!isSchema(map)) continue;
-    const entries = Object.entries(map).map(([name, s]) => [name, walk(s, fieldNames, fileMode, key === 'properties' ? name : undefined)]);
+    const entries = Object.entries(map).map(([name, s]) => [
+      name,
+      walk(s, fieldNames, fileMode, key === 'properties' ? name : undefined),
+    ]);
     if (entries.some(([name, s]) => s !== map[name as string])) set(key, Object.fromEntries(entries));
   }
   const named = propertyName !== undefined && fieldNames.has(propertyName);
@@ -91,7 +105,9 @@ function canGrowWithoutStrings(node: unknown): boolean {
   const objectLike = types.includes('object') || schema.properties !== undefined;
   if (objectLike && schema.additionalProperties !== false && schema.unevaluatedProperties !== false) return true;
   if (schema.patternProperties !== undefined) return true;
-  return Object.entries(schema).some(([key, value]) => key !== 'enum' && key !== 'const' && key !== 'examples' && canGrowWithoutStrings(value));
+  return Object.entries(schema).some(
+    ([key, value]) => key !== 'enum' && key !== 'const' && key !== 'examples' && canGrowWithoutStrings(value),
+  );
 }
 
 function isSchema(value: unknown): value is Schema {

@@ -55,7 +55,8 @@ function materialize(result: Result, keepInlaid: boolean): Result {
   const restoredRest = restoreBlobs(rest, { release: false });
   let changed = restoredRest !== rest;
   const blocks = (content ?? []).map((block) => {
-    if (block.type === 'image' || block.type === 'audio' || (block.type === 'resource' && 'blob' in block.resource)) return block;
+    if (block.type === 'image' || block.type === 'audio' || (block.type === 'resource' && 'blob' in block.resource))
+      return block;
     const restored = restoreBlobs(block, { keepInlaid: keepInlaid && block.type === 'text', release: false });
     if (restored !== block) changed = true;
     return restored;

@@ -36,5 +36,7 @@ export const REFERENCE_SCHEMA = {
 } as const;
 
 export function isReference(value: unknown): value is ArtifactReference {
-  return typeof value === 'object' && value !== null && typeof (value as { $artifact?: unknown }).$artifact === 'string';
+  return (
+    typeof value === 'object' && value !== null && typeof (value as { $artifact?: unknown }).$artifact === 'string'
+  );
 }

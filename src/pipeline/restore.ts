@@ -106,9 +106,12 @@ class Restorer {
     try {
       literal = await this.store.literal(record, kind, n);
     } catch (error) {
-      throw new UnrestorableArgument(`${uri} could not be put back (${error instanceof Error ? error.message : String(error)}); the call was not sent.`);
+      throw new UnrestorableArgument(
+        `${uri} could not be put back (${error instanceof Error ? error.message : String(error)}); the call was not sent.`,
+      );
     }
-    if (literal === undefined) throw new UnrestorableArgument(`${uri} names no payload mcp-offload replaced; the call was not sent.`);
+    if (literal === undefined)
+      throw new UnrestorableArgument(`${uri} names no payload mcp-offload replaced; the call was not sent.`);
     return literal;
   }
 }

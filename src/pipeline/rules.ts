@@ -1,6 +1,12 @@
 import picomatch from 'picomatch';
 import type { Config } from '../config/types.js';
-import { DEFAULT_PIPELINE, effectiveSettings, type PipelinePatch, type PipelineSettings, type RuleConfig } from './settings.js';
+import {
+  DEFAULT_PIPELINE,
+  effectiveSettings,
+  type PipelinePatch,
+  type PipelineSettings,
+  type RuleConfig,
+} from './settings.js';
 
 interface CompiledRule {
   matchesServer: (name: string) => boolean;
@@ -33,7 +39,10 @@ export class RuleBook {
     this.global = config.pipeline;
     for (const server of config.servers) {
       const preset = presets[server.name];
-      this.serverPatches.set(server.name, { presets: preset ? [preset] : [], own: server.pipeline ? [server.pipeline] : [] });
+      this.serverPatches.set(server.name, {
+        presets: preset ? [preset] : [],
+        own: server.pipeline ? [server.pipeline] : [],
+      });
     }
     const compile = (rule: RuleConfig): CompiledRule => ({
       matchesServer: picomatch(rule.server),
@@ -52,7 +61,12 @@ export class RuleBook {
       const level = this.serverPatches.get(server);
       const tools = Object.hasOwn(this.toolPresets, server) ? this.toolPresets[server]! : {};
       const toolPreset = Object.hasOwn(tools, tool) ? tools[tool] : undefined;
-      const patches = [this.global, ...(level?.presets ?? []), ...(toolPreset ? [toolPreset] : []), ...(level?.own ?? [])];
+      const patches = [
+        this.global,
+        ...(level?.presets ?? []),
+        ...(toolPreset ? [toolPreset] : []),
+        ...(level?.own ?? []),
+      ];
       for (const rule of this.rules) {
         if (rule.matchesServer(server) && (!rule.matchesTool || rule.matchesTool(tool))) patches.push(rule.settings);
       }

@@ -63,7 +63,10 @@ export class PipelineRun implements LayerContext {
       const n = await this.store.addLiteral(record.id, kind, form);
       return n === 1 ? record.uri : `${record.uri}#${n}`;
     } catch (error) {
-      this.log.warn({ uri: record.uri, err: error instanceof Error ? error.message : String(error) }, 'could not record how a payload was written; it stays in place');
+      this.log.warn(
+        { uri: record.uri, err: error instanceof Error ? error.message : String(error) },
+        'could not record how a payload was written; it stays in place',
+      );
       return undefined;
     }
   }
@@ -74,13 +77,18 @@ export class PipelineRun implements LayerContext {
       if ('pieces' in data && !isValid(data.pieces)) return { ok: 'invalid' };
       const size = dataSize(data);
       // The logger already names the server and the tool.
-      this.log.info({ source: payload.source, mimeType: payload.mimeType, size }, `dry run: would store ${humanSize(size)} from ${payload.source}`);
+      this.log.info(
+        { source: payload.source, mimeType: payload.mimeType, size },
+        `dry run: would store ${humanSize(size)} from ${payload.source}`,
+      );
       return { ok: 'dry-run' };
     }
     try {
       const factsType = payload.mimeType ?? 'application/octet-stream';
       const record = await this.store.put({
-        ...('pieces' in data ? { data, watch: factsWatcher(factsType) } : { data, facts: await factsFor(data.bytes, factsType) }),
+        ...('pieces' in data
+          ? { data, watch: factsWatcher(factsType) }
+          : { data, facts: await factsFor(data.bytes, factsType) }),
         mimeType: payload.mimeType,
         server: this.call.server,
         tool: this.call.tool,
@@ -93,7 +101,9 @@ export class PipelineRun implements LayerContext {
         alsoFoundAt(known, payload.source);
         return { ok: true, extraction: known };
       }
-      const link = this.call.links ? { url: this.call.links.urlFor(record), hidePath: !this.call.links.showPath } : undefined;
+      const link = this.call.links
+        ? { url: this.call.links.urlFor(record), hidePath: !this.call.links.showPath }
+        : undefined;
       const summary = summaryText({
         path: record.path,
         uri: record.uri,
@@ -111,7 +121,8 @@ export class PipelineRun implements LayerContext {
       return { ok: true, extraction };
     } catch (error) {
       // Decoded as they are stored, pieces can still turn out not to be base64: the layer says so.
-      if ('pieces' in data && error instanceof ArtifactStoreError && error.reason === 'invalid-data') return { ok: 'invalid' };
+      if ('pieces' in data && error instanceof ArtifactStoreError && error.reason === 'invalid-data')
+        return { ok: 'invalid' };
       const message = error instanceof ArtifactStoreError || error instanceof Error ? error.message : String(error);
       this.log.warn({ source: payload.source, err: message }, 'could not store a payload');
       return { ok: false, message };

@@ -9,7 +9,11 @@ export function textMimeType(text: string): string {
 }
 
 function looksLikeCsv(text: string): boolean {
-  const lines = text.slice(0, 20_000).split('\n', 12).filter((l) => l.trim()).slice(0, 10);
+  const lines = text
+    .slice(0, 20_000)
+    .split('\n', 12)
+    .filter((l) => l.trim())
+    .slice(0, 10);
   if (lines.length < 3) return false;
   const commas = lines.map((l) => (l.match(/,/g) ?? []).length);
   return commas[0] > 0 && commas.every((n) => n === commas[0]);
@@ -17,5 +21,7 @@ function looksLikeCsv(text: string): boolean {
 
 function looksLikeMarkdown(text: string): boolean {
   const head = text.slice(0, 20_000);
-  return /^#{1,6} \S/m.test(head) || /^```/m.test(head) || /^\s*[-*] \[[ x]\] /m.test(head) || /\]\(https?:\/\//.test(head);
+  return (
+    /^#{1,6} \S/m.test(head) || /^```/m.test(head) || /^\s*[-*] \[[ x]\] /m.test(head) || /\]\(https?:\/\//.test(head)
+  );
 }

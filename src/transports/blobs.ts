@@ -72,7 +72,11 @@ export function blobIncludes(marker: string, needle: string): boolean {
   for (const [i, segment] of segments.entries()) {
     if (segment.includes(bytes)) return true;
     const next = segments[i + 1];
-    if (next && Buffer.concat([segment.subarray(-bytes.length + 1), next.subarray(0, bytes.length - 1)]).includes(bytes)) return true;
+    if (
+      next &&
+      Buffer.concat([segment.subarray(-bytes.length + 1), next.subarray(0, bytes.length - 1)]).includes(bytes)
+    )
+      return true;
   }
   return false;
 }

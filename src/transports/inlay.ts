@@ -65,7 +65,11 @@ class Parts {
     if (offset < 0 || offset >= this.length) return -1;
     const i = this.current;
     if (offset >= this.starts[i] && offset < this.starts[i] + this.parts[i].length) return i;
-    if (i + 1 < this.parts.length && offset >= this.starts[i + 1] && offset < this.starts[i + 1] + this.parts[i + 1].length) {
+    if (
+      i + 1 < this.parts.length &&
+      offset >= this.starts[i + 1] &&
+      offset < this.starts[i + 1] + this.parts[i + 1].length
+    ) {
       return (this.current = i + 1);
     }
     let low = 0;
@@ -132,7 +136,8 @@ export function findInlayRuns(parts: readonly Buffer[], minBytes: number): Inlay
       openedAt = escape.end;
     } else if (escape.char === QUOTE) {
       inString = false;
-      if (opened !== -1 && at - opened >= minBytes && isValueEnd(bytes, escape.end)) runs.push({ start: opened, end: at });
+      if (opened !== -1 && at - opened >= minBytes && isValueEnd(bytes, escape.end))
+        runs.push({ start: opened, end: at });
     }
     position = escape.end;
   }
@@ -166,13 +171,18 @@ function isValueEnd(bytes: Parts, from: number): boolean {
     const byte = bytes.byteAt(at);
     if (byte === -1) return true;
     if (byte === 0x20) at++;
-    else if (byte === BACKSLASH && [0x6e, 0x72, 0x74].includes(bytes.byteAt(at + 1))) at += 2; // \n \r \t
+    else if (byte === BACKSLASH && [0x6e, 0x72, 0x74].includes(bytes.byteAt(at + 1)))
+      at += 2; // \n \r \t
     else return byte === 0x2c || byte === 0x7d || byte === 0x5d;
   }
 }
 
 /** The bytes of each run, and the literal's content with each run replaced by what `replace` gives. */
-export function inlay(parts: readonly Buffer[], runs: readonly InlayRun[], replace: (run: Buffer[], length: number) => Buffer): Buffer[] {
+export function inlay(
+  parts: readonly Buffer[],
+  runs: readonly InlayRun[],
+  replace: (run: Buffer[], length: number) => Buffer,
+): Buffer[] {
   const bytes = new Parts(parts);
   const out: Buffer[] = [];
   let last = 0;

@@ -92,10 +92,15 @@ export class JsonLineReader {
 }
 
 function isJsonRpc(value: unknown): value is JSONRPCMessage {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && (value as { jsonrpc?: unknown }).jsonrpc === '2.0';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    (value as { jsonrpc?: unknown }).jsonrpc === '2.0'
+  );
 }
 
-/** Serialises one message as a line. */
+/** Serializes one message as a line. */
 export function toLine(message: JSONRPCMessage): string {
   return JSON.stringify(message) + '\n';
 }

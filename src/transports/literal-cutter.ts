@@ -8,8 +8,8 @@ const QUOTE = Buffer.from('"');
  * the stream as they arrive. A literal that spans chunks is held back as the chunks themselves (no
  * copy); once it closes, a long one without escapes is kept as a blob (see blobs.ts) and a short
  * marker string goes on in its place; in a long one with escapes, the long strings of the JSON it
- * carries are kept as blobs with their markers inlaid (inlay.ts); any other is passed on as it was. The line reader therefore
- * never joins the payload's bytes into one buffer, and JSON.parse never sees them.
+ * carries are kept as blobs with their markers inlaid (inlay.ts); any other is passed on as it was. The line
+ * reader therefore never joins the payload's bytes into one buffer, and JSON.parse never sees them.
  *
  * Newlines cannot occur inside a JSON string, so a newline outside one ends the message and resets
  * the state; the output is valid JSON exactly when the input is.

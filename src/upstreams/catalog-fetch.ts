@@ -56,9 +56,13 @@ async function listAll(client: Client, method: string, key: string, timeout: num
   const seen = new Set<string>();
   let cursor: string | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
-    const result = await client.request({ method, params: cursor === undefined ? {} : { cursor } } as never, ResultSchema, {
-      timeout,
-    });
+    const result = await client.request(
+      { method, params: cursor === undefined ? {} : { cursor } } as never,
+      ResultSchema,
+      {
+        timeout,
+      },
+    );
     const list = (result as Record<string, unknown>)[key];
     if (Array.isArray(list)) items.push(...list);
     cursor = typeof result.nextCursor === 'string' ? result.nextCursor : undefined;

@@ -45,6 +45,7 @@ export async function connectClient(
     } catch (sseError) {
       throw new Error(
         `could not connect to ${config.url}: Streamable HTTP failed (${message(error)}) and SSE failed (${message(sseError)})`,
+        { cause: sseError },
       );
     }
   }

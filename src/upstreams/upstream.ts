@@ -139,7 +139,11 @@ export class Upstream {
    * The timeout restarts whenever the upstream reports progress; when it runs out, or the client
    * cancels, the upstream is told with notifications/cancelled.
    */
-  async request(method: string, params: Record<string, unknown> | undefined, options: ForwardOptions = {}): Promise<Result> {
+  async request(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: ForwardOptions = {},
+  ): Promise<Result> {
     const client = await this.ready(method, options.signal);
     const timeout = options.timeoutMs ?? this.config.timeoutMs;
     const abort = new AbortController();
@@ -231,7 +235,10 @@ export class Upstream {
       this.lastError = errorText(error);
       if (error instanceof SpawnError && error.permanent) {
         // A command that does not exist will not exist on the next try either.
-        this.log.error({ err: this.lastError, ...(this.config.source ? { config: where(this.config.source) } : {}) }, `upstream "${this.name}" cannot be started; it is not retried`);
+        this.log.error(
+          { err: this.lastError, ...(this.config.source ? { config: where(this.config.source) } : {}) },
+          `upstream "${this.name}" cannot be started; it is not retried`,
+        );
         this.giveUp();
         return;
       }
@@ -283,13 +290,18 @@ export class Upstream {
     this.config.nameFromServerInfo = false;
     const name = serverName === undefined ? undefined : nameFromPackage(serverName);
     if (name === undefined || name === this.config.name) return;
-    this.log.info(`upstream "${this.config.name}" is called "${name}" from now on (its serverInfo.name is "${serverName}")`);
+    this.log.info(
+      `upstream "${this.config.name}" is called "${name}" from now on (its serverInfo.name is "${serverName}")`,
+    );
     this.config.name = name;
     this.namedLog = this.baseLog.child({ server: name });
   }
 
   private makeClient(): Client {
-    const client = new Client({ name: 'mcp-offload', version: VERSION }, { capabilities: UPSTREAM_CLIENT_CAPABILITIES });
+    const client = new Client(
+      { name: 'mcp-offload', version: VERSION },
+      { capabilities: UPSTREAM_CLIENT_CAPABILITIES },
+    );
     client.fallbackRequestHandler = (request, extra) => this.hooks.serverRequest(this, request, extra);
     client.fallbackNotificationHandler = async (notification) => this.onNotification(notification);
     client.onerror = (error) => this.log.warn({ err: errorText(error) }, 'upstream protocol error');
@@ -316,7 +328,12 @@ export class Upstream {
       const client = this.connection?.client;
       if (!client || !this.capabilities) return;
       try {
-        const fresh = await fetchCatalog(client, this.capabilities, Math.max(this.config.timeoutMs, MIN_CONNECT_TIMEOUT_MS), kinds);
+        const fresh = await fetchCatalog(
+          client,
+          this.capabilities,
+          Math.max(this.config.timeoutMs, MIN_CONNECT_TIMEOUT_MS),
+          kinds,
+        );
         for (const kind of kinds) (this.catalog[kind] as unknown[]) = fresh[kind];
         this.hooks.catalogChanged(this, kinds);
       } catch (error) {
@@ -334,9 +351,9 @@ export class Upstream {
     this.lastError = this.hung
       ? this.hung
       : exit
-      ? `the process exited (${exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`})` +
-        (exit.stderrTail.length ? `; last stderr: ${exit.stderrTail.slice(-3).join(' | ')}` : '')
-      : 'the connection closed';
+        ? `the process exited (${exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`})` +
+          (exit.stderrTail.length ? `; last stderr: ${exit.stderrTail.slice(-3).join(' | ')}` : '')
+        : 'the connection closed';
     this.hung = undefined;
     this.log.warn({ err: this.lastError }, `upstream "${this.name}" went down`);
     if (Date.now() - this.upSince > 10_000) this.schedule.reset();
@@ -381,7 +398,9 @@ export class Upstream {
     if (this.state === 'up' && current) return current;
     const why = `upstream "${this.name}" is not available${this.lastError ? ` (${this.lastError})` : ''}`;
     if (this.state === 'failed' || this.state === 'stopped' || this.config.whenDown === 'error') {
-      throw unavailable(`${why}${this.state === 'down' || this.state === 'connecting' ? '; it is being restarted' : ''}`);
+      throw unavailable(
+        `${why}${this.state === 'down' || this.state === 'connecting' ? '; it is being restarted' : ''}`,
+      );
     }
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {

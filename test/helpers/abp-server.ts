@@ -91,13 +91,22 @@ export async function startAbpServer(): Promise<AbpServer> {
     void (async () => {
       const url = new URL(req.url ?? '/', 'http://127.0.0.1');
       const p = url.pathname;
-      const send = (status: number, type: string, body: string | Buffer, headers: Record<string, string> = {}): void => {
+      const send = (
+        status: number,
+        type: string,
+        body: string | Buffer,
+        headers: Record<string, string> = {},
+      ): void => {
         res.writeHead(status, { 'content-type': type, 'content-length': String(Buffer.byteLength(body)), ...headers });
         res.end(req.method === 'HEAD' ? undefined : body);
       };
       const file = p === '/' ? 'index.html' : p.slice(1);
       if (appFiles.has(file)) {
-        send(200, TYPES[path.extname(file)] ?? 'application/octet-stream', await readFile(path.join(ABP_APP_DIR, file)));
+        send(
+          200,
+          TYPES[path.extname(file)] ?? 'application/octet-stream',
+          await readFile(path.join(ABP_APP_DIR, file)),
+        );
       } else if (p === '/files/sample.png') {
         send(200, 'image/png', SAMPLE_PNG);
       } else if (p === '/files/report.csv') {
@@ -107,7 +116,10 @@ export async function startAbpServer(): Promise<AbpServer> {
         send(200, 'text/csv', REPORT_CSV, disposition);
       } else if (p === '/files/endless.bin') {
         // A download that never finishes: a few bytes, then silence until the client goes away.
-        res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-disposition': 'attachment; filename="endless.bin"' });
+        res.writeHead(200, {
+          'content-type': 'application/octet-stream',
+          'content-disposition': 'attachment; filename="endless.bin"',
+        });
         res.write(Buffer.alloc(1024));
       } else if (p.startsWith('/variants/') && VARIANT_PAGES[p.slice('/variants/'.length)]) {
         send(200, TYPES['.html']!, VARIANT_PAGES[p.slice('/variants/'.length)]!);

@@ -57,7 +57,10 @@ export function browserOptions(overrides: Partial<BrowserOptions> = {}): Browser
   };
 }
 
-export function newSession(overrides: Partial<BrowserOptions> = {}, events: RecordedEvents = recordingEvents()): { session: AbpBrowserSession; events: RecordedEvents } {
+export function newSession(
+  overrides: Partial<BrowserOptions> = {},
+  events: RecordedEvents = recordingEvents(),
+): { session: AbpBrowserSession; events: RecordedEvents } {
   return { session: new AbpBrowserSession(browserOptions(overrides), events, silentLogger), events };
 }
 

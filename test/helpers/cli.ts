@@ -107,7 +107,10 @@ export function startCli(args: string[], extraEnv: Record<string, string> = {}):
     Promise.race([
       exited,
       new Promise<never>((_, reject) => {
-        const t = setTimeout(() => reject(new Error(`cli still running after ${timeoutMs} ms; stderr:\n${err.slice(-2000)}`)), timeoutMs);
+        const t = setTimeout(
+          () => reject(new Error(`cli still running after ${timeoutMs} ms; stderr:\n${err.slice(-2000)}`)),
+          timeoutMs,
+        );
         void exited.then(() => clearTimeout(t));
       }),
     ]);
@@ -187,7 +190,7 @@ export interface LinearConnection {
  */
 export async function connectLinear(args: string[], extraEnv: Record<string, string> = {}): Promise<LinearConnection> {
   const memory = memoryLogger();
-  // A long grace: close() only ends stdin, so a proxy that ignores EOF is caught rather than signalled.
+  // A long grace: close() only ends stdin, so a proxy that ignores EOF is caught rather than signaled.
   const transport = new ProcessTransport({
     command: NODE,
     args: [CLI, ...args],
@@ -212,7 +215,7 @@ export async function connectLinear(args: string[], extraEnv: Record<string, str
     await client.connect(transport);
   } catch (error) {
     await close();
-    throw new Error(`${String(error)}; proxy stderr:\n${memory.text().slice(-2000)}`);
+    throw new Error(`${String(error)}; proxy stderr:\n${memory.text().slice(-2000)}`, { cause: error });
   }
   const proxyStderr = () =>
     memory
@@ -244,6 +247,7 @@ function expectPid(pid: number): void {
 
 export function textOf(result: unknown): string {
   const content = (result as { content?: Array<{ type: string; text?: string }> }).content ?? [];
-  if (content.length !== 1 || content[0]!.type !== 'text') throw new Error(`expected one text block, got ${JSON.stringify(result).slice(0, 300)}`);
+  if (content.length !== 1 || content[0]!.type !== 'text')
+    throw new Error(`expected one text block, got ${JSON.stringify(result).slice(0, 300)}`);
   return content[0]!.text!;
 }

@@ -12,7 +12,9 @@ import { silentLogger } from '../../dist/logger.js';
 
 const [fixture, calls, mb] = process.argv.slice(2);
 const dir = await mkdtemp(join(tmpdir(), 'leak-probe-'));
-const config = defaultConfig([{ ...defaultServerSettings(), kind: 'stdio', name: 'big', command: process.execPath, args: [fixture], env: {} }]);
+const config = defaultConfig([
+  { ...defaultServerSettings(), kind: 'stdio', name: 'big', command: process.execPath, args: [fixture], env: {} },
+]);
 config.artifacts.dir = dir;
 const gateway = new Gateway(config, silentLogger);
 await gateway.start();

@@ -48,7 +48,8 @@ export function links(result: CallToolResult): ResourceLink[] {
 /** The single resource_link of a result (fails the test when there is not exactly one). */
 export function onlyLink(result: CallToolResult): ResourceLink {
   const found = links(result);
-  if (found.length !== 1) throw new Error(`expected one resource_link, got ${found.length}: ${JSON.stringify(result).slice(0, 2000)}`);
+  if (found.length !== 1)
+    throw new Error(`expected one resource_link, got ${found.length}: ${JSON.stringify(result).slice(0, 2000)}`);
   return found[0];
 }
 
@@ -80,7 +81,8 @@ export async function filesIn(dir: string): Promise<string[]> {
     try {
       entries = await readdir(at, { withFileTypes: true });
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR') return;
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR')
+        return;
       throw error;
     }
     for (const entry of entries) {
@@ -98,7 +100,11 @@ export async function filesIn(dir: string): Promise<string[]> {
 }
 
 /** Calls each tool through the proxy and directly, expecting the same result for each. */
-export async function expectSameResults(proxy: Client, direct: Client, calls: [string, Record<string, unknown>][]): Promise<void> {
+export async function expectSameResults(
+  proxy: Client,
+  direct: Client,
+  calls: [string, Record<string, unknown>][],
+): Promise<void> {
   for (const [name, args] of calls) {
     expect({ name, result: await call(proxy, name, args) }).toEqual({ name, result: await call(direct, name, args) });
   }

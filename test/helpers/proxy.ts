@@ -62,7 +62,10 @@ export function testConfig(servers: ServerInput[], options: TestOptions = {}): C
     pipeline: options.pipeline ?? {},
     rules: options.rules ?? [],
     servers: servers.map((s) => {
-      const common = { ...defaultServerSettings(), restart: { ...DEFAULTS.restart, initialDelayMs: 100, maxDelayMs: 1000 } };
+      const common = {
+        ...defaultServerSettings(),
+        restart: { ...DEFAULTS.restart, initialDelayMs: 100, maxDelayMs: 1000 },
+      };
       if ('url' in s) return { ...common, headers: {}, transport: 'auto', ...s, kind: 'http' } as ServerConfig;
       return { ...common, args: [], env: {}, ...s, kind: 'stdio' } as ServerConfig;
     }),
@@ -85,7 +88,10 @@ export async function startProxy(
   await gateway.start();
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await gateway.createSession().connect(serverSide);
-  const client = new Client({ name: 'test-client', version: '1.0.0' }, { capabilities: options.capabilities ?? ALL_CLIENT_CAPABILITIES });
+  const client = new Client(
+    { name: 'test-client', version: '1.0.0' },
+    { capabilities: options.capabilities ?? ALL_CLIENT_CAPABILITIES },
+  );
   options.setup?.(client);
   await client.connect(clientSide);
   return {

@@ -60,9 +60,21 @@ export interface HttpClient {
 
 export const bearer = (token: string): Record<string, string> => ({ authorization: `Bearer ${token}` });
 
-/** An SDK client over Streamable HTTP with the token in every request; `reconnect: false` when the gateway is meant to go away. */
-export async function connectHttp(base: string, token: string, options: { reconnect?: boolean } = {}): Promise<HttpClient> {
-  const reconnectionOptions = { maxRetries: 0, initialReconnectionDelay: 1000, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1 };
+/**
+ * An SDK client over Streamable HTTP with the token in every request; `reconnect: false` when the gateway is meant to
+ * go away.
+ */
+export async function connectHttp(
+  base: string,
+  token: string,
+  options: { reconnect?: boolean } = {},
+): Promise<HttpClient> {
+  const reconnectionOptions = {
+    maxRetries: 0,
+    initialReconnectionDelay: 1000,
+    maxReconnectionDelay: 1000,
+    reconnectionDelayGrowFactor: 1,
+  };
   const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
     requestInit: { headers: bearer(token) },
     ...(options.reconnect === false ? { reconnectionOptions } : {}),
@@ -77,14 +89,21 @@ export async function connectSse(base: string, token: string): Promise<HttpClien
   const transport = new SSEClientTransport(new URL(`${base}/sse`), { requestInit: { headers: bearer(token) } });
   const client = new Client({ name: 'sidecar-sse-test', version: '1.0.0' }, { capabilities: {} });
   await client.connect(transport);
-  return { client, sessionId: (transport as unknown as { _endpoint?: URL })._endpoint?.searchParams.get('sessionId') ?? '', close: () => client.close() };
+  return {
+    client,
+    sessionId: (transport as unknown as { _endpoint?: URL })._endpoint?.searchParams.get('sessionId') ?? '',
+    close: () => client.close(),
+  };
 }
 
 type Block = { type: string; text?: string; uri?: string };
 
 /** The text blocks of a result, joined. */
 export function textsOf(result: unknown): string {
-  return ((result as { content?: Block[] }).content ?? []).filter((b) => b.type === 'text').map((b) => b.text).join('\n');
+  return ((result as { content?: Block[] }).content ?? [])
+    .filter((b) => b.type === 'text')
+    .map((b) => b.text)
+    .join('\n');
 }
 
 /** The artifact:// URIs a result links to. */

@@ -20,7 +20,11 @@ export function filesystemRoot(): string {
 }
 
 /** server-filesystem serving `root`, as a server of testConfig. */
-export const filesystem = (root: string, name = 'filesystem') => ({ name, command: NODE, args: [FILESYSTEM_ENTRY, root] });
+export const filesystem = (root: string, name = 'filesystem') => ({
+  name,
+  command: NODE,
+  args: [FILESYSTEM_ENTRY, root],
+});
 
 /** server-memory keeping its graph in `file`, as a server of testConfig. */
 export const memory = (file: string, name = 'memory') => ({

@@ -27,17 +27,34 @@ describe('mcp-offload --abp', () => {
     app = await startAbpServer();
     const output = join(tmp, 'abp-output');
     // No --artifact-dir and no MCP_OFFLOAD_ARTIFACT_DIR: the seed's variable names the directory.
-    const conn = await connectLinear(['--abp', '--log-level', 'warn'], { MCP_OFFLOAD_ARTIFACT_DIR: '', ABP_OUTPUT_DIR: output, ABP_CALL_TIMEOUT: '20000' });
+    const conn = await connectLinear(['--abp', '--log-level', 'warn'], {
+      MCP_OFFLOAD_ARTIFACT_DIR: '',
+      ABP_OUTPUT_DIR: output,
+      ABP_CALL_TIMEOUT: '20000',
+    });
     expect(conn.client.getServerVersion()?.name).toBe('mcp-offload-abp');
     const { tools } = await conn.client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['abp_call', 'abp_connect', 'abp_disconnect', 'abp_render_to_pdf', 'abp_status', 'artifact_list', 'artifact_read']);
+    expect(tools.map((t) => t.name).sort()).toEqual([
+      'abp_call',
+      'abp_connect',
+      'abp_disconnect',
+      'abp_render_to_pdf',
+      'abp_status',
+      'artifact_list',
+      'artifact_read',
+    ]);
 
     const connected = await conn.client.callTool({ name: 'abp_connect', arguments: { url: `${app.url}/` } });
     expect(JSON.stringify(connected.content)).toContain('Connected to ABP fixture app');
-    const saved = (await conn.client.callTool({ name: 'abp_call', arguments: { capability: 'text.reverse', params: { text: 'stdio' } } })) as {
+    const saved = (await conn.client.callTool({
+      name: 'abp_call',
+      arguments: { capability: 'text.reverse', params: { text: 'stdio' } },
+    })) as {
       content: Array<{ type: string; text?: string }>;
     };
-    expect(saved.content[0]!.text).toMatch(new RegExp(`^File saved: ${output}/browser/abp_call_[0-9a-f]{12}\\.json\\n`));
+    expect(saved.content[0]!.text).toMatch(
+      new RegExp(`^File saved: ${output}/browser/abp_call_[0-9a-f]{12}\\.json\\n`),
+    );
     // Closing stdin ends the proxy, which closes the browser first.
     await conn.close();
     await conn.exited;
@@ -59,7 +76,9 @@ describe('mcp-offload --abp', () => {
     const env = startCli(['--abp'], { ABP_BROWSER_TIMEOUT: 'later' });
     env.child.stdin!.end();
     expect(await env.exit(10_000)).toEqual({ code: 2, signal: null });
-    expect(env.stderr()).toBe('mcp-offload: ABP_BROWSER_TIMEOUT must be a whole number of milliseconds (1 or more), got "later"\n');
+    expect(env.stderr()).toBe(
+      'mcp-offload: ABP_BROWSER_TIMEOUT must be a whole number of milliseconds (1 or more), got "later"\n',
+    );
 
     const file = join(tmp, 'taken.yaml');
     writeFileSync(file, `servers:\n  browser: {command: ${NODE}}\n`);
@@ -67,6 +86,8 @@ describe('mcp-offload --abp', () => {
     expect(taken.code).toBe(2);
     expect(taken.stderr).toBe(`mcp-offload: --abp adds a server named "browser", but ${file} already has one\n`);
 
-    expect((await runCli(['validate', '--abp', '--config', file])).stderr).toMatch(/^mcp-offload: validate takes only --config/);
+    expect((await runCli(['validate', '--abp', '--config', file])).stderr).toMatch(
+      /^mcp-offload: validate takes only --config/,
+    );
   });
 });

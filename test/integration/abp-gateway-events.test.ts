@@ -4,9 +4,23 @@
 // "strict" (fallback: cancel), so tool names carry their server's prefix.
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ElicitRequestSchema, LoggingMessageNotificationSchema, type ElicitRequest, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ElicitRequestSchema,
+  LoggingMessageNotificationSchema,
+  type ElicitRequest,
+  type Progress,
+} from '@modelcontextprotocol/sdk/types.js';
 import { chromiumProcesses, startAbpServer, type AbpServer } from '../helpers/abp-server.js';
-import { abpServer, call, connectClient, savedBytes, startAbpGateway, textBlocks, waitFor, type AbpGateway } from '../helpers/abp-gateway.js';
+import {
+  abpServer,
+  call,
+  connectClient,
+  savedBytes,
+  startAbpGateway,
+  textBlocks,
+  waitFor,
+  type AbpGateway,
+} from '../helpers/abp-gateway.js';
 
 let app: AbpServer;
 let proxy: AbpGateway;
@@ -22,8 +36,11 @@ beforeAll(async () => {
     setup: (client) => {
       client.setRequestHandler(ElicitRequestSchema, async (request) => {
         asked.push(request.params);
-        const props = (request.params as { requestedSchema: { properties: Record<string, unknown> } }).requestedSchema.properties;
-        return 'confirmed' in props ? { action: 'accept', content: { confirmed: false } } : { action: 'accept', content: { value: 'Ada' } };
+        const props = (request.params as { requestedSchema: { properties: Record<string, unknown> } }).requestedSchema
+          .properties;
+        return 'confirmed' in props
+          ? { action: 'accept', content: { confirmed: false } }
+          : { action: 'accept', content: { value: 'Ada' } };
       });
       client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logged.push(n.params));
     },
@@ -43,14 +60,19 @@ afterAll(async () => {
 });
 
 const records = (msg: string) => proxy.logs().filter((r) => r.msg === msg);
-const docOf = (result: Parameters<typeof savedBytes>[0]) => JSON.parse(savedBytes(result).toString('utf8')) as Record<string, unknown>;
+const docOf = (result: Parameters<typeof savedBytes>[0]) =>
+  JSON.parse(savedBytes(result).toString('utf8')) as Record<string, unknown>;
 
 describe('progress and notifications', () => {
-  test('the app\'s progress reaches the client on its own progress token, and the result follows', async () => {
+  test("the app's progress reaches the client on its own progress token, and the result follows", async () => {
     const seen: Progress[] = [];
-    const result = await proxy.client.callTool({ name: 'browser__abp_task_slow', arguments: { steps: 4, delayMs: 30 } }, undefined, {
-      onprogress: (p) => void seen.push(p),
-    });
+    const result = await proxy.client.callTool(
+      { name: 'browser__abp_task_slow', arguments: { steps: 4, delayMs: 30 } },
+      undefined,
+      {
+        onprogress: (p) => void seen.push(p),
+      },
+    );
     expect(seen.map((p) => [p.progress, p.total, p.message])).toEqual([
       [1, 4, 'step 1: working'],
       [2, 4, 'step 2: working'],
@@ -61,11 +83,16 @@ describe('progress and notifications', () => {
   });
 
   test('app notifications become MCP logging messages named after the backend', async () => {
-    await waitFor(() => logged.some((m) => (m.data as { method?: string }).method === 'notifications/operation/completed'));
+    await waitFor(() =>
+      logged.some((m) => (m.data as { method?: string }).method === 'notifications/operation/completed'),
+    );
     expect(logged).toContainEqual({
       level: 'info',
       logger: 'browser/abp',
-      data: { method: 'notifications/operation/started', params: { callId: expect.any(String), capability: 'task.slow' } },
+      data: {
+        method: 'notifications/operation/started',
+        params: { callId: expect.any(String), capability: 'task.slow' },
+      },
     });
   });
 });
@@ -73,12 +100,18 @@ describe('progress and notifications', () => {
 describe('cancellation', () => {
   test('a client cancelling its call makes the backend cancel it in the app, which answers for itself', async () => {
     const abort = new AbortController();
-    const pending = proxy.client.callTool({ name: 'browser__abp_call', arguments: { capability: 'task.hang' } }, undefined, { signal: abort.signal });
+    const pending = proxy.client.callTool(
+      { name: 'browser__abp_call', arguments: { capability: 'task.hang' } },
+      undefined,
+      { signal: abort.signal },
+    );
     await waitFor(() => records('calling capability').some((r) => r.capability === 'task.hang'));
     abort.abort('changed my mind');
     await expect(pending).rejects.toThrow();
     await waitFor(() => records('capability call finished').some((r) => r.capability === 'task.hang'));
-    expect(records('call cancelled')).toContainEqual(expect.objectContaining({ capability: 'task.hang', appCancels: true }));
+    expect(records('call cancelled')).toContainEqual(
+      expect.objectContaining({ capability: 'task.hang', appCancels: true }),
+    );
     // The app's own `{cancelled: true}` answer, not the session's fallback after its grace period (code CANCELLED).
     const finished = records('capability call finished').find((r) => r.capability === 'task.hang')!;
     expect(finished.code).toBeUndefined();
@@ -87,15 +120,24 @@ describe('cancellation', () => {
 
 describe('elicitation', () => {
   test('a client that supports elicitation is asked, and its answer reaches the app', async () => {
-    const confirm = docOf(await call(proxy.client, 'browser__abp_call', { capability: 'ask.confirm', params: { message: 'Delete it?' } }));
+    const confirm = docOf(
+      await call(proxy.client, 'browser__abp_call', { capability: 'ask.confirm', params: { message: 'Delete it?' } }),
+    );
     expect(confirm).toEqual({ confirmed: false, answer: { success: true, data: { confirmed: false } } });
     expect(asked[0]).toMatchObject({
       message: 'Delete it?',
-      requestedSchema: { type: 'object', properties: { confirmed: { type: 'boolean', default: true } }, required: ['confirmed'] },
+      requestedSchema: {
+        type: 'object',
+        properties: { confirmed: { type: 'boolean', default: true } },
+        required: ['confirmed'],
+      },
     });
     const input = docOf(await call(proxy.client, 'browser__abp_ask_input', { prompt: 'Name?' }));
     expect(input).toEqual({ value: 'Ada' });
-    expect(asked[1]).toMatchObject({ message: 'Name?', requestedSchema: { properties: { value: { type: 'string' } }, required: ['value'] } });
+    expect(asked[1]).toMatchObject({
+      message: 'Name?',
+      requestedSchema: { properties: { value: { type: 'string' } }, required: ['value'] },
+    });
   });
 
   test('for a client that cannot answer, "defaults" confirms non-destructive actions and gives empty input', async () => {
@@ -111,28 +153,51 @@ describe('elicitation', () => {
     expect(confirm).toEqual({ confirmed: false, answer: { success: false, cancelled: true } });
     const input = await call(plain, 'strict__abp_ask_input', {});
     expect(input.isError).toBe(true);
-    expect(textBlocks(input)[0]).toMatch(/^ELICITATION_DECLINED: no value given\nDetails: \{"success":false,"cancelled":true\}/);
+    expect(textBlocks(input)[0]).toMatch(
+      /^ELICITATION_DECLINED: no value given\nDetails: \{"success":false,"cancelled":true\}/,
+    );
   });
 });
 
 describe('errors and retries', () => {
   test('a retryable error is retried with back-off until the app succeeds', async () => {
-    const result = await call(proxy.client, 'browser__abp_call', { capability: 'fail.retryable', params: { key: 'twice', failTimes: 2 } });
+    const result = await call(proxy.client, 'browser__abp_call', {
+      capability: 'fail.retryable',
+      params: { key: 'twice', failTimes: 2 },
+    });
     expect(result.isError).toBeFalsy();
     expect(docOf(result)).toEqual({ attempts: 3 });
-    expect(records('retryable error; retrying').filter((r) => r.capability === 'fail.retryable').map((r) => r.delayMs)).toEqual([20, 40]);
+    expect(
+      records('retryable error; retrying')
+        .filter((r) => r.capability === 'fail.retryable')
+        .map((r) => r.delayMs),
+    ).toEqual([20, 40]);
   });
 
   test('retries run out: the last error is inline as CODE: message (retryable)', async () => {
-    const result = await call(proxy.client, 'browser__abp_call', { capability: 'fail.retryable', params: { key: 'always', failTimes: 99 } });
-    expect(result).toEqual({ content: [{ type: 'text', text: 'SERVICE_BUSY: busy, attempt 4 (retryable)\n(failed 4 times)' }], isError: true });
-    const once = await call(proxy.client, 'strict__abp_call', { capability: 'fail.retryable', params: { key: 'strict', failTimes: 1 } });
+    const result = await call(proxy.client, 'browser__abp_call', {
+      capability: 'fail.retryable',
+      params: { key: 'always', failTimes: 99 },
+    });
+    expect(result).toEqual({
+      content: [{ type: 'text', text: 'SERVICE_BUSY: busy, attempt 4 (retryable)\n(failed 4 times)' }],
+      isError: true,
+    });
+    const once = await call(proxy.client, 'strict__abp_call', {
+      capability: 'fail.retryable',
+      params: { key: 'strict', failTimes: 1 },
+    });
     expect(textBlocks(once)[0]).toBe('SERVICE_BUSY: busy, attempt 1 (retryable)');
   });
 
   test('a permanent error is inline at once, with its details', async () => {
     const result = await call(proxy.client, 'browser__abp_fail_permanent', {});
-    expect(result).toEqual({ content: [{ type: 'text', text: 'PERMISSION_DENIED: the fixture never allows this\nDetails: {"reason":"fixture"}' }], isError: true });
+    expect(result).toEqual({
+      content: [
+        { type: 'text', text: 'PERMISSION_DENIED: the fixture never allows this\nDetails: {"reason":"fixture"}' },
+      ],
+      isError: true,
+    });
   });
 
   test('an app that throws gives a clean error', async () => {
@@ -143,6 +208,8 @@ describe('errors and retries', () => {
 
   test('an unknown capability is named, with what there is', async () => {
     const result = await call(proxy.client, 'browser__abp_call', { capability: 'no.such' });
-    expect(textBlocks(result)[0]).toMatch(/^UNKNOWN_CAPABILITY: the app in session "default" has no capability "no\.such"\. Available: text\.reverse, /);
+    expect(textBlocks(result)[0]).toMatch(
+      /^UNKNOWN_CAPABILITY: the app in session "default" has no capability "no\.such"\. Available: text\.reverse, /,
+    );
   });
 });

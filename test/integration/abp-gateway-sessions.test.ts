@@ -6,7 +6,13 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { ABP_EXTENSION_DIR, STORE_EXTENSION_ID, chromiumProcesses, startAbpServer, type AbpServer } from '../helpers/abp-server.js';
+import {
+  ABP_EXTENSION_DIR,
+  STORE_EXTENSION_ID,
+  chromiumProcesses,
+  startAbpServer,
+  type AbpServer,
+} from '../helpers/abp-server.js';
 import {
   MINI_APP_DIR,
   browserCount,
@@ -45,19 +51,24 @@ afterAll(async () => {
 });
 
 const toolNames = async () => (await proxy.client.listTools()).tools.map((t) => t.name);
-const docOf = (result: Parameters<typeof savedBytes>[0]) => JSON.parse(savedBytes(result).toString('utf8')) as Record<string, unknown>;
+const docOf = (result: Parameters<typeof savedBytes>[0]) =>
+  JSON.parse(savedBytes(result).toString('utf8')) as Record<string, unknown>;
 
 describe('two named sessions at once', () => {
   beforeAll(async () => {
     expect((await call(proxy.client, 'abp_connect', { url: `${app.url}/` })).isError).toBeFalsy();
     const ext = await call(proxy.client, 'abp_connect', { extensionPath: ABP_EXTENSION_DIR, session: 'ext' });
-    expect(textBlocks(ext)[0]).toMatch(/^Connected to ABP fixture extension 1\.0\.0 at chrome-extension:\/\/[a-p]{32}\/abp-app\.html \(browser session "ext"/);
+    expect(textBlocks(ext)[0]).toMatch(
+      /^Connected to ABP fixture extension 1\.0\.0 at chrome-extension:\/\/[a-p]{32}\/abp-app\.html \(browser session "ext"/,
+    );
   }, 60_000);
 
   test('both are listed by status, each with its own browser and capabilities', async () => {
     const status = textBlocks(await call(proxy.client, 'abp_status'))[0]!;
     expect(status).toMatch(/^Session "default": connected\n {2}App: ABP fixture app/);
-    expect(status).toMatch(/\n\nSession "ext": connected\n {2}App: ABP fixture extension 1\.0\.0 \(dev\.mcp-offload\.fixture-extension\)\n {2}Page: chrome-extension:\/\/[a-p]{32}\/abp-app\.html \(extension [a-p]{32}\)/);
+    expect(status).toMatch(
+      /\n\nSession "ext": connected\n {2}App: ABP fixture extension 1\.0\.0 \(dev\.mcp-offload\.fixture-extension\)\n {2}Page: chrome-extension:\/\/[a-p]{32}\/abp-app\.html \(extension [a-p]{32}\)/,
+    );
     expect(textBlocks(await call(proxy.client, 'abp_status', { session: 'ext' }))[0]).toMatch(/^Session "ext"/);
     expect(browserCount(chromiumProcesses())).toBe(2);
     expect(await toolNames()).toEqual(expect.arrayContaining(['abp_text_reverse', 'abp_text_upper', 'abp_ext_info']));
@@ -67,22 +78,36 @@ describe('two named sessions at once', () => {
     expect(docOf(await call(proxy.client, 'abp_text_upper', { text: 'abc' }))).toEqual({ text: 'ABC' });
     const info = docOf(await call(proxy.client, 'abp_call', { capability: 'ext.info', session: 'ext' }));
     expect(info).toEqual({ origin: expect.stringMatching(/^chrome-extension:\/\/[a-p]{32}$/), page: '/abp-app.html' });
-    const wrong = await call(proxy.client, 'abp_call', { capability: 'text.reverse', params: { text: 'x' }, session: 'ext' });
-    expect(textBlocks(wrong)[0]).toBe('UNKNOWN_CAPABILITY: the app in session "ext" has no capability "text.reverse". Available: text.upper, ext.info');
+    const wrong = await call(proxy.client, 'abp_call', {
+      capability: 'text.reverse',
+      params: { text: 'x' },
+      session: 'ext',
+    });
+    expect(textBlocks(wrong)[0]).toBe(
+      'UNKNOWN_CAPABILITY: the app in session "ext" has no capability "text.reverse". Available: text.upper, ext.info',
+    );
     const missing = await call(proxy.client, 'abp_text_reverse', { text: 'x', session: 'nobody' });
-    expect(textBlocks(missing)[0]).toBe('NOT_CONNECTED: no ABP app is connected in session "nobody"; offered by: default');
+    expect(textBlocks(missing)[0]).toBe(
+      'NOT_CONNECTED: no ABP app is connected in session "nobody"; offered by: default',
+    );
   });
 
   test('an extension by id comes from the configured store and is unpacked into the configured cache', async () => {
     const result = await call(proxy.client, 'abp_connect', { extensionId: STORE_EXTENSION_ID, session: 'store' });
-    expect(textBlocks(result)[0]).toMatch(/^Connected to ABP fixture extension 1\.0\.0 at chrome-extension:\/\/[a-p]{32}\/abp-app\.html \(browser session "store"/);
+    expect(textBlocks(result)[0]).toMatch(
+      /^Connected to ABP fixture extension 1\.0\.0 at chrome-extension:\/\/[a-p]{32}\/abp-app\.html \(browser session "store"/,
+    );
     expect(app.crxRequests()).toBe(1);
     expect(readdirSync(extensionCache).length).toBeGreaterThan(0);
-    expect(textBlocks(await call(proxy.client, 'abp_disconnect', { session: 'store' }))[0]).toBe('Disconnected session "store".');
+    expect(textBlocks(await call(proxy.client, 'abp_disconnect', { session: 'store' }))[0]).toBe(
+      'Disconnected session "store".',
+    );
   });
 
   test('disconnecting one session leaves the other', async () => {
-    expect(textBlocks(await call(proxy.client, 'abp_disconnect', { session: 'ext' }))[0]).toBe('Disconnected session "ext".');
+    expect(textBlocks(await call(proxy.client, 'abp_disconnect', { session: 'ext' }))[0]).toBe(
+      'Disconnected session "ext".',
+    );
     expect(await toolNames()).not.toContain('abp_text_upper');
     expect(await toolNames()).toContain('abp_text_reverse');
     expect(browserCount(chromiumProcesses())).toBe(1);
@@ -92,7 +117,9 @@ describe('two named sessions at once', () => {
 describe('the app changes', () => {
   test('a capability added at run time becomes a tool, announced with list_changed', async () => {
     const before = listChanged;
-    expect(docOf(await call(proxy.client, 'abp_caps_add', { name: 'dynamic.echo' }))).toEqual({ added: 'dynamic.echo' });
+    expect(docOf(await call(proxy.client, 'abp_caps_add', { name: 'dynamic.echo' }))).toEqual({
+      added: 'dynamic.echo',
+    });
     await waitFor(() => listChanged > before);
     expect(await toolNames()).toContain('abp_dynamic_echo');
     expect(docOf(await call(proxy.client, 'abp_dynamic_echo', { value: 7 }))).toEqual({ echo: { value: 7 } });
@@ -122,7 +149,11 @@ describe('binary data in the answer beats what the guard intercepted', () => {
     const both = await call(proxy.client, 'abp_export_both', {});
     expect(textBlocks(both).filter((t) => t.startsWith('File saved:'))).toHaveLength(1);
     const own = "%PDF-1.4\n% the app's own PDF\n%%EOF\n";
-    expect(textBlocks(both)[0]).toMatch(new RegExp(`^File saved: .+\\.pdf\nType: application/pdf\nSize: ${own.length} bytes\nMetadata: \\{"printed":true\\}`));
+    expect(textBlocks(both)[0]).toMatch(
+      new RegExp(
+        `^File saved: .+\\.pdf\nType: application/pdf\nSize: ${own.length} bytes\nMetadata: \\{"printed":true\\}`,
+      ),
+    );
     expect(savedBytes(both).toString('latin1')).toBe(own);
     // The same print without the app's PDF: the guard's page.pdf() is the file.
     const printed = await call(proxy.client, 'abp_export_both', { binary: false });
@@ -138,12 +169,18 @@ describe('a persistent profile', () => {
     expect(textBlocks(await call(proxy.client, 'abp_disconnect'))[0]).toBe('Disconnected session "default".');
     expect(chromiumProcesses()).toEqual([]);
     await call(proxy.client, 'abp_connect', { url: miniApp.url });
-    expect(docOf(await call(proxy.client, 'abp_store_get', { key: 'login' }))).toEqual({ key: 'login', value: 'token-123' });
+    expect(docOf(await call(proxy.client, 'abp_store_get', { key: 'login' }))).toEqual({
+      key: 'login',
+      value: 'token-123',
+    });
     expect(existsSync(join(profiles, 'default'))).toBe(true);
     expect(existsSync(join(profiles, 'ext'))).toBe(true);
 
     // Another session has another profile: nothing stored there.
     await call(proxy.client, 'abp_connect', { url: miniApp.url, session: 'other' });
-    expect(docOf(await call(proxy.client, 'abp_store_get', { key: 'login', session: 'other' }))).toEqual({ key: 'login', value: null });
+    expect(docOf(await call(proxy.client, 'abp_store_get', { key: 'login', session: 'other' }))).toEqual({
+      key: 'login',
+      value: null,
+    });
   });
 });

@@ -26,7 +26,10 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  launched = await launchBrowser({ executablePath: process.env.CHROME_PATH || undefined, headless: true, timeoutMs: 30_000 }, silentLogger);
+  launched = await launchBrowser(
+    { executablePath: process.env.CHROME_PATH || undefined, headless: true, timeoutMs: 30_000 },
+    silentLogger,
+  );
   guard = new BrowserEventGuard(
     launched.browser,
     launched.page,

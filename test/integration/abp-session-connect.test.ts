@@ -29,7 +29,10 @@ describe('manifest failures: the documented error, and no browser left', () => {
   const v = (name: string): string => `${server.url}/variants/${name}`;
 
   it('a page without the link', async () => {
-    await expectConnectFailure(v('no-link.html'), `No ABP manifest found: ${v('no-link.html')} has no <link rel="abp-manifest" href="..."> in its <head>`);
+    await expectConnectFailure(
+      v('no-link.html'),
+      `No ABP manifest found: ${v('no-link.html')} has no <link rel="abp-manifest" href="..."> in its <head>`,
+    );
   });
 
   it('a link whose rel is not exactly abp-manifest (rel is case-sensitive)', async () => {
@@ -41,11 +44,17 @@ describe('manifest failures: the documented error, and no browser left', () => {
   });
 
   it('a link to a missing manifest (404)', async () => {
-    await expectConnectFailure(v('link-404.html'), `Could not fetch the ABP manifest ${server.url}/variants/missing.json: HTTP 404 Not Found`);
+    await expectConnectFailure(
+      v('link-404.html'),
+      `Could not fetch the ABP manifest ${server.url}/variants/missing.json: HTTP 404 Not Found`,
+    );
   });
 
   it('a manifest that is not JSON', async () => {
-    await expectConnectFailure(v('invalid-json.html'), `The ABP manifest ${server.url}/variants/invalid.json is not valid JSON:`);
+    await expectConnectFailure(
+      v('invalid-json.html'),
+      `The ABP manifest ${server.url}/variants/invalid.json is not valid JSON:`,
+    );
   });
 
   it('a manifest without app.id', async () => {
@@ -57,16 +66,28 @@ describe('manifest failures: the documented error, and no browser left', () => {
   });
 
   it('a manifest over 1 MB (streamed, no Content-Length)', async () => {
-    await expectConnectFailure(v('oversize.html'), `The ABP manifest ${server.url}/variants/huge.json is larger than the 1048576 bytes allowed`);
+    await expectConnectFailure(
+      v('oversize.html'),
+      `The ABP manifest ${server.url}/variants/huge.json is larger than the 1048576 bytes allowed`,
+    );
   });
 
   it('a manifest in a redirect loop', async () => {
-    await expectConnectFailure(v('redirect-loop.html'), `The ABP manifest ${server.url}/variants/loop.json redirected more than 5 times`);
+    await expectConnectFailure(
+      v('redirect-loop.html'),
+      `The ABP manifest ${server.url}/variants/loop.json redirected more than 5 times`,
+    );
   });
 
   it('a page that does not exist, a server that is not there, a URL that is not http', async () => {
-    await expectConnectFailure(`${server.url}/nope.html`, `Could not fetch ${server.url}/nope.html to discover its ABP manifest: HTTP 404 Not Found`);
-    await expectConnectFailure('http://127.0.0.1:9/', /Could not fetch http:\/\/127\.0\.0\.1:9\/ to discover its ABP manifest: fetch failed/);
+    await expectConnectFailure(
+      `${server.url}/nope.html`,
+      `Could not fetch ${server.url}/nope.html to discover its ABP manifest: HTTP 404 Not Found`,
+    );
+    await expectConnectFailure(
+      'http://127.0.0.1:9/',
+      /Could not fetch http:\/\/127\.0\.0\.1:9\/ to discover its ABP manifest: fetch failed/,
+    );
     await expectConnectFailure('file:///etc/passwd', 'Only http and https pages can be connected by URL');
     await expectConnectFailure('not a url', 'Not a valid URL: not a url');
   });
@@ -88,7 +109,9 @@ describe('manifest failures: the documented error, and no browser left', () => {
 describe('failures after the browser started are rolled back', () => {
   it('a missing browser executable: a clear error naming it, nothing started', async () => {
     const { session } = newSession({ executablePath: '/nonexistent/chrome' });
-    await expect(session.connect({ url: `${server.url}/` })).rejects.toThrow('The configured browser executable /nonexistent/chrome does not exist.');
+    await expect(session.connect({ url: `${server.url}/` })).rejects.toThrow(
+      'The configured browser executable /nonexistent/chrome does not exist.',
+    );
     expect(chromiumProcesses()).toEqual([]);
   });
 
@@ -117,7 +140,10 @@ describe('browser profiles', () => {
 
     const persistent = await mkdtemp(path.join(os.tmpdir(), 'mcp-offload-abp-test-profile-'));
     try {
-      const launched = await launchBrowser({ headless: true, timeoutMs: 30_000, userDataDir: persistent }, silentLogger);
+      const launched = await launchBrowser(
+        { headless: true, timeoutMs: 30_000, userDataDir: persistent },
+        silentLogger,
+      );
       expect(launched.profileDir).toBe(persistent);
       await launched.close();
       expect(existsSync(path.join(persistent, 'Default'))).toBe(true);
@@ -136,7 +162,9 @@ describe('browser profiles', () => {
       await first.disconnect();
       const second = newSession({ userDataDir: profile }).session;
       await second.connect({ url: `${server.url}/` });
-      expect((await second.call('storage.get', { key: 'login' }, callOptions())).response.data).toEqual({ value: 'alice' });
+      expect((await second.call('storage.get', { key: 'login' }, callOptions())).response.data).toEqual({
+        value: 'alice',
+      });
       await second.disconnect();
       expect(existsSync(profile)).toBe(true);
     } finally {

@@ -16,18 +16,24 @@ describe.each(['register', 'exposed'] as const)('events through the %s conventio
   beforeAll(() => session.connect({ url: `${server.url}/?events=${convention}` }), 60_000);
   afterAll(() => session.disconnect());
 
-  it('progress events carry the call\'s progress token and reach onProgress', async () => {
+  it("progress events carry the call's progress token and reach onProgress", async () => {
     events.progress.length = 0;
-    const outcome = await session.call('task.slow', { steps: 3, delayMs: 20 }, callOptions({ progressToken: `tok-${convention}` }));
+    const outcome = await session.call(
+      'task.slow',
+      { steps: 3, delayMs: 20 },
+      callOptions({ progressToken: `tok-${convention}` }),
+    );
     expect(outcome.response).toEqual({ success: true, data: { steps: 3 } });
-    expect(events.progress).toEqual([1, 2, 3].map((i) => ({
-      operationId: `tok-${convention}`,
-      progress: i,
-      total: 3,
-      percentage: Math.round((100 * i) / 3),
-      status: 'working',
-      stage: `step ${i}`,
-    })));
+    expect(events.progress).toEqual(
+      [1, 2, 3].map((i) => ({
+        operationId: `tok-${convention}`,
+        progress: i,
+        total: 3,
+        percentage: Math.round((100 * i) / 3),
+        status: 'working',
+        stage: `step ${i}`,
+      })),
+    );
   });
 
   it('notifications reach onNotification with method and params', async () => {
@@ -44,10 +50,15 @@ describe.each(['register', 'exposed'] as const)('events through the %s conventio
     events.elicitations.length = 0;
     events.answer = async () => ({ success: true, data: { confirmed: true } });
     const confirmed = await session.call('ask.confirm', { message: 'Delete nothing?' }, callOptions());
-    expect(events.elicitations).toEqual([{ method: 'elicitation/confirm', params: { message: 'Delete nothing?', destructive: false } }]);
+    expect(events.elicitations).toEqual([
+      { method: 'elicitation/confirm', params: { message: 'Delete nothing?', destructive: false } },
+    ]);
     expect((confirmed.response.data as { confirmed: boolean }).confirmed).toBe(true);
 
-    events.answer = async (request) => ({ success: true, data: { value: `typed for ${String(request.params?.prompt)}` } });
+    events.answer = async (request) => ({
+      success: true,
+      data: { value: `typed for ${String(request.params?.prompt)}` },
+    });
     const input = await session.call('ask.input', { prompt: 'Name?' }, callOptions());
     expect(input.response).toEqual({ success: true, data: { value: 'typed for Name?' } });
   });
@@ -75,12 +86,18 @@ describe.each(['register', 'exposed'] as const)('events through the %s conventio
     const [changed] = events.capabilityChanges;
     expect(changed!.find((c) => c.name === name)).toMatchObject({ description: 'Added at run time', available: true });
     expect(session.info!.capabilities).toEqual(changed);
-    expect((await session.call(name, { value: 7 }, callOptions())).response).toEqual({ success: true, data: { echo: { value: 7 } } });
+    expect((await session.call(name, { value: 7 }, callOptions())).response).toEqual({
+      success: true,
+      data: { echo: { value: 7 } },
+    });
     // Both signals (list_changed notification and, where exposed, __abp_capabilities_changed) reached us before
     // the call's answer; once the re-listings they asked for are done, there was one change.
     await session.settled();
     expect(events.capabilityChanges).toHaveLength(1);
-    expect(events.notifications).toContainEqual({ method: 'notifications/capabilities/list_changed', params: { added: [name], removed: [], changed: [] } });
+    expect(events.notifications).toContainEqual({
+      method: 'notifications/capabilities/list_changed',
+      params: { added: [name], removed: [], changed: [] },
+    });
   });
 });
 
@@ -92,12 +109,20 @@ describe('cancellation', () => {
   it('an aborted signal reaches the app as abp.cancel(callId), which answers cancelled', async () => {
     events.progress.length = 0;
     const controller = new AbortController();
-    const call = session.call('task.slow', { steps: 100, delayMs: 50 }, callOptions({ progressToken: 'cancel-me', signal: controller.signal }));
+    const call = session.call(
+      'task.slow',
+      { steps: 100, delayMs: 50 },
+      callOptions({ progressToken: 'cancel-me', signal: controller.signal }),
+    );
     await waitFor(() => events.progress.length >= 2, 10_000, 20, 'two progress events');
     controller.abort();
     const outcome = await call;
     // the app's own answer (not the session's fallback): the cancel reached it
-    expect(outcome.response).toEqual({ success: false, cancelled: true, error: { code: 'CANCELLED', message: 'cancelled by the agent', retryable: false } });
+    expect(outcome.response).toEqual({
+      success: false,
+      cancelled: true,
+      error: { code: 'CANCELLED', message: 'cancelled by the agent', retryable: false },
+    });
     expect(events.progress.length).toBeLessThan(100);
   });
 
@@ -126,7 +151,10 @@ describe('cancellation', () => {
       cancelled: true,
       error: { code: 'CANCELLED', message: 'task.deaf was cancelled', retryable: false },
     });
-    expect((await session.call('text.reverse', { text: 'on' }, callOptions())).response.data).toEqual({ reversed: 'no', length: 2 });
+    expect((await session.call('text.reverse', { text: 'on' }, callOptions())).response.data).toEqual({
+      reversed: 'no',
+      length: 2,
+    });
   });
 });
 
@@ -137,19 +165,30 @@ describe('late window.abp and a lost page', () => {
   it('waits for an app that defines window.abp after load', async () => {
     const info = await session.connect({ url: `${server.url}/?late=1` });
     expect(info.app.id).toBe('dev.mcp-offload.fixture');
-    expect((await session.call('text.reverse', { text: 'late' }, callOptions())).response.data).toEqual({ reversed: 'etal', length: 4 });
+    expect((await session.call('text.reverse', { text: 'late' }, callOptions())).response.data).toEqual({
+      reversed: 'etal',
+      length: 4,
+    });
   }, 60_000);
 
   it('an app that reloads its page is initialized again before the next call', async () => {
     const before = session.info!.sessionId;
     expect((await session.call('page.reload', {}, callOptions())).response.data).toEqual({ reloading: true });
     // calls racing the reload may fail; once the new document is there the session initializes it again
-    await waitFor(async () => {
-      const outcome = await session.call('session.info', {}, callOptions());
-      return outcome.response.success && session.info!.sessionId !== before;
-    }, 20_000, 100, 'the reloaded app to be initialized');
+    await waitFor(
+      async () => {
+        const outcome = await session.call('session.info', {}, callOptions());
+        return outcome.response.success && session.info!.sessionId !== before;
+      },
+      20_000,
+      100,
+      'the reloaded app to be initialized',
+    );
     const after = await session.call('session.info', {}, callOptions());
-    expect(after.response.data).toMatchObject({ initializeCount: 1, agent: { name: 'mcp-offload-tests', version: '0.0.0' } });
+    expect(after.response.data).toMatchObject({
+      initializeCount: 1,
+      agent: { name: 'mcp-offload-tests', version: '0.0.0' },
+    });
     expect(session.info!.sessionId).toMatch(/^fixture-/);
     expect(session.info!.sessionId).not.toBe(before);
   }, 30_000);
@@ -180,7 +219,9 @@ describe('a crashed page', () => {
     for (const renderer of renderers) process.kill(renderer.pid, 'SIGKILL');
     await waitFor(() => events.pageLost.length > 0, 10_000, 20, 'onPageLost');
     expect(events.pageLost[0]).toMatch(/^the page crashed/);
-    await expect(session.call('text.reverse', { text: 'x' }, callOptions())).rejects.toThrow(/The ABP app's page is gone: the page crashed/);
+    await expect(session.call('text.reverse', { text: 'x' }, callOptions())).rejects.toThrow(
+      /The ABP app's page is gone: the page crashed/,
+    );
   });
 });
 

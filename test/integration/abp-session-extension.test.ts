@@ -5,7 +5,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { unpackedExtensionId } from '../../src/upstreams/abp/extension.js';
-import { ABP_EXTENSION_DIR, STORE_EXTENSION_ID, chromiumProcesses, startAbpServer, type AbpServer } from '../helpers/abp-server.js';
+import {
+  ABP_EXTENSION_DIR,
+  STORE_EXTENSION_ID,
+  chromiumProcesses,
+  startAbpServer,
+  type AbpServer,
+} from '../helpers/abp-server.js';
 import { callOptions, newSession } from '../helpers/abp-session.js';
 
 let server: AbpServer;
@@ -25,7 +31,7 @@ describe('extensionPath', () => {
   const { session } = newSession();
   afterAll(() => session.disconnect());
 
-  it('loads the unpacked extension, finds its id, opens abp-app.html and synthesises the manifest', async () => {
+  it('loads the unpacked extension, finds its id, opens abp-app.html and synthesizes the manifest', async () => {
     const info = await session.connect({ extensionPath: ABP_EXTENSION_DIR });
     expect(info.extensionId).toBe(await unpackedExtensionId(ABP_EXTENSION_DIR));
     expect(info.pageUrl).toBe(`chrome-extension://${info.extensionId}/abp-app.html`);
@@ -35,7 +41,12 @@ describe('extensionPath', () => {
       abp: '0.1',
       app: EXTENSION_APP,
       capabilities: [
-        { name: 'text.upper', description: 'Upper-case a string', available: true, inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } },
+        {
+          name: 'text.upper',
+          description: 'Upper-case a string',
+          available: true,
+          inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+        },
         { name: 'ext.info', description: 'Where this app runs', available: true },
       ],
     });
@@ -43,9 +54,15 @@ describe('extensionPath', () => {
   }, 60_000);
 
   it('calls capabilities in the extension page', async () => {
-    expect((await session.call('text.upper', { text: 'abc' }, callOptions())).response).toEqual({ success: true, data: { text: 'ABC' } });
+    expect((await session.call('text.upper', { text: 'abc' }, callOptions())).response).toEqual({
+      success: true,
+      data: { text: 'ABC' },
+    });
     const where = await session.call('ext.info', {}, callOptions());
-    expect(where.response.data).toEqual({ origin: `chrome-extension://${session.info!.extensionId}`, page: '/abp-app.html' });
+    expect(where.response.data).toEqual({
+      origin: `chrome-extension://${session.info!.extensionId}`,
+      page: '/abp-app.html',
+    });
   });
 });
 
@@ -57,7 +74,9 @@ describe('extensionId', () => {
     expect(info.app).toEqual(EXTENSION_APP);
     expect(server.crxRequests()).toBe(before + 1);
     expect(existsSync(path.join(cacheDir, STORE_EXTENSION_ID, 'manifest.json'))).toBe(true);
-    expect((await session.call('text.upper', { text: 'store' }, callOptions())).response.data).toEqual({ text: 'STORE' });
+    expect((await session.call('text.upper', { text: 'store' }, callOptions())).response.data).toEqual({
+      text: 'STORE',
+    });
     await session.disconnect();
 
     await session.connect({ extensionId: STORE_EXTENSION_ID });
@@ -69,7 +88,10 @@ describe('extensionId', () => {
   it('without network: a clear error naming the URL, and nothing started', async () => {
     const emptyCache = await mkdtemp(path.join(os.tmpdir(), 'mcp-offload-abp-ext-cache-'));
     try {
-      const { session } = newSession({ extensionStoreUrl: 'http://127.0.0.1:9/service/crx?id={id}', extensionCacheDir: emptyCache });
+      const { session } = newSession({
+        extensionStoreUrl: 'http://127.0.0.1:9/service/crx?id={id}',
+        extensionCacheDir: emptyCache,
+      });
       await expect(session.connect({ extensionId: STORE_EXTENSION_ID })).rejects.toThrow(
         `The extension could not be downloaded from http://127.0.0.1:9/service/crx?id=${STORE_EXTENSION_ID}`,
       );
@@ -83,8 +105,12 @@ describe('extensionId', () => {
   it('an id the store does not have, and an id that is not one', async () => {
     const { session } = newSession({ extensionStoreUrl: server.storeUrl, extensionCacheDir: cacheDir });
     const unknown = 'ponmlkjihgfedcbaponmlkjihgfedcba';
-    await expect(session.connect({ extensionId: unknown })).rejects.toThrow(`The extension could not be downloaded from ${server.url}/crx/${unknown}: HTTP 404`);
-    await expect(session.connect({ extensionId: '../../etc' })).rejects.toThrow('Not a Chrome extension id: "../../etc"');
+    await expect(session.connect({ extensionId: unknown })).rejects.toThrow(
+      `The extension could not be downloaded from ${server.url}/crx/${unknown}: HTTP 404`,
+    );
+    await expect(session.connect({ extensionId: '../../etc' })).rejects.toThrow(
+      'Not a Chrome extension id: "../../etc"',
+    );
     expect(chromiumProcesses()).toEqual([]);
   });
 });
@@ -99,16 +125,18 @@ describe('extension errors', () => {
 
   it('an abpPage the extension does not have: window.abp never appears, everything is rolled back', async () => {
     const { session } = newSession({ abpWaitMs: 500 });
-    await expect(session.connect({ extensionPath: ABP_EXTENSION_DIR, abpPage: 'missing.html' })).rejects.toThrow(/chrome-extension:\/\/[a-p]{32}\/missing\.html/);
+    await expect(session.connect({ extensionPath: ABP_EXTENSION_DIR, abpPage: 'missing.html' })).rejects.toThrow(
+      /chrome-extension:\/\/[a-p]{32}\/missing\.html/,
+    );
     expect(session.connected).toBe(false);
     expect(chromiumProcesses()).toEqual([]);
   }, 60_000);
 
   it('an abpPage outside the extension is refused', async () => {
     const { session } = newSession();
-    await expect(session.connect({ extensionPath: ABP_EXTENSION_DIR, abpPage: 'https://example.com/x.html' })).rejects.toThrow(
-      'abpPage must be a page inside the extension, not https://example.com/x.html',
-    );
+    await expect(
+      session.connect({ extensionPath: ABP_EXTENSION_DIR, abpPage: 'https://example.com/x.html' }),
+    ).rejects.toThrow('abpPage must be a page inside the extension, not https://example.com/x.html');
     expect(chromiumProcesses()).toEqual([]);
   }, 60_000);
 });

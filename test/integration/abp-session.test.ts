@@ -27,7 +27,10 @@ function pageSize(pdf: Buffer): [number, number] {
   return [Math.round(Number(box[1])), Math.round(Number(box[2]))];
 }
 
-const data = (outcome: { response: { data?: unknown } }): Record<string, any> => outcome.response.data as Record<string, any>;
+/** The app's answer, read field by field as the fixture app wrote it. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the fixture app's answers are plain JSON of any shape
+type AppData = Record<string, any>;
+const data = (outcome: { response: { data?: unknown } }): AppData => outcome.response.data as AppData;
 
 describe('connect', () => {
   it('reports the app, the session and the merged capabilities', () => {
@@ -37,13 +40,25 @@ describe('connect', () => {
     expect(info.sessionId).toMatch(/^fixture-/);
     expect(info.app).toEqual({ id: 'dev.mcp-offload.fixture', name: 'ABP fixture app', version: '1.0.0' });
     expect(info.manifest.app.description).toContain('ABP app can produce');
-    expect(info.features).toMatchObject({ notifications: true, progress: true, elicitation: true, dynamicCapabilities: true });
+    expect(info.features).toMatchObject({
+      notifications: true,
+      progress: true,
+      elicitation: true,
+      dynamicCapabilities: true,
+    });
     const byName = new Map(info.capabilities.map((c) => [c.name, c]));
     // runtime wins: its description and outputSchema replace the manifest's
     expect(byName.get('text.reverse')).toMatchObject({ description: 'Reverse a string (runtime)', available: true });
-    expect(byName.get('text.reverse')!.outputSchema).toEqual({ type: 'object', properties: { reversed: { type: 'string' } } });
+    expect(byName.get('text.reverse')!.outputSchema).toEqual({
+      type: 'object',
+      properties: { reversed: { type: 'string' } },
+    });
     // the manifest's description stays when the runtime gives none; missing fields stay absent
-    expect(byName.get('export.print')).toEqual({ name: 'export.print', description: 'Print the page (window.print)', available: true });
+    expect(byName.get('export.print')).toEqual({
+      name: 'export.print',
+      description: 'Print the page (window.print)',
+      available: true,
+    });
     // runtime-only capabilities are added, unconfirmed manifest entries are marked unavailable
     expect(byName.get('session.info')).toMatchObject({ available: true });
     expect(byName.get('manifest.only')).toMatchObject({ available: false });
@@ -63,7 +78,11 @@ describe('connect', () => {
 describe('outputs', () => {
   it('text.reverse: JSON data, nothing intercepted', async () => {
     const outcome = await session.call('text.reverse', { text: 'abc✓' }, callOptions());
-    expect(outcome).toEqual({ response: { success: true, data: { reversed: '✓cba', length: 4 } }, outputs: [], dialogs: [] });
+    expect(outcome).toEqual({
+      response: { success: true, data: { reversed: '✓cba', length: 4 } },
+      outputs: [],
+      dialogs: [],
+    });
     expect(hasBinaryData(outcome.response.data)).toBe(false);
   });
 
@@ -116,16 +135,24 @@ describe('outputs', () => {
     expect(outcome.outputs[0]!.bytes.toString('utf8')).toBe('id,value\n1,alpha\n2,beta\n');
   });
 
-  it.each([false, true])('export.download: a Content-Disposition attachment from the server is intercepted too (link detached: %s)', async (detached) => {
-    const outcome = await session.call('export.download', { source: 'server', detached }, callOptions());
-    expect(outcome.outputs).toHaveLength(1);
-    expect(outcome.outputs[0]).toMatchObject({ kind: 'download', mimeType: 'text/csv', filename: 'report.csv' });
-    expect(outcome.outputs[0]!.bytes.toString('utf8')).toBe(REPORT_CSV);
-  });
+  it.each([false, true])(
+    'export.download: a Content-Disposition attachment from the server is intercepted too (link detached: %s)',
+    async (detached) => {
+      const outcome = await session.call('export.download', { source: 'server', detached }, callOptions());
+      expect(outcome.outputs).toHaveLength(1);
+      expect(outcome.outputs[0]).toMatchObject({ kind: 'download', mimeType: 'text/csv', filename: 'report.csv' });
+      expect(outcome.outputs[0]!.bytes.toString('utf8')).toBe(REPORT_CSV);
+    },
+  );
 
   it('file.reference: a BinaryDataReference to a file the test server serves', async () => {
     const d = data(await session.call('file.reference', {}, callOptions()));
-    expect(d.file).toEqual({ downloadUrl: `${server.url}/files/sample.png`, mimeType: 'image/png', size: SAMPLE_PNG.length, filename: 'sample.png' });
+    expect(d.file).toEqual({
+      downloadUrl: `${server.url}/files/sample.png`,
+      mimeType: 'image/png',
+      size: SAMPLE_PNG.length,
+      filename: 'sample.png',
+    });
     expect(d.note).toBe('served by the test server');
     expect(hasBinaryData(d)).toBe(true);
     const fetched = Buffer.from(await (await fetch(d.file.downloadUrl)).arrayBuffer());
@@ -139,7 +166,10 @@ describe('errors', () => {
     const first = await session.call('fail.retryable', params, callOptions());
     const second = await session.call('fail.retryable', params, callOptions());
     const third = await session.call('fail.retryable', params, callOptions());
-    expect(first.response).toEqual({ success: false, error: { code: 'SERVICE_BUSY', message: 'busy, attempt 1', retryable: true, retryAfter: 10 } });
+    expect(first.response).toEqual({
+      success: false,
+      error: { code: 'SERVICE_BUSY', message: 'busy, attempt 1', retryable: true, retryAfter: 10 },
+    });
     expect(second.response.error).toMatchObject({ message: 'busy, attempt 2', retryable: true });
     expect(third.response).toEqual({ success: true, data: { attempts: 3 } });
   });
@@ -148,7 +178,12 @@ describe('errors', () => {
     const outcome = await session.call('fail.permanent', {}, callOptions());
     expect(outcome.response).toEqual({
       success: false,
-      error: { code: 'PERMISSION_DENIED', message: 'the fixture never allows this', retryable: false, details: { reason: 'fixture' } },
+      error: {
+        code: 'PERMISSION_DENIED',
+        message: 'the fixture never allows this',
+        retryable: false,
+        details: { reason: 'fixture' },
+      },
     });
   });
 
@@ -159,7 +194,7 @@ describe('errors', () => {
     expect(outcome.response.error!.message).toContain('fixture exploded in fail.throw');
   });
 
-  it('an unknown capability is the app\'s UNKNOWN_CAPABILITY error', async () => {
+  it("an unknown capability is the app's UNKNOWN_CAPABILITY error", async () => {
     const outcome = await session.call('no.such', {}, callOptions());
     expect(outcome.response.error).toMatchObject({ code: 'UNKNOWN_CAPABILITY' });
   });
@@ -167,11 +202,19 @@ describe('errors', () => {
   it('a call that never answers ends with TIMEOUT after the call timeout and is cancelled in the app', async () => {
     const options = callOptions({ timeoutMs: 300 });
     const outcome = await session.call('task.hang', {}, options);
-    expect(outcome.response).toEqual({ success: false, error: { code: 'TIMEOUT', message: 'task.hang did not answer within 300 ms', retryable: false } });
-    await waitFor(async () => {
-      const log = await session.call('cancel.log', {}, callOptions());
-      return (data(log).cancelled as string[]).includes(options.callId);
-    }, 5000, 50, 'the cancel to reach the app');
+    expect(outcome.response).toEqual({
+      success: false,
+      error: { code: 'TIMEOUT', message: 'task.hang did not answer within 300 ms', retryable: false },
+    });
+    await waitFor(
+      async () => {
+        const log = await session.call('cancel.log', {}, callOptions());
+        return (data(log).cancelled as string[]).includes(options.callId);
+      },
+      5000,
+      50,
+      'the cancel to reach the app',
+    );
     // the session is still usable
     expect((await session.call('text.reverse', { text: 'ok' }, callOptions())).response.success).toBe(true);
   });
@@ -192,7 +235,7 @@ describe('dialogs', () => {
 });
 
 describe('the guard', () => {
-  it('grants the notification permission to the app\'s origin', async () => {
+  it("grants the notification permission to the app's origin", async () => {
     expect(data(await session.call('permission.check', {}, callOptions()))).toEqual({ notification: 'granted' });
   });
 
@@ -204,7 +247,11 @@ describe('the guard', () => {
     ]);
     expect(printed.outputs.map((o) => o.kind)).toEqual(['print']);
     expect(printed.dialogs).toEqual([]);
-    expect(plain).toEqual({ response: { success: true, data: { reversed: 'ba', length: 2 } }, outputs: [], dialogs: [] });
+    expect(plain).toEqual({
+      response: { success: true, data: { reversed: 'ba', length: 2 } },
+      outputs: [],
+      dialogs: [],
+    });
     expect(dialogs.outputs).toEqual([]);
     expect(dialogs.dialogs).toHaveLength(3);
   });
@@ -212,10 +259,15 @@ describe('the guard', () => {
 
 describe('renderToPdf', () => {
   it('renders HTML to an A4 PDF in a page of the same browser; its own dialogs do not block it', async () => {
-    const pdf = await session.renderToPdf('<html><body style="background:#fcc"><h1>Rendered ✓</h1><script>alert("in the PDF page")</script></body></html>');
+    const pdf = await session.renderToPdf(
+      '<html><body style="background:#fcc"><h1>Rendered ✓</h1><script>alert("in the PDF page")</script></body></html>',
+    );
     expect(pdf.subarray(0, 5).toString('latin1')).toBe('%PDF-');
     expect(pageSize(pdf)).toEqual([596, 842]);
-    const letter = await session.renderToPdf('<p>letter</p>', { format: 'Letter', path: '/tmp/must-not-be-written.pdf' });
+    const letter = await session.renderToPdf('<p>letter</p>', {
+      format: 'Letter',
+      path: '/tmp/must-not-be-written.pdf',
+    });
     expect(pageSize(letter)).toEqual([612, 792]);
     expect(existsSync('/tmp/must-not-be-written.pdf')).toBe(false);
     expect(events.pageLost).toEqual([]);
@@ -232,7 +284,9 @@ describe('disconnect', () => {
     await other.session.disconnect();
     expect(other.session.connected).toBe(false);
     expect(other.session.info).toBeUndefined();
-    await expect(other.session.call('text.reverse', { text: 'x' }, callOptions())).rejects.toThrow('Not connected to an ABP app');
+    await expect(other.session.call('text.reverse', { text: 'x' }, callOptions())).rejects.toThrow(
+      'Not connected to an ABP app',
+    );
     await expect(other.session.renderToPdf('<p>x</p>')).rejects.toThrow('Not connected');
     expect(other.events.pageLost).toEqual([]);
     // only this file's shared session's browser is left

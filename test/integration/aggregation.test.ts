@@ -17,7 +17,6 @@ const basic = (name: string, extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
-
 describe('two upstreams with default prefixes', () => {
   let proxy: ProxyUnderTest;
   beforeAll(async () => {
@@ -60,7 +59,9 @@ describe('two upstreams with default prefixes', () => {
     const hello = await proxy.client.readResource({ uri: 'fixture://beta/hello' });
     expect(hello.contents[0]).toMatchObject({ text: 'hello from beta' });
     const blob = await proxy.client.readResource({ uri: 'fixture://alpha/data.bin' });
-    expect(Buffer.from((blob.contents[0] as { blob: string }).blob, 'base64')).toEqual(Buffer.from([...Array(256).keys()]));
+    expect(Buffer.from((blob.contents[0] as { blob: string }).blob, 'base64')).toEqual(
+      Buffer.from([...Array(256).keys()]),
+    );
     const item = await proxy.client.readResource({ uri: 'fixture://beta/items/42' });
     expect(item.contents[0]).toMatchObject({ text: 'item 42 from beta' });
     await expect(proxy.client.readResource({ uri: 'nowhere://x' })).rejects.toThrow(/not found/);
@@ -110,11 +111,14 @@ describe('prefix settings, collisions and filters', () => {
   let proxy: ProxyUnderTest;
   beforeAll(async () => {
     proxy = await startProxy(
-      testConfig([
-        basic('first', { prefix: 'x', args: [FIXTURES.basic, '--name', 'first', '--tools', 'echo,whoami'] }),
-        basic('second', { prefix: 'x', args: [FIXTURES.basic, '--name', 'second', '--tools', 'echo,whoami'] }),
-        basic('third', { prefix: null, tools: { allow: ['who*', 'add'], deny: ['add'] } }),
-      ], NO_OFFLOAD),
+      testConfig(
+        [
+          basic('first', { prefix: 'x', args: [FIXTURES.basic, '--name', 'first', '--tools', 'echo,whoami'] }),
+          basic('second', { prefix: 'x', args: [FIXTURES.basic, '--name', 'second', '--tools', 'echo,whoami'] }),
+          basic('third', { prefix: null, tools: { allow: ['who*', 'add'], deny: ['add'] } }),
+        ],
+        NO_OFFLOAD,
+      ),
     );
   });
   afterAll(() => proxy.close());
@@ -128,7 +132,9 @@ describe('prefix settings, collisions and filters', () => {
   });
 
   test('tools outside the allow list, or denied, are neither listed nor callable', async () => {
-    await expect(proxy.client.callTool({ name: 'add', arguments: { a: 1, b: 2 } })).rejects.toThrow(/Tool add not found/);
+    await expect(proxy.client.callTool({ name: 'add', arguments: { a: 1, b: 2 } })).rejects.toThrow(
+      /Tool add not found/,
+    );
     await expect(proxy.client.callTool({ name: 'echo', arguments: { message: 'm' } })).rejects.toThrow(/not found/);
   });
 });
@@ -167,8 +173,16 @@ describe('requests from an upstream to a client that cannot serve them', () => {
     const proxy = await startProxy(testConfig([basic('solo')], NO_OFFLOAD), { capabilities: {} });
     try {
       const cases: [string, Record<string, unknown>, RegExp][] = [
-        ['sample', { prompt: 'hi' }, /the MCP client connected to mcp-offload does not support sampling \(sampling\/createMessage requested by upstream "solo"\)/],
-        ['elicit', { message: 'name?' }, /does not support elicitation \(elicitation\/create requested by upstream "solo"\)/],
+        [
+          'sample',
+          { prompt: 'hi' },
+          /the MCP client connected to mcp-offload does not support sampling \(sampling\/createMessage requested by upstream "solo"\)/,
+        ],
+        [
+          'elicit',
+          { message: 'name?' },
+          /does not support elicitation \(elicitation\/create requested by upstream "solo"\)/,
+        ],
         ['roots', {}, /does not support roots \(roots\/list requested by upstream "solo"\)/],
       ];
       for (const [name, args, expected] of cases) {
@@ -191,7 +205,9 @@ describe('an upstream that asks for roots as soon as it is initialized, before a
   test('gets the roots of the client that connects later', async () => {
     const proxy = await startProxy(testConfig([rootsOnInit()], NO_OFFLOAD), {
       setup: (client) =>
-        client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: 'file:///work', name: 'work' }] })),
+        client.setRequestHandler(ListRootsRequestSchema, async () => ({
+          roots: [{ uri: 'file:///work', name: 'work' }],
+        })),
     });
     try {
       expect(JSON.parse(textOf(await proxy.client.callTool({ name: 'initial-roots' })))).toEqual({

@@ -87,7 +87,10 @@ describe('the name of a wrapped server', () => {
     mkdirSync(dir, { recursive: true });
     const script = join(dir, 'index.mjs');
     writeFileSync(script, `await import(${JSON.stringify(pathToFileURL(FIXTURES.basic).href)});\n`);
-    const config = { ...singleServerConfig(parseCliArgs(['--', NODE, script, '--name', 'Weather Desk'])), logLevel: 'silent' as const };
+    const config = {
+      ...singleServerConfig(parseCliArgs(['--', NODE, script, '--name', 'Weather Desk'])),
+      logLevel: 'silent' as const,
+    };
     config.artifacts.dir = testArtifactDir();
     expect(config.servers[0]!.name).toBe('server');
     const proxy = await startProxy(config);

@@ -53,20 +53,28 @@ function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout;
   return Promise.race([
     promise.finally(() => clearTimeout(timer)),
-    new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: still pending after ${ms} ms`)), ms))),
+    new Promise<never>(
+      (_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: still pending after ${ms} ms`)), ms)),
+    ),
   ]);
 }
 
 const gone = (pid: number, what = `pid ${pid} to exit`) => waitFor(() => !pidAlive(pid), 5000, 20, what);
 
 /** The parent pid of a process, from /proc (Linux). */
-const parentOf = (pid: number): number => Number(/^PPid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]);
+const parentOf = (pid: number): number =>
+  Number(/^PPid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]);
 
 describe('stdio: wrapping one server', () => {
   test('mirrors the server with unprefixed tools, and stdout carries only protocol', async () => {
-    const conn = await connectDirect(NODE, [CLI, '--log-level', 'warn', '--', NODE, FIXTURES.basic, '--name', 'solo'], TEST_ENV, {
-      cwd: REPO_ROOT,
-    });
+    const conn = await connectDirect(
+      NODE,
+      [CLI, '--log-level', 'warn', '--', NODE, FIXTURES.basic, '--name', 'solo'],
+      TEST_ENV,
+      {
+        cwd: REPO_ROOT,
+      },
+    );
     const names = (await conn.client.listTools()).tools.map((t) => t.name);
     expect(names).toEqual(expect.arrayContaining(['echo', 'add', 'whoami', 'pid']));
     expect(names.filter((n) => n.includes('__'))).toEqual([]);
@@ -88,7 +96,11 @@ describe('--config: several servers', () => {
       'two.yaml',
       'logLevel: warn',
       'servers:',
-      ...['alpha', 'beta'].flatMap((name) => [`  ${name}:`, `    command: ${JSON.stringify(NODE)}`, `    args: ${list(FIXTURES.basic, '--name', name)}`]),
+      ...['alpha', 'beta'].flatMap((name) => [
+        `  ${name}:`,
+        `    command: ${JSON.stringify(NODE)}`,
+        `    args: ${list(FIXTURES.basic, '--name', name)}`,
+      ]),
     );
     const { client } = await connectLinear(['--config', file]);
     const names = (await client.listTools()).tools.map((t) => t.name);
@@ -101,14 +113,17 @@ describe('--config: several servers', () => {
 });
 
 describe('shutdown', () => {
-  test.each(['SIGTERM', 'SIGINT'] as const)('%s ends the proxy with code 0 and the upstream with it', async (signal) => {
-    const conn = await connectLinear(['--log-level', 'warn', '--', NODE, FIXTURES.basic]);
-    const upstream = await upstreamPid(conn.client);
-    process.kill(conn.pid, signal);
-    const exit = await within(conn.exited, 5000, `exit after ${signal}`);
-    expect(exit).toMatchObject({ code: 0, signal: null });
-    await gone(upstream, 'the upstream to exit');
-  });
+  test.each(['SIGTERM', 'SIGINT'] as const)(
+    '%s ends the proxy with code 0 and the upstream with it',
+    async (signal) => {
+      const conn = await connectLinear(['--log-level', 'warn', '--', NODE, FIXTURES.basic]);
+      const upstream = await upstreamPid(conn.client);
+      process.kill(conn.pid, signal);
+      const exit = await within(conn.exited, 5000, `exit after ${signal}`);
+      expect(exit).toMatchObject({ code: 0, signal: null });
+      await gone(upstream, 'the upstream to exit');
+    },
+  );
 
   test('closing stdin ends the proxy and the upstream', async () => {
     const conn = await connectLinear(['--log-level', 'warn', '--', NODE, FIXTURES.basic]);
@@ -120,7 +135,14 @@ describe('shutdown', () => {
   });
 
   test('an npx-like launcher: SIGTERM also ends the server the shell forked', async () => {
-    const conn = await connectLinear(['--log-level', 'warn', '--', 'sh', '-c', `${JSON.stringify(NODE)} ${JSON.stringify(FIXTURES.basic)}`]);
+    const conn = await connectLinear([
+      '--log-level',
+      'warn',
+      '--',
+      'sh',
+      '-c',
+      `${JSON.stringify(NODE)} ${JSON.stringify(FIXTURES.basic)}`,
+    ]);
     const server = await upstreamPid(conn.client);
     const shell = parentOf(server);
     // dash (/bin/sh here) forks for `sh -c "cmd"`: the server is a grandchild of the proxy. A shell
@@ -137,7 +159,9 @@ describe('shutdown', () => {
 describe('a noisy upstream', () => {
   test('its stdout junk is logged on stderr and never reaches the client', async () => {
     const conn = await connectDirect(NODE, [CLI, '--', NODE, FIXTURES.noisy], TEST_ENV, { cwd: REPO_ROOT });
-    expect(textOf(await conn.client.callTool({ name: 'echo', arguments: { message: 'through the noise' } }))).toBe('through the noise');
+    expect(textOf(await conn.client.callTool({ name: 'echo', arguments: { message: 'through the noise' } }))).toBe(
+      'through the noise',
+    );
     expect(textOf(await conn.client.callTool({ name: 'ok', arguments: {} }))).toBe('ok');
     expect(conn.errors).toEqual([]);
 
@@ -154,14 +178,23 @@ describe('logs', () => {
   test('are JSON lines on stderr, the upstream stderr tagged with its server name', async () => {
     const conn = await connectLinear(['--name', 'upstream-a', '--', NODE, FIXTURES.basic]);
     const upstream = await upstreamPid(conn.client);
-    await waitFor(() => conn.proxyStderr().some((l) => l.includes('ready pid=')), 5000, 20, 'the upstream stderr in the log');
+    await waitFor(
+      () => conn.proxyStderr().some((l) => l.includes('ready pid=')),
+      5000,
+      20,
+      'the upstream stderr in the log',
+    );
 
     const logs = conn.proxyStderr().map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(logs.length).toBeGreaterThanOrEqual(3);
     for (const entry of logs) {
-      expect(entry).toEqual(expect.objectContaining({ level: expect.any(Number), time: expect.any(Number), msg: expect.any(String) }));
+      expect(entry).toEqual(
+        expect.objectContaining({ level: expect.any(Number), time: expect.any(Number), msg: expect.any(String) }),
+      );
     }
-    expect(logs).toContainEqual(expect.objectContaining({ pid: conn.pid, server: 'upstream-a', stream: 'stderr', msg: `ready pid=${upstream}` }));
+    expect(logs).toContainEqual(
+      expect.objectContaining({ pid: conn.pid, server: 'upstream-a', stream: 'stderr', msg: `ready pid=${upstream}` }),
+    );
     expect(logs).toContainEqual(expect.objectContaining({ msg: 'upstream "upstream-a" is up' }));
     // Nothing the proxy printed reached the client as anything but protocol.
     expect(conn.transportLog()).not.toMatch(/ignored a line/);
@@ -210,14 +243,20 @@ describe('--http', () => {
     expect((await fetch(`${base}/nope`)).status).toBe(404);
   });
 
-  test('keeps an idle connection open longer than Node\'s 5 s default (65 s, as it says), so a slow client\'s next POST lands', async () => {
+  test("keeps an idle connection open longer than Node's 5 s default (65 s, as it says), so a slow client's next POST lands", async () => {
     const { base } = await startHttp(FIXTURES.basic);
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     const get = () =>
       new Promise<{ status: number; reused: boolean; keepAlive: string }>((resolve, reject) => {
         const req = request(`${base}/healthz`, { agent }, (res) => {
           res.resume();
-          res.on('end', () => resolve({ status: res.statusCode!, reused: req.reusedSocket, keepAlive: String(res.headers['keep-alive']) }));
+          res.on('end', () =>
+            resolve({
+              status: res.statusCode!,
+              reused: req.reusedSocket,
+              keepAlive: String(res.headers['keep-alive']),
+            }),
+          );
         });
         req.on('error', reject).end();
       });
@@ -253,9 +292,15 @@ describe('--http', () => {
     const { url } = await startHttp(FIXTURES.basic);
     const listTools = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
 
-    const unknown = await fetch(url, { method: 'POST', headers: { ...ACCEPT, 'mcp-session-id': 'no-such-session' }, body: listTools });
+    const unknown = await fetch(url, {
+      method: 'POST',
+      headers: { ...ACCEPT, 'mcp-session-id': 'no-such-session' },
+      body: listTools,
+    });
     expect(unknown.status).toBe(404);
-    expect((await fetch(url, { headers: { accept: 'text/event-stream', 'mcp-session-id': 'no-such-session' } })).status).toBe(404);
+    expect(
+      (await fetch(url, { headers: { accept: 'text/event-stream', 'mcp-session-id': 'no-such-session' } })).status,
+    ).toBe(404);
 
     const noSession = await fetch(url, { method: 'POST', headers: ACCEPT, body: listTools });
     expect(noSession.status).toBe(400);
@@ -300,7 +345,9 @@ describe('large messages (100 MiB) in both directions', () => {
 
   async function bothWays(client: Client, label: string): Promise<void> {
     let started = Date.now();
-    const text = textOf(await client.callTool({ name: 'big-text', arguments: { mb: 100 } }, undefined, { timeout: TIMEOUT }));
+    const text = textOf(
+      await client.callTool({ name: 'big-text', arguments: { mb: 100 } }, undefined, { timeout: TIMEOUT }),
+    );
     report(`${label} big-text 100 MiB`, started);
     expect(text.length).toBe(SIZE);
     expect(text.slice(0, 16)).toBe('x'.repeat(16));
@@ -309,7 +356,9 @@ describe('large messages (100 MiB) in both directions', () => {
 
     started = Date.now();
     const data = 'y'.repeat(SIZE);
-    expect(textOf(await client.callTool({ name: 'size-of', arguments: { data } }, undefined, { timeout: TIMEOUT }))).toBe(String(SIZE));
+    expect(
+      textOf(await client.callTool({ name: 'size-of', arguments: { data } }, undefined, { timeout: TIMEOUT })),
+    ).toBe(String(SIZE));
     report(`${label} size-of 100 MiB`, started);
   }
 
@@ -345,7 +394,9 @@ describe('usage and validation', () => {
   test('an unknown option exits 2 with the usage', async () => {
     const r = await runCli(['--frobnicate']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('mcp-offload: unknown option --frobnicate; the wrapped server\'s own options go after "--"');
+    expect(r.stderr).toContain(
+      'mcp-offload: unknown option --frobnicate; the wrapped server\'s own options go after "--"',
+    );
     expect(r.stderr).toContain(USAGE);
     expect(r.stdout).toBe('');
   });
@@ -421,8 +472,15 @@ describe('an upstream that fails at startup', () => {
 
     // Still up, and still serving, after it gave up on the broken one.
     const log = () => conn.proxyStderr().map((line) => JSON.parse(line) as Record<string, unknown>);
-    await waitFor(() => log().some((l) => l.msg === 'giving up on upstream "broken"'), 10_000, 50, 'the proxy to give up');
-    expect(log()).toContainEqual(expect.objectContaining({ server: 'broken', stream: 'stderr', msg: expect.stringContaining('crash on start') }));
+    await waitFor(
+      () => log().some((l) => l.msg === 'giving up on upstream "broken"'),
+      10_000,
+      50,
+      'the proxy to give up',
+    );
+    expect(log()).toContainEqual(
+      expect.objectContaining({ server: 'broken', stream: 'stderr', msg: expect.stringContaining('crash on start') }),
+    );
     expect(pidAlive(conn.pid)).toBe(true);
     expect(conn.transport.exit).toBeUndefined();
     expect(textOf(await conn.client.callTool({ name: 'healthy__whoami', arguments: {} }))).toBe('healthy');
@@ -452,7 +510,10 @@ describe('artifacts through the CLI', () => {
     for (const name of readdirSync(join(dir, '.meta')).filter((n) => n.endsWith('.json'))) {
       const file = join(dir, '.meta', name);
       const record = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
-      writeFileSync(file, JSON.stringify({ ...record, created: '2000-01-01T00:00:00.000Z', lastStored: '2000-01-01T00:00:00.000Z' }));
+      writeFileSync(
+        file,
+        JSON.stringify({ ...record, created: '2000-01-01T00:00:00.000Z', lastStored: '2000-01-01T00:00:00.000Z' }),
+      );
     }
     const collected = await runCli(['gc', '--config', config, '--artifact-dir', dir]);
     expect(collected.code).toBe(0);
@@ -468,7 +529,7 @@ describe('artifacts through the CLI', () => {
     expect(fromFlag.stderr).toContain(`in ${join(tmp, 'from-flag')}`);
   });
 
-  test('a restarted stdio proxy does not list or read the previous run\'s artifacts (session numbers restart, owners do not)', async () => {
+  test("a restarted stdio proxy does not list or read the previous run's artifacts (session numbers restart, owners do not)", async () => {
     const dir = join(tmp, 'store-c');
     const args = ['--log-level', 'warn', '--artifact-dir', dir, '--', NODE, FIXTURES.bigResult];
     const first = await connectLinear(args);
@@ -485,7 +546,16 @@ describe('artifacts through the CLI', () => {
 
   test('--dry-run passes results unchanged and stores nothing', async () => {
     const dir = join(tmp, 'store-b');
-    const proxy = await connectLinear(['--log-level', 'warn', '--dry-run', '--artifact-dir', dir, '--', NODE, FIXTURES.bigResult]);
+    const proxy = await connectLinear([
+      '--log-level',
+      'warn',
+      '--dry-run',
+      '--artifact-dir',
+      dir,
+      '--',
+      NODE,
+      FIXTURES.bigResult,
+    ]);
     const result = await proxy.client.callTool({ name: 'big-image', arguments: { mb: 1 } });
     const image = (result.content as { type: string; data?: string }[]).find((b) => b.type === 'image');
     expect(image?.data?.length).toBeGreaterThan(1_000_000);

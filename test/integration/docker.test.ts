@@ -2,7 +2,17 @@
 // with stand-ins for the system tools, the entrypoint and healthcheck as real processes, and the
 // Dockerfile and compose file checked against what the scripts expect.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
@@ -28,7 +38,10 @@ function standIns(dir: string, failing: string[] = []): string {
   spawnSync('mkdir', ['-p', bin]);
   for (const tool of ['apt-get', 'groupadd', 'useradd', 'chown']) {
     const file = join(bin, tool);
-    writeFileSync(file, `#!/bin/sh\necho "${tool} $*" >> "${dir}/calls.log"\n${failing.includes(tool) ? 'exit 100\n' : ''}`);
+    writeFileSync(
+      file,
+      `#!/bin/sh\necho "${tool} $*" >> "${dir}/calls.log"\n${failing.includes(tool) ? 'exit 100\n' : ''}`,
+    );
     chmodSync(file, 0o755);
   }
   return bin;
@@ -38,7 +51,10 @@ describe('docker/install-runtime.sh', () => {
   test('installs Debian chromium and tini, creates the non-root user, the /artifacts volume (0700) and the mcp-offload command', () => {
     const root = join(scratch, 'root');
     const bin = standIns(root);
-    const result = spawnSync('sh', [join(DOCKER, 'install-runtime.sh')], { env: { PATH: `${bin}:${process.env.PATH}`, ROOT: root }, encoding: 'utf8' });
+    const result = spawnSync('sh', [join(DOCKER, 'install-runtime.sh')], {
+      env: { PATH: `${bin}:${process.env.PATH}`, ROOT: root },
+      encoding: 'utf8',
+    });
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
     const calls = readFileSync(join(root, 'calls.log'), 'utf8').trim().split('\n');
@@ -57,7 +73,10 @@ describe('docker/install-runtime.sh', () => {
   test('stops at the first failing step', () => {
     const root = join(scratch, 'failing');
     const bin = standIns(root, ['apt-get']);
-    const result = spawnSync('sh', [join(DOCKER, 'install-runtime.sh')], { env: { PATH: `${bin}:${process.env.PATH}`, ROOT: root }, encoding: 'utf8' });
+    const result = spawnSync('sh', [join(DOCKER, 'install-runtime.sh')], {
+      env: { PATH: `${bin}:${process.env.PATH}`, ROOT: root },
+      encoding: 'utf8',
+    });
     expect(result.status).toBe(100);
     expect(readFileSync(join(root, 'calls.log'), 'utf8').trim()).toBe('apt-get update');
     expect(existsSync(join(root, 'artifacts'))).toBe(false);
@@ -75,8 +94,12 @@ describe('docker/Dockerfile and docker/compose.yaml', () => {
     expect(dockerfile).toMatch(/^USER mcp$/m);
     expect(dockerfile).toMatch(/^VOLUME \["\/artifacts"\]$/m);
     expect(dockerfile).toMatch(/^EXPOSE 8080$/m);
-    expect(dockerfile).toMatch(/^HEALTHCHECK .*\n\s+CMD \["node", "\/usr\/local\/lib\/mcp-offload\/healthcheck\.mjs"\]$/m);
-    expect(dockerfile).toMatch(/^ENTRYPOINT \["\/usr\/bin\/tini", "--", "\/usr\/local\/lib\/mcp-offload\/entrypoint\.sh"\]$/m);
+    expect(dockerfile).toMatch(
+      /^HEALTHCHECK .*\n\s+CMD \["node", "\/usr\/local\/lib\/mcp-offload\/healthcheck\.mjs"\]$/m,
+    );
+    expect(dockerfile).toMatch(
+      /^ENTRYPOINT \["\/usr\/bin\/tini", "--", "\/usr\/local\/lib\/mcp-offload\/entrypoint\.sh"\]$/m,
+    );
     // The environment the entrypoint documents, with the same defaults.
     for (const [name, value] of [
       ['MCP_OFFLOAD_CONFIG', '/config/config.yaml'],
@@ -90,13 +113,23 @@ describe('docker/Dockerfile and docker/compose.yaml', () => {
     expect(entrypoint).toContain('LISTEN="${MCP_OFFLOAD_LISTEN:-0.0.0.0:8080}"');
     // Every file the Dockerfile copies from the repository exists.
     for (const match of dockerfile.matchAll(/^COPY (?!--from)(.+) \S+$/gm)) {
-      for (const source of match[1]!.split(' ')) expect([source, existsSync(join(REPO_ROOT, source))]).toEqual([source, true]);
+      for (const source of match[1]!.split(' '))
+        expect([source, existsSync(join(REPO_ROOT, source))]).toEqual([source, true]);
     }
   });
 
   test('compose runs the sidecar next to an upstream, with the config where the image expects it, and that config is valid', async () => {
     const compose = parse(readFileSync(join(DOCKER, 'compose.yaml'), 'utf8')) as {
-      services: Record<string, { ports?: string[]; volumes?: string[]; build?: { dockerfile: string }; environment?: Record<string, string>; depends_on?: string[] }>;
+      services: Record<
+        string,
+        {
+          ports?: string[];
+          volumes?: string[];
+          build?: { dockerfile: string };
+          environment?: Record<string, string>;
+          depends_on?: string[];
+        }
+      >;
     };
     const sidecar = compose.services['mcp-offload']!;
     expect(Object.keys(compose.services)).toEqual(['upstream', 'mcp-offload']);
@@ -106,7 +139,9 @@ describe('docker/Dockerfile and docker/compose.yaml', () => {
     expect(sidecar.volumes).toEqual(['./sidecar.yaml:/config/config.yaml:ro', 'artifacts:/artifacts']);
     expect(Object.keys(sidecar.environment ?? {})).toContain('MCP_OFFLOAD_AUTH_TOKEN');
     const config = await loadConfigFile(join(DOCKER, 'sidecar.yaml'), {});
-    expect(config.servers.map((s) => [s.name, s.kind === 'http' && s.url])).toEqual([['everything', 'http://upstream:3001/mcp']]);
+    expect(config.servers.map((s) => [s.name, s.kind === 'http' && s.url])).toEqual([
+      ['everything', 'http://upstream:3001/mcp'],
+    ]);
     expect(config.httpOptions.allowedHosts).toEqual(['mcp-offload']);
     expect(config.artifacts.publicUrl).toBe('http://localhost:8080');
   });
@@ -117,20 +152,36 @@ describe('docker/entrypoint.sh with the documented environment', () => {
   const artifacts = join(scratch, 'artifacts');
   writeFileSync(config, `servers:\n  art:\n    command: ${NODE}\n    args: [${FIXTURES.artifact}]\n`);
   const env = (extra: Record<string, string>) =>
-    cliEnv({ MCP_OFFLOAD_BIN: `${NODE} ${CLI}`, MCP_OFFLOAD_CONFIG: config, MCP_OFFLOAD_ARTIFACT_DIR: artifacts, MCP_OFFLOAD_LOG_LEVEL: 'warn', ...extra });
+    cliEnv({
+      MCP_OFFLOAD_BIN: `${NODE} ${CLI}`,
+      MCP_OFFLOAD_CONFIG: config,
+      MCP_OFFLOAD_ARTIFACT_DIR: artifacts,
+      MCP_OFFLOAD_LOG_LEVEL: 'warn',
+      ...extra,
+    });
   const run = (args: string[], extra: Record<string, string>) =>
     spawnSync('sh', [join(DOCKER, 'entrypoint.sh'), ...args], { env: env(extra), encoding: 'utf8', timeout: 20_000 });
 
   test('serves /healthz, wants the token on /mcp, stores artifacts in MCP_OFFLOAD_ARTIFACT_DIR, passes the healthcheck, and exits 0 on SIGTERM', async () => {
     const port = await freePort();
     const listen = { MCP_OFFLOAD_LISTEN: `127.0.0.1:${port}`, MCP_OFFLOAD_AUTH_TOKEN: TOKEN };
-    const child = spawn('sh', [join(DOCKER, 'entrypoint.sh')], { env: env(listen), stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn('sh', [join(DOCKER, 'entrypoint.sh')], {
+      env: env(listen),
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     children.add(child);
     let stderr = '';
     child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+    const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
+      child.once('exit', (code, signal) => resolve({ code, signal })),
+    );
     const base = `http://127.0.0.1:${port}`;
-    await waitFor(async () => (await fetch(`${base}/healthz`).catch(() => undefined))?.status === 200, 15_000, 100, 'the entrypoint to serve /healthz');
+    await waitFor(
+      async () => (await fetch(`${base}/healthz`).catch(() => undefined))?.status === 200,
+      15_000,
+      100,
+      'the entrypoint to serve /healthz',
+    );
     expect((await fetch(`${base}/mcp`, { method: 'POST' })).status).toBe(401);
     const client = await connectHttp(base, TOKEN);
     const [uri] = linksOf(await client.client.callTool({ name: 'image', arguments: { tag: 'docker' } }));
@@ -140,7 +191,8 @@ describe('docker/entrypoint.sh with the documented environment', () => {
     expect((await fetch(`${base}/metrics`, { headers: bearer(TOKEN) })).status).toBe(200);
     await client.close();
 
-    const healthcheck = () => spawnSync(NODE, [join(DOCKER, 'healthcheck.mjs')], { env: env(listen), timeout: 10_000 }).status;
+    const healthcheck = () =>
+      spawnSync(NODE, [join(DOCKER, 'healthcheck.mjs')], { env: env(listen), timeout: 10_000 }).status;
     expect(healthcheck()).toBe(0);
     // exec: the signal reaches mcp-offload itself, which shuts down cleanly.
     child.kill('SIGTERM');

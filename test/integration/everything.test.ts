@@ -32,7 +32,9 @@ function installClientHandlers(client: Client): void {
     role: 'assistant',
     content: { type: 'text', text: `sampled: ${JSON.stringify(request.params.messages[0].content)}` },
   }));
-  client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: 'file:///tmp/test-root', name: 'test root' }] }));
+  client.setRequestHandler(ListRootsRequestSchema, async () => ({
+    roots: [{ uri: 'file:///tmp/test-root', name: 'test root' }],
+  }));
 }
 
 const DETERMINISTIC_CALLS: { name: string; arguments?: Record<string, unknown> }[] = [
@@ -70,7 +72,10 @@ interface DirectConnection {
   close(): Promise<void>;
 }
 
-function describeAgainst(label: string, makeUpstream: () => Promise<{ proxy: ProxyUnderTest; direct: DirectConnection; stop?: () => Promise<void> }>) {
+function describeAgainst(
+  label: string,
+  makeUpstream: () => Promise<{ proxy: ProxyUnderTest; direct: DirectConnection; stop?: () => Promise<void> }>,
+) {
   describe(`server-everything over ${label}`, () => {
     let proxy: ProxyUnderTest;
     let direct: DirectConnection;
@@ -104,7 +109,10 @@ function describeAgainst(label: string, makeUpstream: () => Promise<{ proxy: Pro
     });
 
     test.each(RESOURCE_READS)('resources/read %s gives the same contents', async (uri) => {
-      const [viaProxy, viaDirect] = await Promise.all([proxy.client.readResource({ uri }), direct.client.readResource({ uri })]);
+      const [viaProxy, viaDirect] = await Promise.all([
+        proxy.client.readResource({ uri }),
+        direct.client.readResource({ uri }),
+      ]);
       expect(withoutClock(viaProxy)).toEqual(withoutClock(viaDirect));
     });
 
@@ -115,7 +123,10 @@ function describeAgainst(label: string, makeUpstream: () => Promise<{ proxy: Pro
         { name: 'resource-prompt', arguments: { resourceType: 'Text', resourceId: '2' } },
       ];
       for (const request of requests) {
-        const [viaProxy, viaDirect] = await Promise.all([proxy.client.getPrompt(request), direct.client.getPrompt(request)]);
+        const [viaProxy, viaDirect] = await Promise.all([
+          proxy.client.getPrompt(request),
+          direct.client.getPrompt(request),
+        ]);
         expect(withoutClock(viaProxy)).toEqual(withoutClock(viaDirect));
       }
       const complete = {
@@ -145,7 +156,10 @@ function describeAgainst(label: string, makeUpstream: () => Promise<{ proxy: Pro
     });
 
     test('sampling round-trips through the proxy to the client', async () => {
-      const result = await proxy.client.callTool({ name: 'trigger-sampling-request', arguments: { prompt: 'two plus two' } });
+      const result = await proxy.client.callTool({
+        name: 'trigger-sampling-request',
+        arguments: { prompt: 'two plus two' },
+      });
       const text = JSON.stringify(result.content);
       expect(text).toContain('test-model');
       expect(text).toContain('two plus two');
@@ -177,7 +191,9 @@ describeAgainst('stdio', async () => {
 
 describeAgainst('Streamable HTTP', async () => {
   const server = await startEverythingHttp();
-  const proxy = await startProxy(testConfig([{ name: 'everything', url: server.url }], NO_OFFLOAD), { setup: installClientHandlers });
+  const proxy = await startProxy(testConfig([{ name: 'everything', url: server.url }], NO_OFFLOAD), {
+    setup: installClientHandlers,
+  });
   const client = new Client({ name: 'direct-client', version: '1.0.0' }, { capabilities: ALL_CLIENT_CAPABILITIES });
   installClientHandlers(client);
   await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));

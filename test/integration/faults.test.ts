@@ -15,18 +15,29 @@ describe('faults', () => {
   afterEach(() => proxy?.close());
 
   test('a hung upstream: the call times out, is answered, and the upstream is restarted', async () => {
-    proxy = await startProxy(testConfig([{ name: 'slow', command: NODE, args: [FIXTURES.slow], timeoutMs: 500 }], NO_OFFLOAD));
+    proxy = await startProxy(
+      testConfig([{ name: 'slow', command: NODE, args: [FIXTURES.slow], timeoutMs: 500 }], NO_OFFLOAD),
+    );
     const before = Number(textOf(await proxy.client.callTool({ name: 'pid' })));
-    await expect(proxy.client.callTool({ name: 'freeze' })).rejects.toThrow(/upstream "slow" did not answer tools\/call within 500 ms/);
+    await expect(proxy.client.callTool({ name: 'freeze' })).rejects.toThrow(
+      /upstream "slow" did not answer tools\/call within 500 ms/,
+    );
     const upstream = proxy.gateway.upstreams[0];
     expect(await upstream.lastLivenessCheck).toBe('hung');
-    await waitFor(() => upstream.restarts === 1 && upstream.state === 'up', 10_000, 50, 'the restart of the hung upstream');
+    await waitFor(
+      () => upstream.restarts === 1 && upstream.state === 'up',
+      10_000,
+      50,
+      'the restart of the hung upstream',
+    );
     expect(pidAlive(before)).toBe(false);
     expect(Number(textOf(await proxy.client.callTool({ name: 'pid' })))).not.toBe(before);
   });
 
   test('a slow upstream that still answers ping is not restarted', async () => {
-    proxy = await startProxy(testConfig([{ name: 'slow', command: NODE, args: [FIXTURES.slow], timeoutMs: 300 }], NO_OFFLOAD));
+    proxy = await startProxy(
+      testConfig([{ name: 'slow', command: NODE, args: [FIXTURES.slow], timeoutMs: 300 }], NO_OFFLOAD),
+    );
     await expect(proxy.client.callTool({ name: 'slow', arguments: { ms: 2000 } })).rejects.toThrow(/within 300 ms/);
     const upstream = proxy.gateway.upstreams[0];
     expect(await upstream.lastLivenessCheck).toBe('alive');
@@ -50,7 +61,10 @@ describe('faults', () => {
 
 describe('load', () => {
   test('1000 calls from 10 concurrent HTTP clients: every response matches its request', async () => {
-    const gateway = new Gateway(testConfig([{ name: 'basic', command: NODE, args: [FIXTURES.basic, '--tools', 'echo'] }], NO_OFFLOAD), silentLogger);
+    const gateway = new Gateway(
+      testConfig([{ name: 'basic', command: NODE, args: [FIXTURES.basic, '--tools', 'echo'] }], NO_OFFLOAD),
+      silentLogger,
+    );
     await gateway.start();
     const http = await serveHttp(gateway, { host: '127.0.0.1', port: 0 }, silentLogger);
     const clients: Client[] = [];
@@ -87,7 +101,10 @@ describe('load', () => {
 describe('memory', () => {
   test('after 20 calls of 10 MB images, memory returns to its baseline', () => {
     const probe = fileURLToPath(new URL('../helpers/leak-probe.mjs', import.meta.url));
-    const run = spawnSync(NODE, ['--expose-gc', probe, FIXTURES.bigResult, '20', '10'], { encoding: 'utf8', timeout: 120_000 });
+    const run = spawnSync(NODE, ['--expose-gc', probe, FIXTURES.bigResult, '20', '10'], {
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
     expect(run.status).toBe(0);
     const samples = JSON.parse(run.stdout.trim().split('\n').pop()!) as { heap: number; external: number }[];
     expect(samples).toHaveLength(20);

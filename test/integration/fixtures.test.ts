@@ -94,7 +94,20 @@ describe('basic-server', () => {
     const conn = await connectFixture('basic', [], { FIXTURE_TEST_VAR: 'set-by-test' });
     const { client } = conn;
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(['echo', 'add', 'whoami', 'pid', 'env', 'fail', 'log', 'subscriptions', 'initial-roots', 'roots', 'sample', 'elicit']);
+    expect(tools.map((t) => t.name)).toEqual([
+      'echo',
+      'add',
+      'whoami',
+      'pid',
+      'env',
+      'fail',
+      'log',
+      'subscriptions',
+      'initial-roots',
+      'roots',
+      'sample',
+      'elicit',
+    ]);
     expect(textOf(await client.callTool({ name: 'echo', arguments: { message: 'hi there' } }))).toBe('hi there');
     expect(textOf(await client.callTool({ name: 'add', arguments: { a: 2, b: 40 } }))).toBe('42');
     expect(textOf(await client.callTool({ name: 'whoami' }))).toBe('basic');
@@ -129,7 +142,9 @@ describe('basic-server', () => {
     const { client } = await connectFixture('basic');
     const failed = await client.callTool({ name: 'fail', arguments: { message: 'boom' } });
     expect(failed).toEqual({ isError: true, content: [{ type: 'text', text: 'boom' }] });
-    await expect(client.callTool({ name: 'add', arguments: { a: 1 } })).rejects.toMatchObject({ code: ErrorCode.InvalidParams });
+    await expect(client.callTool({ name: 'add', arguments: { a: 1 } })).rejects.toMatchObject({
+      code: ErrorCode.InvalidParams,
+    });
   });
 
   test('resources/list pages one item at a time; following cursors yields all', async () => {
@@ -153,21 +168,35 @@ describe('basic-server', () => {
     const blob = (bin.contents[0] as { blob: string }).blob;
     expect([...Buffer.from(blob, 'base64')]).toEqual(Array.from({ length: 256 }, (_, i) => i));
     const { resourceTemplates } = await client.listResourceTemplates();
-    expect(resourceTemplates).toEqual([expect.objectContaining({ uriTemplate: 'fixture://basic/items/{id}', name: 'item' })]);
+    expect(resourceTemplates).toEqual([
+      expect.objectContaining({ uriTemplate: 'fixture://basic/items/{id}', name: 'item' }),
+    ]);
     const item = await client.readResource({ uri: 'fixture://basic/items/42' });
-    expect(item.contents).toEqual([{ uri: 'fixture://basic/items/42', mimeType: 'text/plain', text: 'item 42 from basic' }]);
+    expect(item.contents).toEqual([
+      { uri: 'fixture://basic/items/42', mimeType: 'text/plain', text: 'item 42 from basic' },
+    ]);
     await expect(client.readResource({ uri: 'fixture://basic/nope' })).rejects.toMatchObject({ code: -32002 });
   });
 
   test('prompt greet and its completion', async () => {
     const { client } = await connectFixture('basic', ['--name', 'srv']);
     const { prompts } = await client.listPrompts();
-    expect(prompts).toEqual([{ name: 'greet', description: 'Greet someone', arguments: [{ name: 'who', description: 'Who to greet', required: true }] }]);
+    expect(prompts).toEqual([
+      {
+        name: 'greet',
+        description: 'Greet someone',
+        arguments: [{ name: 'who', description: 'Who to greet', required: true }],
+      },
+    ]);
     const prompt = await client.getPrompt({ name: 'greet', arguments: { who: 'Ada' } });
     expect(prompt.messages).toEqual([{ role: 'user', content: { type: 'text', text: 'Hello, Ada, from srv' } }]);
     const ref = { type: 'ref/prompt' as const, name: 'greet' };
     expect((await client.complete({ ref, argument: { name: 'who', value: 'b' } })).completion.values).toEqual(['bob']);
-    expect((await client.complete({ ref, argument: { name: 'who', value: '' } })).completion.values).toEqual(['alice', 'bob', 'carol']);
+    expect((await client.complete({ ref, argument: { name: 'who', value: '' } })).completion.values).toEqual([
+      'alice',
+      'bob',
+      'carol',
+    ]);
     expect((await client.complete({ ref, argument: { name: 'who', value: 'z' } })).completion.values).toEqual([]);
   });
 
@@ -186,10 +215,12 @@ describe('basic-server', () => {
     const settled = updates.length;
     await client.ping();
     expect(updates.length).toBe(settled);
-    await expect(client.subscribeResource({ uri: 'fixture://basic/unknown' })).rejects.toMatchObject({ code: ErrorCode.InvalidParams });
+    await expect(client.subscribeResource({ uri: 'fixture://basic/unknown' })).rejects.toMatchObject({
+      code: ErrorCode.InvalidParams,
+    });
   });
 
-  test('log tool sends notifications/message honouring logging/setLevel', async () => {
+  test('log tool sends notifications/message honoring logging/setLevel', async () => {
     const { client } = await connectFixture('basic');
     const logs: unknown[] = [];
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
@@ -197,7 +228,9 @@ describe('basic-server', () => {
     });
     await client.setLoggingLevel('warning');
     await client.callTool({ name: 'log', arguments: { message: 'dropped', level: 'info' } });
-    expect(textOf(await client.callTool({ name: 'log', arguments: { message: 'kept', level: 'error' } }))).toBe('logged');
+    expect(textOf(await client.callTool({ name: 'log', arguments: { message: 'kept', level: 'error' } }))).toBe(
+      'logged',
+    );
     await waitFor(() => logs.length >= 1, 2000);
     expect(logs).toEqual([{ level: 'error', logger: 'basic', data: 'kept' }]);
   });
@@ -211,12 +244,16 @@ describe('basic-server', () => {
     }));
     client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { answer: '42' } }));
     client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: 'file:///r', name: 'r' }] }));
-    expect(textOf(await client.callTool({ name: 'sample', arguments: { prompt: 'two+two' } }))).toBe('sampled {"type":"text","text":"two+two"}');
+    expect(textOf(await client.callTool({ name: 'sample', arguments: { prompt: 'two+two' } }))).toBe(
+      'sampled {"type":"text","text":"two+two"}',
+    );
     expect(JSON.parse(textOf(await client.callTool({ name: 'elicit', arguments: { message: 'q?' } })))).toEqual({
       action: 'accept',
       content: { answer: '42' },
     });
-    expect(JSON.parse(textOf(await client.callTool({ name: 'roots' })))).toEqual({ roots: [{ uri: 'file:///r', name: 'r' }] });
+    expect(JSON.parse(textOf(await client.callTool({ name: 'roots' })))).toEqual({
+      roots: [{ uri: 'file:///r', name: 'r' }],
+    });
   });
 
   test('a message over the default 10 MiB stdin limit makes it close and exit', async () => {
@@ -242,7 +279,10 @@ describe('crash-server', () => {
     expect(Number(textOf(await conn.client.callTool({ name: 'pid' })))).toBe(conn.pid);
     const err = await conn.client.callTool({ name: 'crash' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(McpError);
-    expect(err).toMatchObject({ code: ErrorCode.ConnectionClosed, message: expect.stringMatching(/Connection closed/) });
+    expect(err).toMatchObject({
+      code: ErrorCode.ConnectionClosed,
+      message: expect.stringMatching(/Connection closed/),
+    });
     await conn.closed;
     expect(conn.stderr()).toContain('crashing');
     await waitFor(() => !pidAlive(conn.pid), 3000, 20, 'crash-server to exit');
@@ -250,7 +290,9 @@ describe('crash-server', () => {
 
   test('crash-later answers first, then the process exits', async () => {
     const conn = await connectFixture('crash');
-    expect(textOf(await conn.client.callTool({ name: 'crash-later', arguments: { ms: 150 } }))).toBe('crashing in 150ms');
+    expect(textOf(await conn.client.callTool({ name: 'crash-later', arguments: { ms: 150 } }))).toBe(
+      'crashing in 150ms',
+    );
     expect(conn.isClosed()).toBe(false);
     await conn.closed;
     expect(conn.stderr()).toContain('crashing');
@@ -271,7 +313,9 @@ describe('noisy-stdout-server', () => {
     const { client } = conn;
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['echo', 'ok', 'pid']);
     const before = conn.errors.length;
-    expect(textOf(await client.callTool({ name: 'echo', arguments: { message: 'through the noise' } }))).toBe('through the noise');
+    expect(textOf(await client.callTool({ name: 'echo', arguments: { message: 'through the noise' } }))).toBe(
+      'through the noise',
+    );
     expect(textOf(await client.callTool({ name: 'ok' }))).toBe('ok');
     // Per call: "debug: handling tools/call", {"log":...}, an empty line and "debug: sending ...".
     await waitFor(() => conn.errors.length >= before + 8, 2000, 20, 'junk-line errors');
@@ -302,14 +346,18 @@ describe('slow-server', () => {
     await running; // its first progress report: the server is working on it
     ac.abort('test abort');
     await expect(call).rejects.toThrow();
-    await expect(client.callTool({ name: 'hang' }, undefined, { timeout: 200 })).rejects.toMatchObject({ code: ErrorCode.RequestTimeout });
+    await expect(client.callTool({ name: 'hang' }, undefined, { timeout: 200 })).rejects.toMatchObject({
+      code: ErrorCode.RequestTimeout,
+    });
 
     const read = async () => (await client.callTool({ name: 'cancellations' })) as CallToolResult;
     const result: CallToolResult = await waitFor(async () => {
       const r = await read();
       return (r.structuredContent as { cancellations: unknown[] }).cancellations.length >= 2 ? r : undefined;
     }, 3000).then((r) => r!);
-    const recorded = (result.structuredContent as { cancellations: { requestId: number; tool: string; reason: string }[] }).cancellations;
+    const recorded = (
+      result.structuredContent as { cancellations: { requestId: number; tool: string; reason: string }[] }
+    ).cancellations;
     expect(recorded.map((c) => c.tool)).toEqual(['progress', 'hang']);
     expect(recorded[0].reason).toContain('test abort');
     expect(JSON.parse(textOf(result))).toEqual(recorded.map((c) => c.requestId));
@@ -355,7 +403,16 @@ describe('dynamic-tools-server', () => {
       changes++;
     });
     const names = async () => (await client.listTools()).tools.map((t) => t.name);
-    expect(await names()).toEqual(['add-tool', 'remove-tool', 'add-prompt', 'remove-prompt', 'add-resource', 'remove-resource', 'list-names', 'pid']);
+    expect(await names()).toEqual([
+      'add-tool',
+      'remove-tool',
+      'add-prompt',
+      'remove-prompt',
+      'add-resource',
+      'remove-resource',
+      'list-names',
+      'pid',
+    ]);
 
     expect(textOf(await client.callTool({ name: 'add-tool', arguments: { name: 'zeta' } }))).toBe('added tool zeta');
     await waitFor(() => changes === 1, 2000, 20, 'tools/list_changed');
@@ -367,7 +424,9 @@ describe('dynamic-tools-server', () => {
     await waitFor(() => changes === 2, 2000, 20, 'second tools/list_changed');
     expect(await names()).not.toContain('zeta');
     await expect(client.callTool({ name: 'zeta' })).rejects.toMatchObject({ code: ErrorCode.InvalidParams });
-    expect(await client.callTool({ name: 'remove-tool', arguments: { name: 'add-tool' } })).toMatchObject({ isError: true });
+    expect(await client.callTool({ name: 'remove-tool', arguments: { name: 'add-tool' } })).toMatchObject({
+      isError: true,
+    });
   });
 
   test('add-prompt and add-resource send their list_changed notifications', async () => {
@@ -386,12 +445,16 @@ describe('dynamic-tools-server', () => {
     await client.callTool({ name: 'add-prompt', arguments: { name: 'p1' } });
     await waitFor(() => prompts === 1, 2000, 20, 'prompts/list_changed');
     expect((await client.listPrompts()).prompts.map((p) => p.name)).toEqual(['p1']);
-    expect((await client.getPrompt({ name: 'p1' })).messages).toEqual([{ role: 'user', content: { type: 'text', text: 'I am prompt p1' } }]);
+    expect((await client.getPrompt({ name: 'p1' })).messages).toEqual([
+      { role: 'user', content: { type: 'text', text: 'I am prompt p1' } },
+    ]);
 
     await client.callTool({ name: 'add-resource', arguments: { uri: 'dyn://x/r1' } });
     await waitFor(() => resources === 1, 2000, 20, 'resources/list_changed');
     expect((await client.listResources()).resources.map((r) => r.uri)).toEqual(['dyn://x/r1']);
-    expect((await client.readResource({ uri: 'dyn://x/r1' })).contents).toEqual([{ uri: 'dyn://x/r1', mimeType: 'text/plain', text: 'resource dyn://x/r1' }]);
+    expect((await client.readResource({ uri: 'dyn://x/r1' })).contents).toEqual([
+      { uri: 'dyn://x/r1', mimeType: 'text/plain', text: 'resource dyn://x/r1' },
+    ]);
   });
 });
 
@@ -431,17 +494,29 @@ describe('big-result-server', () => {
     expect(r.type).toBe('resource');
     expect(r.resource).toMatchObject({ uri: 'big://bg/embedded.bin', mimeType: 'application/octet-stream' });
     expect(Buffer.from(r.resource.blob, 'base64').length).toBe(MiB / 4);
-    const embText = (await client.callTool({ name: 'big-embedded', arguments: { mb: 0.25, kind: 'text' } })) as CallToolResult;
+    const embText = (await client.callTool({
+      name: 'big-embedded',
+      arguments: { mb: 0.25, kind: 'text' },
+    })) as CallToolResult;
     expect((embText.content[0] as { resource: { text: string } }).resource.text.length).toBe(MiB / 4);
 
     const mixed = (await client.callTool({ name: 'mixed', arguments: { kb: 2 } })) as CallToolResult;
-    expect(mixed.content.map((c) => c.type)).toEqual(['text', 'image', 'audio', 'resource', 'resource', 'resource_link']);
+    expect(mixed.content.map((c) => c.type)).toEqual([
+      'text',
+      'image',
+      'audio',
+      'resource',
+      'resource',
+      'resource_link',
+    ]);
     expect(Buffer.from((mixed.content[1] as { data: string }).data, 'base64').length).toBe(2048);
   });
 
   test('size-of accepts a 12 MiB argument, over the SDK default 10 MiB (its stdin limit is 512 MiB)', async () => {
     const { client } = await connectFixture('bigResult');
     const data = 'z'.repeat(12 * MiB);
-    expect(textOf(await client.callTool({ name: 'size-of', arguments: { data } }, undefined, { timeout: 30_000 }))).toBe(String(data.length));
+    expect(
+      textOf(await client.callTool({ name: 'size-of', arguments: { data } }, undefined, { timeout: 30_000 })),
+    ).toBe(String(data.length));
   });
 });

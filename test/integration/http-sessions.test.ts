@@ -15,7 +15,10 @@ describe('HTTP sessions', () => {
   let gateway: Gateway;
   let http: HttpHandle;
   beforeAll(async () => {
-    gateway = new Gateway(testConfig([{ name: 'basic', command: NODE, args: [FIXTURES.basic] }], NO_OFFLOAD), silentLogger);
+    gateway = new Gateway(
+      testConfig([{ name: 'basic', command: NODE, args: [FIXTURES.basic] }], NO_OFFLOAD),
+      silentLogger,
+    );
     await gateway.start();
     http = await serveHttp(gateway, { host: '127.0.0.1', port: 0 }, silentLogger);
   });
@@ -61,7 +64,9 @@ describe('HTTP sessions', () => {
         body: JSON.stringify({ ...initialize, params: { ...initialize.params, padding: 'x'.repeat(5000) } }),
       });
       expect(response.status).toBe(413);
-      expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(/exceeds the limit of 1000 bytes/);
+      expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(
+        /exceeds the limit of 1000 bytes/,
+      );
     } finally {
       await small.close();
     }

@@ -17,7 +17,9 @@ let files: string[];
 
 beforeAll(async () => {
   // npm test built dist/ already: no `prepare` here.
-  const { stdout } = await run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', tmp], { cwd: REPO_ROOT });
+  const { stdout } = await run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', tmp], {
+    cwd: REPO_ROOT,
+  });
   const [packed] = JSON.parse(stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
   tarball = join(tmp, packed!.filename);
   files = packed!.files.map((f) => f.path);
@@ -43,14 +45,16 @@ test('installed from the tarball: the mcp-offload command runs and the package i
   const project = join(tmp, 'user-project');
   await run('mkdir', ['-p', project]);
   writeFileSync(join(project, 'package.json'), '{"name": "user-project", "private": true, "type": "module"}\n');
-  await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball], { cwd: project });
+  await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball], {
+    cwd: project,
+  });
   const version = await run(join(project, 'node_modules/.bin/mcp-offload'), ['--version'], { cwd: project });
   expect(version.stdout.trim()).toBe(manifest.version);
   const script = [
     "import * as offload from 'mcp-offload';",
     "const config = offload.parseConfig('servers:\\n  a:\\n    command: node\\n', 'inline.yaml');",
     'console.log(JSON.stringify({ version: offload.VERSION, servers: config.servers.map((s) => s.name),',
-    "  gateway: typeof offload.Gateway, store: typeof offload.ArtifactStore, http: typeof offload.serveHttp }));",
+    '  gateway: typeof offload.Gateway, store: typeof offload.ArtifactStore, http: typeof offload.serveHttp }));',
   ].join('\n');
   writeFileSync(join(project, 'use.mjs'), script);
   const used = await run(process.execPath, ['use.mjs'], { cwd: project });

@@ -3,7 +3,16 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { WORKBOOK_PDF } from '../fixtures/pdf.mjs';
 import type { StdioConnection } from '../helpers/fixtures.js';
-import { call, connectSecondClient, connectTableau, onlyLink, readBlob, sha256, startTableau, texts } from '../helpers/pipeline.js';
+import {
+  call,
+  connectSecondClient,
+  connectTableau,
+  onlyLink,
+  readBlob,
+  sha256,
+  startTableau,
+  texts,
+} from '../helpers/pipeline.js';
 import type { ProxyUnderTest } from '../helpers/proxy.js';
 
 let direct: StdioConnection;
@@ -49,7 +58,9 @@ describe('artifacts as resources', () => {
   });
 
   test('resources/read gives JSON back as text and a PDF as a blob', async () => {
-    expect((await proxy.client.readResource({ uri: jsonUri })).contents).toEqual([{ uri: jsonUri, mimeType: 'application/json', text: jsonText }]);
+    expect((await proxy.client.readResource({ uri: jsonUri })).contents).toEqual([
+      { uri: jsonUri, mimeType: 'application/json', text: jsonText },
+    ]);
     expect(sha256((await readBlob(proxy.client, pdfUri)).bytes)).toBe(sha256(WORKBOOK_PDF));
   });
 
@@ -85,7 +96,7 @@ describe('artifact_list and artifact_read', () => {
   test.each([
     ['a syntax error', '$[?(@.id >'],
     ['code in a filter', '$[?(process.exit(1))]'],
-  ])('query with %s: a tool error in plain words, never the library\'s', async (_what, query) => {
+  ])("query with %s: a tool error in plain words, never the library's", async (_what, query) => {
     const result = await read(proxy.client, { uri: jsonUri, query });
     expect(result.isError).toBe(true);
     const text = texts(result)[0];
@@ -118,7 +129,9 @@ describe('artifact_list and artifact_read', () => {
 
   test('offset and length: a byte range of the PDF, in base64', async () => {
     const result = await read(proxy.client, { uri: pdfUri, offset: 100, length: 50 });
-    expect(texts(result)[0]).toBe(`[bytes 100-150 of ${WORKBOOK_PDF.length} (base64)]\n${WORKBOOK_PDF.subarray(100, 150).toString('base64')}`);
+    expect(texts(result)[0]).toBe(
+      `[bytes 100-150 of ${WORKBOOK_PDF.length} (base64)]\n${WORKBOOK_PDF.subarray(100, 150).toString('base64')}`,
+    );
   });
 
   test('a binary artifact read without a range is described, not dumped', async () => {
@@ -170,7 +183,9 @@ describe('another client session', () => {
   });
 
   test('cannot have them put into its tool arguments', async () => {
-    expect(texts(await call(second, 'echo_arg', { value: jsonUri }))[0]).toBe(`length=${jsonUri.length} sha256=${sha256(jsonUri)}`);
+    expect(texts(await call(second, 'echo_arg', { value: jsonUri }))[0]).toBe(
+      `length=${jsonUri.length} sha256=${sha256(jsonUri)}`,
+    );
   });
 
   test('becomes an owner when it produces the same bytes itself, and can then read them', async () => {
@@ -191,21 +206,29 @@ describe('artifact:// URIs as tool arguments (argumentRefs: content)', () => {
 
   test('a binary artifact is replaced by its base64', async () => {
     const b64 = WORKBOOK_PDF.toString('base64');
-    expect(texts(await call(proxy.client, 'echo_arg', { value: pdfUri }))[0]).toBe(`length=${b64.length} sha256=${sha256(b64)}`);
+    expect(texts(await call(proxy.client, 'echo_arg', { value: pdfUri }))[0]).toBe(
+      `length=${b64.length} sha256=${sha256(b64)}`,
+    );
   });
 
   test('a URI inside a longer string, or an unknown one, is left alone', async () => {
     const inside = `see ${jsonUri}`;
-    expect(texts(await call(proxy.client, 'echo_arg', { value: inside }))[0]).toBe(`length=${inside.length} sha256=${sha256(inside)}`);
+    expect(texts(await call(proxy.client, 'echo_arg', { value: inside }))[0]).toBe(
+      `length=${inside.length} sha256=${sha256(inside)}`,
+    );
     const unknown = 'artifact://tableau/nothing_000000000000.json';
-    expect(texts(await call(proxy.client, 'echo_arg', { value: unknown }))[0]).toBe(`length=${unknown.length} sha256=${sha256(unknown)}`);
+    expect(texts(await call(proxy.client, 'echo_arg', { value: unknown }))[0]).toBe(
+      `length=${unknown.length} sha256=${sha256(unknown)}`,
+    );
   });
 
   test('with argumentRefs restore (the default) a URI cited on purpose passes as it is', async () => {
     const plain = await startTableau();
     try {
       const uri = onlyLink(await call(plain.client, 'huge_json', { items: 2000 })).uri;
-      expect(texts(await call(plain.client, 'echo_arg', { value: uri }))[0]).toBe(`length=${uri.length} sha256=${sha256(uri)}`);
+      expect(texts(await call(plain.client, 'echo_arg', { value: uri }))[0]).toBe(
+        `length=${uri.length} sha256=${sha256(uri)}`,
+      );
     } finally {
       await plain.close();
     }

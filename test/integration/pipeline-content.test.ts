@@ -63,7 +63,9 @@ describe('server-everything over stdio', () => {
   });
 
   test('gzip-file-as-resource: the gzip artifact decompresses to the text that was sent', async () => {
-    const text = Array.from({ length: 60 }, (_, i) => `line ${String(i).padStart(2, '0')}: ${'lorem ipsum '.repeat(3)}`).join('\n').padEnd(3000, '.');
+    const text = Array.from({ length: 60 }, (_, i) => `line ${String(i).padStart(2, '0')}: ${'lorem ipsum '.repeat(3)}`)
+      .join('\n')
+      .padEnd(3000, '.');
     expect(text).toHaveLength(3000);
     const result = await call(proxy.client, 'gzip-file-as-resource', {
       name: 'x.txt.gz',
@@ -131,8 +133,21 @@ describe('big-result fixture', () => {
       const straight = await call(direct.client, 'mixed', { kb: 4 });
       const result = await call(proxy.client, 'mixed', { kb: 4 });
       const kinds = result.content.map((b) => b.type);
-      expect(kinds).toEqual(['text', 'text', 'resource_link', 'text', 'resource_link', 'resource', 'text', 'resource_link', 'resource_link']);
-      const same = (b: ContentBlock) => b.type === 'resource' || (b.type === 'text' && b.text === 'mixed result') || (b.type === 'resource_link' && b.uri.startsWith('big://'));
+      expect(kinds).toEqual([
+        'text',
+        'text',
+        'resource_link',
+        'text',
+        'resource_link',
+        'resource',
+        'text',
+        'resource_link',
+        'resource_link',
+      ]);
+      const same = (b: ContentBlock) =>
+        b.type === 'resource' ||
+        (b.type === 'text' && b.text === 'mixed result') ||
+        (b.type === 'resource_link' && b.uri.startsWith('big://'));
       expect(result.content.filter(same)).toEqual([straight.content[0], straight.content[3], straight.content[5]]);
       const stored = links(result).filter((l) => l.uri.startsWith('artifact://'));
       expect(stored.map((l) => l.mimeType)).toEqual(['image/png', 'audio/wav', 'application/octet-stream']);

@@ -31,7 +31,10 @@ describe('ABP BinaryDataReference in a result', () => {
   const echo = (data: unknown) => proxy.client.callTool({ name: 'echo', arguments: { message: JSON.stringify(data) } });
 
   test('is downloaded into the store, its siblings shown as metadata', async () => {
-    const result = await echo({ document: { downloadUrl: `${base}/report.pdf`, mimeType: 'application/pdf', size: PDF.length }, pageCount: 1 });
+    const result = await echo({
+      document: { downloadUrl: `${base}/report.pdf`, mimeType: 'application/pdf', size: PDF.length },
+      pageCount: 1,
+    });
     const content = result.content as { type: string; text?: string; uri?: string }[];
     const link = content.find((b) => b.type === 'resource_link')!;
     const summary = content.find((b) => b.text?.startsWith('File saved:'))!.text!;

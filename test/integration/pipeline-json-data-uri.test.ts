@@ -15,7 +15,10 @@ describe('data: URIs inside JSON string fields', () => {
 
   test('are stored and replaced in place; the field stays a string and the JSON stays valid', async () => {
     const markdown = `# Weekly chart\n\n![chart](data:image/png;base64,${PNG.toString('base64')})\n\nUp 4 % on last week.`;
-    const result = await proxy.client.callTool({ name: 'echo', arguments: { message: JSON.stringify({ title: 'Weekly', report: markdown }) } });
+    const result = await proxy.client.callTool({
+      name: 'echo',
+      arguments: { message: JSON.stringify({ title: 'Weekly', report: markdown }) },
+    });
     const content = result.content as { type: string; text?: string; uri?: string }[];
     const json = JSON.parse(content[0].text!) as { title: string; report: string };
     const link = content.find((b) => b.type === 'resource_link')!;

@@ -36,24 +36,37 @@ async function withProxy(options: TestOptions, check: (result: CallToolResult) =
   }
 }
 
-test('default settings: the field becomes a reference, the rest of the JSON text is the server\'s own', async () => {
+test("default settings: the field becomes a reference, the rest of the JSON text is the server's own", async () => {
   await withProxy({}, async (result) => {
     const [text] = texts(result);
     const [meta] = artifactMeta(result);
     expect(text.startsWith(HEAD)).toBe(true);
     expect(text.endsWith('}}')).toBe(true);
-    expect(JSON.parse(text)).toEqual({ name: 'report', format: 'pdf', content: { $artifact: meta.uri, path: meta.path, mimeType: 'application/pdf', size: pdf.length } });
+    expect(JSON.parse(text)).toEqual({
+      name: 'report',
+      format: 'pdf',
+      content: { $artifact: meta.uri, path: meta.path, mimeType: 'application/pdf', size: pdf.length },
+    });
     expect(onlyLink(result)).toMatchObject({ mimeType: 'application/pdf', size: pdf.length });
     expect(sha256(await readFile(meta.path))).toBe(sha256(pdf));
     expect(JSON.stringify(result).length).toBeLessThan(3000);
   });
 });
 
-test('a field rule (the Tableau shape): found by the rule, summarised with its template and sibling fields', async () => {
+test('a field rule (the Tableau shape): found by the rule, summarized with its template and sibling fields', async () => {
   const rule: RuleConfig = {
     server: 'big',
     tool: 'big-json-pdf',
-    settings: { fields: [{ path: 'content', mimeType: 'application/pdf', filename: '{name}.pdf', summary: "Report '{name}' ({size_human})" }] },
+    settings: {
+      fields: [
+        {
+          path: 'content',
+          mimeType: 'application/pdf',
+          filename: '{name}.pdf',
+          summary: "Report '{name}' ({size_human})",
+        },
+      ],
+    },
   };
   await withProxy({ rules: [rule] }, async (result) => {
     const [meta] = artifactMeta(result);

@@ -70,7 +70,9 @@ describe('size safety net', () => {
   test('a raised inlineLimit lets the big text through unchanged', async () => {
     const raised = await startTableau({ pipeline: { inlineLimit: 1_000_000 } });
     try {
-      expect(await call(raised.client, 'huge_json', { items: 2000 })).toEqual(await call(direct.client, 'huge_json', { items: 2000 }));
+      expect(await call(raised.client, 'huge_json', { items: 2000 })).toEqual(
+        await call(direct.client, 'huge_json', { items: 2000 }),
+      );
       expect(await filesIn(raised.gateway.offload.store.dir)).toEqual([]);
     } finally {
       await raised.close();
@@ -113,11 +115,13 @@ describe('error results', () => {
     expect(text.startsWith(original.slice(0, 20_000))).toBe(true);
     expect(text.length).toBeLessThan(20_500);
     const [meta] = artifactMeta(result);
-    expect(text).toContain(`[error cut at 20000 of 50000 characters. The whole text is in ${meta.path} (${meta.uri}).]`);
+    expect(text).toContain(
+      `[error cut at 20000 of 50000 characters. The whole text is in ${meta.path} (${meta.uri}).]`,
+    );
     expect(await readFile(meta.path, 'utf8')).toBe(original);
   });
 
-  test('an error is never summarised away, even when it is larger than the inline limit', async () => {
+  test('an error is never summarized away, even when it is larger than the inline limit', async () => {
     const result = await call(proxy.client, 'error_big', { chars: 15_000 });
     expect(result).toEqual(await call(direct.client, 'error_big', { chars: 15_000 }));
   });
@@ -134,7 +138,11 @@ describe('dry run', () => {
       expect(dryRun).toHaveLength(1);
       expect(dryRun[0]!.match(/"server":/g)).toHaveLength(1);
       expect(dryRun[0]!.match(/"tool":/g)).toHaveLength(1);
-      expect(JSON.parse(dryRun[0]!)).toMatchObject({ server: 'tableau', tool: 'download_workbook', mimeType: 'application/pdf' });
+      expect(JSON.parse(dryRun[0]!)).toMatchObject({
+        server: 'tableau',
+        tool: 'download_workbook',
+        mimeType: 'application/pdf',
+      });
     } finally {
       await proxy.close();
     }

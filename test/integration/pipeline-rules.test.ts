@@ -35,7 +35,8 @@ afterAll(async () => {
   await rm(scratch, { recursive: true, force: true });
 });
 
-const extracted = (result: Awaited<ReturnType<typeof call>>) => links(result).some((l) => l.uri.startsWith('artifact://'));
+const extracted = (result: Awaited<ReturnType<typeof call>>) =>
+  links(result).some((l) => l.uri.startsWith('artifact://'));
 
 describe('mode passthrough everywhere', () => {
   test('every result and the output schema equal the upstream ones', async () => {
@@ -50,9 +51,9 @@ describe('mode passthrough everywhere', () => {
         ['error_big', { chars: 50_000 }],
       ];
       await expectSameResults(proxy.client, direct.client, calls);
-      expect((await proxy.client.listTools()).tools.filter((t) => t.name !== 'artifact_list' && t.name !== 'artifact_read')).toEqual(
-        (await direct.client.listTools()).tools,
-      );
+      expect(
+        (await proxy.client.listTools()).tools.filter((t) => t.name !== 'artifact_list' && t.name !== 'artifact_read'),
+      ).toEqual((await direct.client.listTools()).tools);
     } finally {
       await proxy.close();
     }
@@ -93,13 +94,18 @@ describe('precedence: per-tool over per-server over global; later rules of a lev
 
   test('settings merge key by key: the per-server inlineLimit stays under a per-tool mode', async () => {
     // huge_json: mode auto from the last per-tool rule, inlineLimit 1 000 000 from the per-server rule.
-    expect(await call(proxy.client, 'huge_json', { items: 2000 })).toEqual(await call(direct.client, 'huge_json', { items: 2000 }));
+    expect(await call(proxy.client, 'huge_json', { items: 2000 })).toEqual(
+      await call(direct.client, 'huge_json', { items: 2000 }),
+    );
     // markdown_with_image: auto too, and its data: URI is still extracted (binary layers do not depend on the limit).
     expect(onlyLink(await call(proxy.client, 'markdown_with_image')).mimeType).toBe('image/png');
   });
 
   test('per-server auto wins over a global passthrough', async () => {
-    const other = await startTableau({ pipeline: { mode: 'passthrough' }, rules: [{ server: 'tableau', settings: { mode: 'auto' } }] });
+    const other = await startTableau({
+      pipeline: { mode: 'passthrough' },
+      rules: [{ server: 'tableau', settings: { mode: 'auto' } }],
+    });
     try {
       expect(extracted(await call(other.client, 'download_workbook'))).toBe(true);
     } finally {
@@ -131,7 +137,9 @@ describe('two upstreams: rules match the server and the upstream tool name, not 
       }),
     );
     try {
-      expect(await call(proxy.client, 'tableau__download_workbook')).toEqual(await call(direct.client, 'download_workbook'));
+      expect(await call(proxy.client, 'tableau__download_workbook')).toEqual(
+        await call(direct.client, 'download_workbook'),
+      );
       const mirrored = await call(proxy.client, 'mirror__download_workbook');
       expect(onlyLink(mirrored).uri).toMatch(/^artifact:\/\/mirror\/download_workbook_[0-9a-f]{12}\.pdf$/);
       expect(onlyLink(await call(proxy.client, 'mirror__list_workbooks')).mimeType).toBe('application/json');
@@ -142,7 +150,7 @@ describe('two upstreams: rules match the server and the upstream tool name, not 
   });
 });
 
-describe('mode file (the ABP behaviour)', () => {
+describe('mode file (the ABP behavior)', () => {
   let proxy: ProxyUnderTest;
   beforeAll(async () => {
     proxy = await startTableau({ rules: [{ server: 'tableau', settings: { mode: 'file' } }] });
@@ -163,7 +171,9 @@ describe('mode file (the ABP behaviour)', () => {
   });
 
   test('errors stay inline', async () => {
-    expect(await call(proxy.client, 'error_big', { chars: 500 })).toEqual(await call(direct.client, 'error_big', { chars: 500 }));
+    expect(await call(proxy.client, 'error_big', { chars: 500 })).toEqual(
+      await call(direct.client, 'error_big', { chars: 500 }),
+    );
   });
 
   test('BinaryData in the result is saved as its own file with the siblings as metadata', async () => {
@@ -190,12 +200,21 @@ describe('transform modules', () => {
   }
 
   test('a transformer rewrites the result first', async () => {
-    const transform = await module('rename', "export default (result, ctx) => ({ ...result, content: [{ type: 'text', text: 'transformed ' + ctx.tool }] });\n");
-    const proxy = await startTableau({ rules: [{ server: 'tableau', tool: 'list_workbooks', settings: { transform } }] });
+    const transform = await module(
+      'rename',
+      "export default (result, ctx) => ({ ...result, content: [{ type: 'text', text: 'transformed ' + ctx.tool }] });\n",
+    );
+    const proxy = await startTableau({
+      rules: [{ server: 'tableau', tool: 'list_workbooks', settings: { transform } }],
+    });
     try {
-      expect((await call(proxy.client, 'list_workbooks')).content).toEqual([{ type: 'text', text: 'transformed list_workbooks' }]);
+      expect((await call(proxy.client, 'list_workbooks')).content).toEqual([
+        { type: 'text', text: 'transformed list_workbooks' },
+      ]);
       // Other tools are not transformed.
-      expect(await call(proxy.client, 'echo_arg', { value: 'x' })).toEqual(await call(direct.client, 'echo_arg', { value: 'x' }));
+      expect(await call(proxy.client, 'echo_arg', { value: 'x' })).toEqual(
+        await call(direct.client, 'echo_arg', { value: 'x' }),
+      );
     } finally {
       await proxy.close();
     }
@@ -223,12 +242,14 @@ describe('transform modules', () => {
   test('a transformer can store what it wants through ctx.save', async () => {
     const transform = await module(
       'save',
-      "export default async (result, ctx) => {\n" +
+      'export default async (result, ctx) => {\n' +
         "  const outcome = await ctx.save({ data: { text: 'kept aside by ' + ctx.tool }, mimeType: 'text/plain', source: 'transform' });\n" +
         "  return { content: [{ type: 'text', text: outcome.ok === true ? outcome.extraction.summary : 'not saved' }] };\n" +
         '};\n',
     );
-    const proxy = await startTableau({ rules: [{ server: 'tableau', tool: 'list_workbooks', settings: { transform } }] });
+    const proxy = await startTableau({
+      rules: [{ server: 'tableau', tool: 'list_workbooks', settings: { transform } }],
+    });
     try {
       const result = await call(proxy.client, 'list_workbooks');
       const [meta] = artifactMeta(result);
@@ -244,7 +265,10 @@ describe('transform modules', () => {
 describe('a YAML config', () => {
   test('rules, pipeline, artifacts and a relative transform path reach the pipeline', async () => {
     const dir = await mkdtemp(join(scratch, 'yaml-'));
-    await writeFile(join(dir, 'mark.mjs'), "export default (result) => ({ ...result, content: [...result.content, { type: 'text', text: 'marked' }] });\n");
+    await writeFile(
+      join(dir, 'mark.mjs'),
+      "export default (result) => ({ ...result, content: [...result.content, { type: 'text', text: 'marked' }] });\n",
+    );
     const file = join(dir, 'mcp-offload.yaml');
     await writeFile(
       file,
@@ -292,7 +316,9 @@ describe('a YAML config', () => {
       expect(sha256(await readFile(artifactMeta(workbook)[0].path))).toBe(sha256(WORKBOOK_PDF));
 
       expect(texts(await call(client, 'list_workbooks')).at(-1)).toBe('marked');
-      expect(texts(await call(client, 'error_big', { chars: 500 }))[0]).toContain('[error cut at 100 of 500 characters.');
+      expect(texts(await call(client, 'error_big', { chars: 500 }))[0]).toContain(
+        '[error cut at 100 of 500 characters.',
+      );
       const huge = await call(client, 'huge_json', { items: 2000 });
       expect(texts(huge)[1]).toMatch(/^Preview \(first \d+ characters\):\n/);
       expect(texts(huge)[1].length).toBeLessThan(120);

@@ -26,7 +26,14 @@ const workbookRule = (path: string): RuleConfig => ({
   server: 'tableau',
   tool: 'download_workbook',
   settings: {
-    fields: [{ path, mimeType: 'application/pdf', filename: '{name}.pdf', summary: "Downloaded workbook '{name}' ({size_human})" }],
+    fields: [
+      {
+        path,
+        mimeType: 'application/pdf',
+        filename: '{name}.pdf',
+        summary: "Downloaded workbook '{name}' ({size_human})",
+      },
+    ],
   },
 });
 
@@ -69,7 +76,14 @@ describe.each(['content', '$.content'])('download_workbook with a field rule on 
     expect(JSON.stringify(result)).not.toContain(WORKBOOK_PDF.toString('base64').slice(0, 200));
 
     expect(artifactMeta(result)).toEqual([
-      { uri: link.uri, path: meta.path, mimeType: 'application/pdf', size: WORKBOOK_PDF.length, sha256: WORKBOOK_SHA, source: expect.stringContaining('content') },
+      {
+        uri: link.uri,
+        path: meta.path,
+        mimeType: 'application/pdf',
+        size: WORKBOOK_PDF.length,
+        sha256: WORKBOOK_SHA,
+        source: expect.stringContaining('content'),
+      },
     ]);
   });
 
@@ -100,7 +114,11 @@ describe('automatic detection (no rules)', () => {
     const result = await call(proxy.client, 'download_workbook', { workbook_id: 'wb-1' });
     const link = onlyLink(result);
     const doc = JSON.parse(texts(result)[0]);
-    expect(doc).toMatchObject({ name: 'Sales Dashboard', format: 'pdf', content: { $artifact: link.uri, mimeType: 'application/pdf' } });
+    expect(doc).toMatchObject({
+      name: 'Sales Dashboard',
+      format: 'pdf',
+      content: { $artifact: link.uri, mimeType: 'application/pdf' },
+    });
     const [summary] = summaries(result);
     expect(summary.split('\n')[0]).toMatch(/^File saved: \//);
     expect(summary).toMatch(/^Pages: 3$/m);
@@ -132,7 +150,11 @@ describe('automatic detection (no rules)', () => {
     const result = await call(proxy.client, 'get_view_as_pdf', { view_id: 'v-1' });
     const link = onlyLink(result);
     const structured = result.structuredContent as Record<string, unknown>;
-    expect(structured).toEqual({ pdf_data: link.uri, view_name: 'Revenue by Region', generated_at: '2025-12-22T10:30:00Z' });
+    expect(structured).toEqual({
+      pdf_data: link.uri,
+      view_name: 'Revenue by Region',
+      generated_at: '2025-12-22T10:30:00Z',
+    });
     // The text block carries the same document, with a reference the model can read in place of the payload.
     expect(JSON.parse(texts(result)[0])).toEqual({
       ...structured,
@@ -185,7 +207,10 @@ describe('export_report: ABP nested BinaryData with a hostile filename', () => {
     const link = onlyLink(result);
     const [meta] = artifactMeta(result);
     const doc = JSON.parse(texts(result)[0]);
-    expect(doc).toEqual({ document: { $artifact: link.uri, path: meta.path, mimeType: 'application/pdf', size: REPORT_PDF.length }, pageCount: 3 });
+    expect(doc).toEqual({
+      document: { $artifact: link.uri, path: meta.path, mimeType: 'application/pdf', size: REPORT_PDF.length },
+      pageCount: 3,
+    });
 
     const [summary] = summaries(result);
     expect(summary).toMatch(/^Metadata: .*"pageCount":3/m);
@@ -226,7 +251,9 @@ describe('markdown with a data: image', () => {
     expect(texts(result)[0].startsWith('# Revenue chart\n\nThe chart below')).toBe(true);
     expect(texts(result)[0].endsWith('except the north-west.')).toBe(true);
 
-    expect(texts(result)[1]).toMatch(/^\[mcp-offload: 1 embedded payload in the text above is shown as an artifact:\/\/ stand-in; /);
+    expect(texts(result)[1]).toMatch(
+      /^\[mcp-offload: 1 embedded payload in the text above is shown as an artifact:\/\/ stand-in; /,
+    );
     const [summary] = summaries(result);
     expect(result.content[2]).toEqual({ type: 'text', text: summary });
     expect(summary).toContain('Type: image/png');

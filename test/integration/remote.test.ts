@@ -8,7 +8,10 @@ import { textOf } from '../helpers/results.js';
 /** server-everything's legacy SSE transport (GET /sse, POST /message) on a free port. */
 async function startEverythingSse(): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();
-  const child = spawn(NODE, [EVERYTHING_ENTRY, 'sse'], { env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(NODE, [EVERYTHING_ENTRY, 'sse'], {
+    env: { ...process.env, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   await new Promise<void>((resolve, reject) => {
     let seen = '';
     child.stderr!.on('data', (chunk: Buffer) => {
@@ -26,7 +29,9 @@ describe('remote upstreams', () => {
     const proxy = await startProxy(testConfig([{ name: 'legacy', url: sse.url }], NO_OFFLOAD));
     try {
       expect(proxy.gateway.upstreams[0].state).toBe('up');
-      expect(textOf(await proxy.client.callTool({ name: 'echo', arguments: { message: 'over sse' } }))).toBe('Echo: over sse');
+      expect(textOf(await proxy.client.callTool({ name: 'echo', arguments: { message: 'over sse' } }))).toBe(
+        'Echo: over sse',
+      );
     } finally {
       await proxy.close();
       sse.child.kill('SIGKILL');
@@ -46,10 +51,14 @@ describe('remote upstreams', () => {
       ),
     );
     try {
-      expect(textOf(await proxy.client.callTool({ name: 'legacy__echo', arguments: { message: 'x' } }))).toBe('Echo: x');
+      expect(textOf(await proxy.client.callTool({ name: 'legacy__echo', arguments: { message: 'x' } }))).toBe(
+        'Echo: x',
+      );
       const nowhere = proxy.gateway.upstreams[1];
       expect(nowhere.state).toBe('down');
-      expect(nowhere.lastError).toMatch(/could not connect to http:\/\/127\.0\.0\.1:\d+\/mcp: Streamable HTTP failed .* and SSE failed/);
+      expect(nowhere.lastError).toMatch(
+        /could not connect to http:\/\/127\.0\.0\.1:\d+\/mcp: Streamable HTTP failed .* and SSE failed/,
+      );
     } finally {
       await proxy.close();
       sse.child.kill('SIGKILL');
@@ -60,7 +69,9 @@ describe('remote upstreams', () => {
     const server = await startEverythingHttp();
     try {
       const proxy = await connectLinear(['--log-level', 'warn', '--url', server.url]);
-      expect(textOf(await proxy.client.callTool({ name: 'echo', arguments: { message: 'via --url' } }))).toBe('Echo: via --url');
+      expect(textOf(await proxy.client.callTool({ name: 'echo', arguments: { message: 'via --url' } }))).toBe(
+        'Echo: via --url',
+      );
       expect(proxy.client.getServerVersion()?.name).toBe('mcp-servers/everything');
       await proxy.close();
     } finally {

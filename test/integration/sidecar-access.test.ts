@@ -1,5 +1,16 @@
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
-import { TOKENS, bearer, connectHttp, connectSse, downloadUrlOf, linksOf, startSidecar, textsOf, type HttpClient, type Sidecar } from '../helpers/sidecar.js';
+import {
+  TOKENS,
+  bearer,
+  connectHttp,
+  connectSse,
+  downloadUrlOf,
+  linksOf,
+  startSidecar,
+  textsOf,
+  type HttpClient,
+  type Sidecar,
+} from '../helpers/sidecar.js';
 
 const [ALICE, BOB] = TOKENS as [(typeof TOKENS)[0], (typeof TOKENS)[0]];
 const initialize = {
@@ -20,7 +31,11 @@ describe('sidecar: who may use the gateway and its artifacts', () => {
 
   beforeAll(async () => {
     sidecar = await startSidecar();
-    [alice, alice2, bob] = await Promise.all([connectHttp(sidecar.base, ALICE.token), connectHttp(sidecar.base, ALICE.token), connectHttp(sidecar.base, BOB.token)]);
+    [alice, alice2, bob] = await Promise.all([
+      connectHttp(sidecar.base, ALICE.token),
+      connectHttp(sidecar.base, ALICE.token),
+      connectHttp(sidecar.base, BOB.token),
+    ]);
     const result = await alice.client.callTool({ name: 'image', arguments: { tag: 'alice-secret' } });
     uri = linksOf(result)[0]!;
     id = uri.slice('artifact://'.length);
@@ -31,8 +46,17 @@ describe('sidecar: who may use the gateway and its artifacts', () => {
   });
 
   test('/mcp without a token, or with a wrong one, is 401 with WWW-Authenticate', async () => {
-    for (const headers of [{}, bearer('wrong-token-0123456789abcdef'), { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` }, bearer(`${ALICE.token}x`)]) {
-      const response = await fetch(`${sidecar.base}/mcp`, { method: 'POST', headers: { ...MCP_HEADERS, ...headers }, body: JSON.stringify(initialize) });
+    for (const headers of [
+      {},
+      bearer('wrong-token-0123456789abcdef'),
+      { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` },
+      bearer(`${ALICE.token}x`),
+    ]) {
+      const response = await fetch(`${sidecar.base}/mcp`, {
+        method: 'POST',
+        headers: { ...MCP_HEADERS, ...headers },
+        body: JSON.stringify(initialize),
+      });
       expect(response.status).toBe(401);
       expect(response.headers.get('www-authenticate')).toBe('Bearer realm="mcp-offload"');
     }
@@ -41,19 +65,30 @@ describe('sidecar: who may use the gateway and its artifacts', () => {
 
   test('the legacy SSE endpoints want the token too', async () => {
     expect((await fetch(`${sidecar.base}/sse`)).status).toBe(401);
-    const posted = await fetch(`${sidecar.base}/messages?sessionId=x`, { method: 'POST', headers: MCP_HEADERS, body: '{}' });
+    const posted = await fetch(`${sidecar.base}/messages?sessionId=x`, {
+      method: 'POST',
+      headers: MCP_HEADERS,
+      body: '{}',
+    });
     expect(posted.status).toBe(401);
   });
 
-  test("another token cannot use a session: it is not found", async () => {
+  test('another token cannot use a session: it is not found', async () => {
     const list = { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} };
     const response = await fetch(`${sidecar.base}/mcp`, {
       method: 'POST',
-      headers: { ...MCP_HEADERS, ...bearer(BOB.token), 'mcp-session-id': alice.sessionId, 'mcp-protocol-version': '2025-06-18' },
+      headers: {
+        ...MCP_HEADERS,
+        ...bearer(BOB.token),
+        'mcp-session-id': alice.sessionId,
+        'mcp-protocol-version': '2025-06-18',
+      },
       body: JSON.stringify(list),
     });
     expect(response.status).toBe(404);
-    const stream = await fetch(`${sidecar.base}/mcp`, { headers: { ...bearer(BOB.token), accept: 'text/event-stream', 'mcp-session-id': alice.sessionId } });
+    const stream = await fetch(`${sidecar.base}/mcp`, {
+      headers: { ...bearer(BOB.token), accept: 'text/event-stream', 'mcp-session-id': alice.sessionId },
+    });
     expect(stream.status).toBe(404);
   });
 
@@ -61,7 +96,10 @@ describe('sidecar: who may use the gateway and its artifacts', () => {
     const own = await alice.client.readResource({ uri });
     expect(Buffer.from((own.contents[0] as { blob: string }).blob, 'base64').includes('alice-secret')).toBe(true);
     for (const other of [alice2, bob]) {
-      await expect(other.client.readResource({ uri })).rejects.toMatchObject({ code: ErrorCode.InvalidParams, message: expect.stringContaining('not found') });
+      await expect(other.client.readResource({ uri })).rejects.toMatchObject({
+        code: ErrorCode.InvalidParams,
+        message: expect.stringContaining('not found'),
+      });
       const read = await other.client.callTool({ name: 'artifact_read', arguments: { uri, offset: 0, length: 10 } });
       expect(read.isError).toBe(true);
       expect(textsOf(read)).not.toMatch(/alice-secret|forbidden/i);
@@ -70,7 +108,9 @@ describe('sidecar: who may use the gateway and its artifacts', () => {
       expect(textsOf(await other.client.callTool({ name: 'artifact_list', arguments: {} }))).not.toContain(uri);
     }
     // A made-up id answers exactly like someone else's.
-    await expect(bob.client.readResource({ uri: 'artifact://art/image_000000000000.png' })).rejects.toMatchObject({ code: ErrorCode.InvalidParams });
+    await expect(bob.client.readResource({ uri: 'artifact://art/image_000000000000.png' })).rejects.toMatchObject({
+      code: ErrorCode.InvalidParams,
+    });
   });
 
   test('GET /artifacts/<id> with a token: owner session only; 401 without; 404 (never 403) for others', async () => {
@@ -93,7 +133,9 @@ describe('sidecar: who may use the gateway and its artifacts', () => {
       expect(response.status).toBe(404);
       expect(await response.text()).not.toContain('alice-secret');
     }
-    const missing = await fetch(`${sidecar.base}/artifacts/art/image_000000000000.png`, { headers: { ...bearer(BOB.token), 'mcp-session-id': bob.sessionId } });
+    const missing = await fetch(`${sidecar.base}/artifacts/art/image_000000000000.png`, {
+      headers: { ...bearer(BOB.token), 'mcp-session-id': bob.sessionId },
+    });
     expect(missing.status).toBe(404);
   });
 
@@ -126,15 +168,25 @@ describe('sidecar: who may use the gateway and its artifacts', () => {
 
   test('Host and Origin from elsewhere are refused (DNS rebinding); loopback names are fine', async () => {
     const post = (headers: Record<string, string>) =>
-      fetch(`${sidecar.base}/mcp`, { method: 'POST', headers: { ...MCP_HEADERS, ...bearer(ALICE.token), ...headers }, body: JSON.stringify(initialize) });
+      fetch(`${sidecar.base}/mcp`, {
+        method: 'POST',
+        headers: { ...MCP_HEADERS, ...bearer(ALICE.token), ...headers },
+        body: JSON.stringify(initialize),
+      });
     // fetch sets Host itself; node:http lets us set it.
     const { request } = await import('node:http');
     const status = (host: string, origin?: string) =>
       new Promise<number>((resolve, reject) => {
-        const req = request(`${sidecar.base}/artifacts`, { headers: { host, ...(origin ? { origin } : {}), ...bearer(ALICE.token), 'mcp-session-id': alice.sessionId } }, (res) => {
-          res.resume();
-          resolve(res.statusCode!);
-        });
+        const req = request(
+          `${sidecar.base}/artifacts`,
+          {
+            headers: { host, ...(origin ? { origin } : {}), ...bearer(ALICE.token), 'mcp-session-id': alice.sessionId },
+          },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode!);
+          },
+        );
         req.on('error', reject).end();
       });
     expect(await status('evil.example.com')).toBe(403);
@@ -146,10 +198,12 @@ describe('sidecar: who may use the gateway and its artifacts', () => {
     expect((await post({ origin: 'null' })).status).toBe(403);
     // Probes and the metrics scrape are exempt: orchestrators address containers by IP. Metrics still want the token.
     const byIp = (path: string, headers: Record<string, string> = {}) =>
-      new Promise<number>((resolve) => request(`${sidecar.base}${path}`, { headers: { host: '10.1.2.3:8080', ...headers } }, (res) => {
-        res.resume();
-        resolve(res.statusCode!);
-      }).end());
+      new Promise<number>((resolve) =>
+        request(`${sidecar.base}${path}`, { headers: { host: '10.1.2.3:8080', ...headers } }, (res) => {
+          res.resume();
+          resolve(res.statusCode!);
+        }).end(),
+      );
     expect(await byIp('/healthz')).toBe(200);
     expect(await byIp('/readyz')).toBe(200);
     expect(await byIp('/metrics', bearer(ALICE.token))).toBe(200);
@@ -160,13 +214,23 @@ describe('sidecar: who may use the gateway and its artifacts', () => {
     const small = await startSidecar((config) => (config.httpOptions.maxBodyBytes = 2048));
     try {
       const big = JSON.stringify({ ...initialize, params: { ...initialize.params, padding: 'x'.repeat(10_000) } });
-      const response = await fetch(`${small.base}/mcp`, { method: 'POST', headers: { ...MCP_HEADERS, ...bearer(ALICE.token) }, body: big });
+      const response = await fetch(`${small.base}/mcp`, {
+        method: 'POST',
+        headers: { ...MCP_HEADERS, ...bearer(ALICE.token) },
+        body: big,
+      });
       expect(response.status).toBe(413);
       const sse = await connectSse(small.base, ALICE.token);
       try {
-        const posted = await fetch(`${small.base}/messages?sessionId=${sse.sessionId}`, { method: 'POST', headers: { ...MCP_HEADERS, ...bearer(ALICE.token) }, body: big });
+        const posted = await fetch(`${small.base}/messages?sessionId=${sse.sessionId}`, {
+          method: 'POST',
+          headers: { ...MCP_HEADERS, ...bearer(ALICE.token) },
+          body: big,
+        });
         expect(posted.status).toBe(413);
-        expect(textsOf(await sse.client.callTool({ name: 'echo', arguments: { message: 'still fine' } }))).toBe('still fine');
+        expect(textsOf(await sse.client.callTool({ name: 'echo', arguments: { message: 'still fine' } }))).toBe(
+          'still fine',
+        );
       } finally {
         await sse.close();
       }
@@ -193,7 +257,9 @@ describe('sidecar: who may use the gateway and its artifacts', () => {
       for (const tag of ['one', 'two', 'three']) await client.client.callTool({ name: 'image', arguments: { tag } });
       const metrics = await (await fetch(`${small.base}/metrics`)).text();
       expect(Number(/^mcp_offload_artifacts_collected_total (\d+)$/m.exec(metrics)?.[1])).toBe(2);
-      expect(Number(/^mcp_offload_artifacts_stored_total\{server="art",tool="image"\} (\d+)$/m.exec(metrics)?.[1])).toBe(3);
+      expect(
+        Number(/^mcp_offload_artifacts_stored_total\{server="art",tool="image"\} (\d+)$/m.exec(metrics)?.[1]),
+      ).toBe(3);
       expect(Number(/^mcp_offload_artifacts (\d+)$/m.exec(metrics)?.[1])).toBe(1);
     } finally {
       await client.close();
@@ -203,7 +269,11 @@ describe('sidecar: who may use the gateway and its artifacts', () => {
 
   test('with artifactScope: token, the sessions of one token share artifacts, and the token alone may download', async () => {
     const shared = await startSidecar((config) => (config.auth.artifactScope = 'token'));
-    const [a1, a2, b] = await Promise.all([connectHttp(shared.base, ALICE.token), connectHttp(shared.base, ALICE.token), connectHttp(shared.base, BOB.token)]);
+    const [a1, a2, b] = await Promise.all([
+      connectHttp(shared.base, ALICE.token),
+      connectHttp(shared.base, ALICE.token),
+      connectHttp(shared.base, BOB.token),
+    ]);
     try {
       const [sharedUri] = linksOf(await a1.client.callTool({ name: 'image', arguments: { tag: 'team' } }));
       expect((await a2.client.listResources()).resources.map((r) => r.uri)).toContain(sharedUri);

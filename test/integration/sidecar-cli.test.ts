@@ -1,7 +1,15 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { jsonLines, leftovers, removeArtifactDir, runCli, startCli, stopAllCli, type CliProcess } from '../helpers/cli.js';
+import {
+  jsonLines,
+  leftovers,
+  removeArtifactDir,
+  runCli,
+  startCli,
+  stopAllCli,
+  type CliProcess,
+} from '../helpers/cli.js';
 import { FIXTURES, NODE } from '../helpers/fixtures.js';
 import { bearer, connectHttp, downloadUrlOf, linksOf, textsOf } from '../helpers/sidecar.js';
 
@@ -38,10 +46,15 @@ describe('sidecar CLI: refusing to expose itself', () => {
   });
 
   test('with a token, or with allowUnauthenticated, it starts', async () => {
-    const withToken = startCli(['--http', '0.0.0.0:0', '--', NODE, FIXTURES.artifact], { MCP_OFFLOAD_AUTH_TOKEN: TOKEN });
+    const withToken = startCli(['--http', '0.0.0.0:0', '--', NODE, FIXTURES.artifact], {
+      MCP_OFFLOAD_AUTH_TOKEN: TOKEN,
+    });
     await withToken.waitForStderr(/listening on http:\/\/0\.0\.0\.0:\d+\/mcp/);
     await withToken.stop();
-    const open = writeConfig('open.yaml', `servers: {art: {command: ${NODE}, args: [${FIXTURES.artifact}]}}\nauth: {allowUnauthenticated: true}\n`);
+    const open = writeConfig(
+      'open.yaml',
+      `servers: {art: {command: ${NODE}, args: [${FIXTURES.artifact}]}}\nauth: {allowUnauthenticated: true}\n`,
+    );
     const allowed = startCli(['--http', '0.0.0.0:0', '--config', open]);
     await allowed.waitForStderr(/listening on/);
     await allowed.stop();
@@ -58,7 +71,9 @@ describe('sidecar CLI: refusing to expose itself', () => {
 
 describe('sidecar CLI: metrics and the audit log', () => {
   test('/metrics counts calls, latency, offloaded bytes, tokens, artifacts and restarts; audit lines name who and what, never secrets or payloads', async () => {
-    const { cli, base } = await serve(['--name', 'art', '--', NODE, FIXTURES.artifact], { MCP_OFFLOAD_AUTH_TOKEN: TOKEN });
+    const { cli, base } = await serve(['--name', 'art', '--', NODE, FIXTURES.artifact], {
+      MCP_OFFLOAD_AUTH_TOKEN: TOKEN,
+    });
     const client = await connectHttp(base, TOKEN);
     const first = await client.client.callTool({ name: 'image', arguments: { tag: 'metrics-1' } });
     await client.client.callTool({ name: 'image', arguments: { tag: 'metrics-2' } });
@@ -73,7 +88,8 @@ describe('sidecar CLI: metrics and the audit log', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
     const metrics = await response.text();
-    const value = (line: string) => Number(new RegExp(`^${line.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} (\\S+)$`, 'm').exec(metrics)?.[1]);
+    const value = (line: string) =>
+      Number(new RegExp(`^${line.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} (\\S+)$`, 'm').exec(metrics)?.[1]);
     expect(value('mcp_offload_tool_calls_total{server="art",tool="image",outcome="ok"}')).toBe(2);
     expect(value('mcp_offload_tool_calls_total{server="art",tool="echo",outcome="ok"}')).toBe(1);
     expect(value('mcp_offload_tool_call_duration_seconds_count{server="art",tool="image"}')).toBe(2);
@@ -81,7 +97,9 @@ describe('sidecar CLI: metrics and the audit log', () => {
     expect(value('mcp_offload_artifacts_stored_total{server="art",tool="image"}')).toBe(2);
     const bytes = value('mcp_offload_offloaded_bytes_total{server="art",tool="image"}');
     expect(bytes).toBe(2 * Buffer.from(payload, 'base64').length);
-    expect(value('mcp_offload_tokens_saved_total{server="art",tool="image"}')).toBe(2 * Math.ceil((Math.ceil(bytes / 2 / 3) * 4) / 4));
+    expect(value('mcp_offload_tokens_saved_total{server="art",tool="image"}')).toBe(
+      2 * Math.ceil((Math.ceil(bytes / 2 / 3) * 4) / 4),
+    );
     expect(value('mcp_offload_artifacts')).toBe(2);
     expect(value('mcp_offload_upstream_restarts{server="art"}')).toBe(0);
     expect(value('mcp_offload_upstream_up{server="art"}')).toBe(1);
@@ -94,8 +112,20 @@ describe('sidecar CLI: metrics and the audit log', () => {
     await cli.stop();
     const stderr = cli.stderr();
     const audit = jsonLines(stderr).filter((line) => line.audit === true);
-    expect(audit.map((line) => line.event)).toEqual(['artifact.created', 'artifact.created', 'artifact.read', 'artifact.downloaded']);
-    expect(audit[0]).toMatchObject({ who: { token: 'env', session: expect.stringMatching(/^s\d+$/) }, id: expect.stringMatching(/^art\/image_/), size: expect.any(Number), mimeType: 'image/png', server: 'art', tool: 'image' });
+    expect(audit.map((line) => line.event)).toEqual([
+      'artifact.created',
+      'artifact.created',
+      'artifact.read',
+      'artifact.downloaded',
+    ]);
+    expect(audit[0]).toMatchObject({
+      who: { token: 'env', session: expect.stringMatching(/^s\d+$/) },
+      id: expect.stringMatching(/^art\/image_/),
+      size: expect.any(Number),
+      mimeType: 'image/png',
+      server: 'art',
+      tool: 'image',
+    });
     expect(audit[2]).toMatchObject({ via: 'resources/read', who: { token: 'env' } });
     expect(audit[3]).toMatchObject({ via: 'download', who: { link: true }, bytes: audit[3]!.size });
     // No token, no link signature, no payload anywhere in the log.
@@ -127,20 +157,27 @@ describe('sidecar CLI: readiness and shutdown', () => {
   });
 
   test('SIGTERM lets a call in flight finish, refuses new work, then exits 0', async () => {
-    const config = writeConfig('slow.yaml', `servers: {slow: {command: ${NODE}, args: [${FIXTURES.slow}]}}\ngateway: {shutdownGraceMs: 20000}\n`);
+    const config = writeConfig(
+      'slow.yaml',
+      `servers: {slow: {command: ${NODE}, args: [${FIXTURES.slow}]}}\ngateway: {shutdownGraceMs: 20000}\n`,
+    );
     const { cli, base } = await serve(['--config', config]);
     const client = await connectHttp(base, 'unused-without-tokens', { reconnect: false });
-    let signalled = false;
+    let signaled = false;
     const call = client.client.callTool({ name: 'progress', arguments: { steps: 8, intervalMs: 100 } }, undefined, {
       onprogress: () => {
-        if (signalled) return;
-        signalled = true;
+        if (signaled) return;
+        signaled = true;
         cli.child.kill('SIGTERM');
       },
     });
     await cli.waitForStderr(/"msg":"shutting down"/);
     // New sessions are refused while the call runs (503 on a kept-alive connection, or no connection at all).
-    const late = await fetch(`${base}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }).then(
+    const late = await fetch(`${base}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    }).then(
       (r) => r.status,
       () => 'refused',
     );
@@ -154,16 +191,19 @@ describe('sidecar CLI: readiness and shutdown', () => {
   });
 
   test('a call that outlasts the grace period is cut off, and the process still exits 0', async () => {
-    const config = writeConfig('short.yaml', `servers: {slow: {command: ${NODE}, args: [${FIXTURES.slow}]}}\ngateway: {shutdownGraceMs: 300}\n`);
+    const config = writeConfig(
+      'short.yaml',
+      `servers: {slow: {command: ${NODE}, args: [${FIXTURES.slow}]}}\ngateway: {shutdownGraceMs: 300}\n`,
+    );
     const { cli, base } = await serve(['--config', config]);
     const client = await connectHttp(base, 'unused-without-tokens', { reconnect: false });
-    let signalled = false;
+    let signaled = false;
     const call = client.client
       .callTool({ name: 'progress', arguments: { steps: 600, intervalMs: 100 } }, undefined, {
         timeout: 120_000,
         onprogress: () => {
-          if (signalled) return;
-          signalled = true;
+          if (signaled) return;
+          signaled = true;
           cli.child.kill('SIGTERM');
         },
       })

@@ -1,12 +1,26 @@
 import { createHash } from 'node:crypto';
 import { request } from 'node:http';
 import { LinkSigner } from '../../src/http/link-signer.js';
-import { SIGNING_KEY, TOKENS, connectHttp, downloadUrlOf, linksOf, startSidecar, textsOf, type HttpClient, type Sidecar } from '../helpers/sidecar.js';
+import {
+  SIGNING_KEY,
+  TOKENS,
+  connectHttp,
+  downloadUrlOf,
+  linksOf,
+  startSidecar,
+  textsOf,
+  type HttpClient,
+  type Sidecar,
+} from '../helpers/sidecar.js';
 
 const [ALICE] = TOKENS as [(typeof TOKENS)[0]];
 
 /** A GET with the path sent exactly as written (fetch and URL would resolve `..` first). */
-function rawGet(base: string, path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
+function rawGet(
+  base: string,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
   const { hostname, port } = new URL(base);
   return new Promise((resolve, reject) => {
     const req = request({ hostname, port, path, headers }, (res) => {
@@ -29,7 +43,11 @@ describe('sidecar: artifact downloads', () => {
     const result = await alice.client.callTool({ name: 'image', arguments: { tag: 'download-me' } });
     const uri = linksOf(result)[0]!;
     const read = await alice.client.readResource({ uri });
-    png = { url: downloadUrlOf(result), uri, bytes: Buffer.from((read.contents[0] as { blob: string }).blob, 'base64') };
+    png = {
+      url: downloadUrlOf(result),
+      uri,
+      bytes: Buffer.from((read.contents[0] as { blob: string }).blob, 'base64'),
+    };
   });
   afterAll(async () => {
     await alice?.close();
@@ -39,20 +57,32 @@ describe('sidecar: artifact downloads', () => {
   test('the summary leads with a signed download URL, not a path on the gateway; the resource link stays artifact://', async () => {
     const result = await alice.client.callTool({ name: 'image', arguments: { tag: 'summary' } });
     const text = textsOf(result);
-    expect(text).toMatch(new RegExp(`^Download: ${sidecar.base}/artifacts/art/image_[0-9a-f]{12}\\.png\\?expires=\\d+&sig=[\\w-]+$`, 'm'));
+    expect(text).toMatch(
+      new RegExp(`^Download: ${sidecar.base}/artifacts/art/image_[0-9a-f]{12}\\.png\\?expires=\\d+&sig=[\\w-]+$`, 'm'),
+    );
     expect(text).not.toContain('File saved:');
     expect(text).not.toContain(sidecar.config.artifacts.dir!);
     expect(linksOf(result)[0]).toMatch(/^artifact:\/\/art\/image_[0-9a-f]{12}\.png$/);
     // A payload inside JSON becomes a reference with the link in place of the path.
-    const json = await alice.client.callTool({ name: 'file', arguments: { filename: 'r.pdf', mimeType: 'application/pdf', text: '%PDF-1.4 json' } });
+    const json = await alice.client.callTool({
+      name: 'file',
+      arguments: { filename: 'r.pdf', mimeType: 'application/pdf', text: '%PDF-1.4 json' },
+    });
     const reference = JSON.parse(textsOf(json).split('\n')[0]!) as Record<string, unknown>;
-    expect(reference).toEqual({ $artifact: linksOf(json)[0], url: downloadUrlOf(json), mimeType: 'application/pdf', size: 1500 });
+    expect(reference).toEqual({
+      $artifact: linksOf(json)[0],
+      url: downloadUrlOf(json),
+      mimeType: 'application/pdf',
+      size: 1500,
+    });
     const meta = (json._meta as Record<string, Array<Record<string, unknown>>>)['mcp-offload/artifacts']![0]!;
     expect(meta.downloadUrl).toBe(downloadUrlOf(json));
     // artifact_list names the links and a signed gallery.
     const listed = textsOf(await alice.client.callTool({ name: 'artifact_list', arguments: {} }));
     expect(listed).toContain(`${sidecar.base}/artifacts/art/image_`);
-    expect(listed).toMatch(/^Gallery: http:\/\/127\.0\.0\.1:\d+\/artifacts\?scope=session%3A[0-9a-f-]+&expires=\d+&sig=[\w-]+$/m);
+    expect(listed).toMatch(
+      /^Gallery: http:\/\/127\.0\.0\.1:\d+\/artifacts\?scope=session%3A[0-9a-f-]+&expires=\d+&sig=[\w-]+$/m,
+    );
     expect(listed).not.toContain(sidecar.config.artifacts.dir!);
   });
 
@@ -67,7 +97,9 @@ describe('sidecar: artifact downloads', () => {
     expect(h.get('etag')).toBe(`"${createHash('sha256').update(png.bytes).digest('hex')}"`);
     expect(h.get('x-content-type-options')).toBe('nosniff');
     expect(h.get('content-security-policy')).toMatch(/^sandbox; default-src 'none'/);
-    expect(h.get('content-disposition')).toMatch(/^inline; filename="image_[0-9a-f]{12}\.png"; filename\*=UTF-8''image_[0-9a-f]{12}\.png$/);
+    expect(h.get('content-disposition')).toMatch(
+      /^inline; filename="image_[0-9a-f]{12}\.png"; filename\*=UTF-8''image_[0-9a-f]{12}\.png$/,
+    );
     expect(h.get('accept-ranges')).toBe('bytes');
     expect(h.get('referrer-policy')).toBe('no-referrer');
   });
@@ -130,7 +162,9 @@ describe('sidecar: artifact downloads', () => {
     }
     // Signed by another key (another gateway, or a guess): not valid either.
     const foreign = new LinkSigner('another-key-0123456789abcdef0123456789', 60).sign(`artifact:${id}`);
-    expect((await fetch(`${sidecar.base}${url.pathname}?expires=${foreign.expires}&sig=${foreign.sig}`)).status).toBe(403);
+    expect((await fetch(`${sidecar.base}${url.pathname}?expires=${foreign.expires}&sig=${foreign.sig}`)).status).toBe(
+      403,
+    );
   });
 
   test('path traversal in the id is refused as not found, and never reaches a file', async () => {
@@ -147,7 +181,10 @@ describe('sidecar: artifact downloads', () => {
       '/artifacts/',
     ];
     for (const path of paths) {
-      const response = await rawGet(sidecar.base, path, { authorization: `Bearer ${ALICE.token}`, 'mcp-session-id': alice.sessionId });
+      const response = await rawGet(sidecar.base, path, {
+        authorization: `Bearer ${ALICE.token}`,
+        'mcp-session-id': alice.sessionId,
+      });
       expect([path, response.status]).toEqual([path, 404]);
       expect(response.body).not.toMatch(/root:|sha256/);
     }
@@ -163,7 +200,10 @@ describe('sidecar: artifact downloads', () => {
       '',
     ];
     for (const filename of hostile) {
-      const result = await alice.client.callTool({ name: 'file', arguments: { filename, mimeType: 'application/pdf', text: `%PDF-1.4 ${filename}` } });
+      const result = await alice.client.callTool({
+        name: 'file',
+        arguments: { filename, mimeType: 'application/pdf', text: `%PDF-1.4 ${filename}` },
+      });
       const response = await fetch(downloadUrlOf(result));
       expect(response.status).toBe(200);
       expect(response.headers.get('set-cookie')).toBeNull();
@@ -201,7 +241,9 @@ describe('sidecar: artifact downloads', () => {
     try {
       const text = textsOf(await client.client.callTool({ name: 'image', arguments: { tag: 'public' } }));
       expect(text).toMatch(new RegExp(`^File saved: ${shown.config.artifacts.dir}/art/image_[0-9a-f]{12}\\.png$`, 'm'));
-      expect(text).toMatch(/^Download: https:\/\/tools\.example\.com\/offload\/artifacts\/art\/image_[0-9a-f]{12}\.png\?expires=\d+&sig=/m);
+      expect(text).toMatch(
+        /^Download: https:\/\/tools\.example\.com\/offload\/artifacts\/art\/image_[0-9a-f]{12}\.png\?expires=\d+&sig=/m,
+      );
     } finally {
       await client.close();
       await shown.close();

@@ -1,14 +1,34 @@
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
-import { TOKENS, bearer, connectHttp, linksOf, startSidecar, textsOf, type HttpClient, type Sidecar } from '../helpers/sidecar.js';
+import {
+  TOKENS,
+  bearer,
+  connectHttp,
+  linksOf,
+  startSidecar,
+  textsOf,
+  type HttpClient,
+  type Sidecar,
+} from '../helpers/sidecar.js';
 
 const [ALICE, BOB] = TOKENS as [(typeof TOKENS)[0], (typeof TOKENS)[0]];
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 
-/** Everything the page complains about: console errors (CSP violations among them), page errors, failed or refused loads. */
+/**
+ * Everything the page complains about: console errors (CSP violations among them), page errors, failed or refused
+ * loads.
+ */
 function watch(page: Page): string[] {
   const problems: string[] = [];
   page.on('console', (message) => {
-    if (message.type() === 'error' || message.type() === 'warn') problems.push(`console ${message.type()}: ${message.text()}`);
+    if (message.type() === 'error' || message.type() === 'warn')
+      problems.push(`console ${message.type()}: ${message.text()}`);
   });
   page.on('pageerror', (error) => problems.push(`page error: ${String(error)}`));
   page.on('requestfailed', (request) => problems.push(`failed: ${request.url()} ${request.failure()?.errorText}`));
@@ -31,11 +51,17 @@ describe('sidecar: the artifact gallery in headless Chromium', () => {
   beforeAll(async () => {
     sidecar = await startSidecar();
     [alice, bob] = await Promise.all([connectHttp(sidecar.base, ALICE.token), connectHttp(sidecar.base, BOB.token)]);
-    for (const tag of ['first', 'second']) ids.push(linksOf(await alice.client.callTool({ name: 'image', arguments: { tag } }))[0]!.slice(11));
-    const pdf = await alice.client.callTool({ name: 'file', arguments: { filename: 'report <b>.pdf', mimeType: 'application/pdf', text: '%PDF-1.4 report' } });
+    for (const tag of ['first', 'second'])
+      ids.push(linksOf(await alice.client.callTool({ name: 'image', arguments: { tag } }))[0]!.slice(11));
+    const pdf = await alice.client.callTool({
+      name: 'file',
+      arguments: { filename: 'report <b>.pdf', mimeType: 'application/pdf', text: '%PDF-1.4 report' },
+    });
     ids.push(linksOf(pdf)[0]!.slice(11));
     bobId = linksOf(await bob.client.callTool({ name: 'image', arguments: { tag: 'bob' } }))[0]!.slice(11);
-    galleryLink = /^Gallery: (\S+)$/m.exec(textsOf(await alice.client.callTool({ name: 'artifact_list', arguments: {} })))![1]!;
+    galleryLink = /^Gallery: (\S+)$/m.exec(
+      textsOf(await alice.client.callTool({ name: 'artifact_list', arguments: {} })),
+    )![1]!;
     browser = await puppeteer.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
   });
   afterAll(async () => {
@@ -46,7 +72,7 @@ describe('sidecar: the artifact gallery in headless Chromium', () => {
 
   const shownIds = (page: Page) => page.$$eval('li.artifact', (items) => items.map((li) => li.getAttribute('data-id')));
 
-  test('with the token and session, it lists the session\'s artifacts newest first, with thumbnails, and no console errors', async () => {
+  test("with the token and session, it lists the session's artifacts newest first, with thumbnails, and no console errors", async () => {
     const page = await browser.newPage();
     const problems = watch(page);
     await page.setExtraHTTPHeaders({ ...bearer(ALICE.token), 'mcp-session-id': alice.sessionId });
@@ -58,7 +84,9 @@ describe('sidecar: the artifact gallery in headless Chromium', () => {
     expect(await shownIds(page)).toEqual([...ids].reverse());
     expect(await shownIds(page)).not.toContain(bobId);
     // Thumbnails for the two PNGs, loaded through signed links.
-    const images = await page.$$eval('li.artifact img', (imgs) => imgs.map((img) => ({ ok: img.complete && img.naturalWidth === 4, src: img.getAttribute('src') })));
+    const images = await page.$$eval('li.artifact img', (imgs) =>
+      imgs.map((img) => ({ ok: img.complete && img.naturalWidth === 4, src: img.getAttribute('src') })),
+    );
     expect(images).toHaveLength(2);
     for (const image of images) {
       expect(image.ok).toBe(true);
@@ -104,7 +132,7 @@ describe('sidecar: the artifact gallery in headless Chromium', () => {
     await page.select('select[name="tool"]', 'image');
     await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.click('button[type="submit"]')]);
     expect(await shownIds(page)).toEqual([ids[1], ids[0]]);
-    const href = (await page.$eval('li.artifact a.preview', (a) => (a as unknown as { href: string }).href));
+    const href = await page.$eval('li.artifact a.preview', (a) => (a as unknown as { href: string }).href);
     expect(problems).toEqual([]);
     // The page's CSP allows no fetch from script, so open the link as a person would.
     const opened = await page.goto(href, { waitUntil: 'load' });
@@ -117,7 +145,11 @@ describe('sidecar: the artifact gallery in headless Chromium', () => {
   test('an HTML artifact opened in the browser does not run its script in our origin', async () => {
     const result = await alice.client.callTool({
       name: 'file',
-      arguments: { filename: 'page.html', mimeType: 'text/html', text: '<html><body><script>document.title = "pwned"; localStorage.x = 1</script>hello</body></html>' },
+      arguments: {
+        filename: 'page.html',
+        mimeType: 'text/html',
+        text: '<html><body><script>document.title = "pwned"; localStorage.x = 1</script>hello</body></html>',
+      },
     });
     const link = /^Download: (\S+)$/m.exec(textsOf(result))![1]!;
     const page = await browser.newPage();

@@ -1,5 +1,14 @@
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
-import { TOKENS, bearer, connectHttp, linksOf, startSidecar, textsOf, type HttpClient, type Sidecar } from '../helpers/sidecar.js';
+import {
+  TOKENS,
+  bearer,
+  connectHttp,
+  linksOf,
+  startSidecar,
+  textsOf,
+  type HttpClient,
+  type Sidecar,
+} from '../helpers/sidecar.js';
 
 const SESSIONS = 20;
 const CALLS = 50;
@@ -46,7 +55,8 @@ describe('sidecar under load', () => {
               if (c % 2 === 0) {
                 const result = await run.client.client.callTool({ name: 'image', arguments: { tag } });
                 const links = linksOf(result);
-                if (!textsOf(result).startsWith(`image ${tag}\n`) || links.length !== 1) mismatches.push(`${tag}: ${textsOf(result).slice(0, 80)}`);
+                if (!textsOf(result).startsWith(`image ${tag}\n`) || links.length !== 1)
+                  mismatches.push(`${tag}: ${textsOf(result).slice(0, 80)}`);
                 else run.artifacts.set(links[0]!, tag);
               } else {
                 const text = textsOf(await run.client.client.callTool({ name: 'echo', arguments: { message: tag } }));
@@ -71,10 +81,13 @@ describe('sidecar under load', () => {
           for (const r of page.resources) if (r.uri.startsWith('artifact://')) listed.add(r.uri);
           cursor = page.nextCursor;
         } while (cursor);
-        if ([...listed].sort().join() !== [...run.artifacts.keys()].sort().join()) problems.push(`session ${s} lists ${listed.size} artifacts`);
+        if ([...listed].sort().join() !== [...run.artifacts.keys()].sort().join())
+          problems.push(`session ${s} lists ${listed.size} artifacts`);
         // Every one downloads, with its own tag inside, for its owner.
         for (const [uri, tag] of run.artifacts) {
-          const response = await fetch(`${sidecar.base}/artifacts/${uri.slice('artifact://'.length)}`, { headers: { ...bearer(run.token), 'mcp-session-id': run.client.sessionId } });
+          const response = await fetch(`${sidecar.base}/artifacts/${uri.slice('artifact://'.length)}`, {
+            headers: { ...bearer(run.token), 'mcp-session-id': run.client.sessionId },
+          });
           const bytes = Buffer.from(await response.arrayBuffer());
           if (response.status !== 200 || !bytes.includes(`tag\0${tag}`)) problems.push(`${uri}: ${response.status}`);
         }
@@ -87,7 +100,9 @@ describe('sidecar under load', () => {
             if (error.code !== ErrorCode.InvalidParams) problems.push(`session ${s}: ${String(error)}`);
           },
         );
-        const response = await fetch(`${sidecar.base}/artifacts/${foreign!.slice('artifact://'.length)}`, { headers: { ...bearer(run.token), 'mcp-session-id': run.client.sessionId } });
+        const response = await fetch(`${sidecar.base}/artifacts/${foreign!.slice('artifact://'.length)}`, {
+          headers: { ...bearer(run.token), 'mcp-session-id': run.client.sessionId },
+        });
         if (response.status !== 404) problems.push(`session ${s} downloaded ${foreign}: ${response.status}`);
         await response.arrayBuffer();
       }),

@@ -4,9 +4,18 @@ import { listAll } from '../helpers/lists.js';
 import { NO_OFFLOAD, startProxy, testConfig, type ProxyUnderTest } from '../helpers/proxy.js';
 import { textOf } from '../helpers/results.js';
 
-
-const crash = (extra: Record<string, unknown> = {}) => ({ name: 'crashy', command: NODE, args: [FIXTURES.crash], ...extra });
-const slow = (extra: Record<string, unknown> = {}) => ({ name: 'slow', command: NODE, args: [FIXTURES.slow], ...extra });
+const crash = (extra: Record<string, unknown> = {}) => ({
+  name: 'crashy',
+  command: NODE,
+  args: [FIXTURES.crash],
+  ...extra,
+});
+const slow = (extra: Record<string, unknown> = {}) => ({
+  name: 'slow',
+  command: NODE,
+  args: [FIXTURES.slow],
+  ...extra,
+});
 
 describe('an upstream that crashes', () => {
   let proxy: ProxyUnderTest;
@@ -28,7 +37,9 @@ describe('an upstream that crashes', () => {
   });
 
   test('with whenDown: error, a call while it is down fails at once with the reason', async () => {
-    proxy = await startProxy(testConfig([crash({ restart: { maxRetries: 0, initialDelayMs: 2000, maxDelayMs: 2000 } })], NO_OFFLOAD));
+    proxy = await startProxy(
+      testConfig([crash({ restart: { maxRetries: 0, initialDelayMs: 2000, maxDelayMs: 2000 } })], NO_OFFLOAD),
+    );
     await proxy.client.callTool({ name: 'crash-later', arguments: { ms: 10 } });
     await waitFor(() => proxy.gateway.upstreams[0].state === 'down', 3000, 10, 'the crash');
     await expect(proxy.client.callTool({ name: 'ok' })).rejects.toThrow(
@@ -38,7 +49,10 @@ describe('an upstream that crashes', () => {
 
   test('with whenDown: wait, a call while it is down waits for the restart', async () => {
     proxy = await startProxy(
-      testConfig([crash({ whenDown: 'wait', restart: { maxRetries: 0, initialDelayMs: 300, maxDelayMs: 300 } })], NO_OFFLOAD),
+      testConfig(
+        [crash({ whenDown: 'wait', restart: { maxRetries: 0, initialDelayMs: 300, maxDelayMs: 300 } })],
+        NO_OFFLOAD,
+      ),
     );
     await proxy.client.callTool({ name: 'crash-later', arguments: { ms: 10 } });
     await waitFor(() => proxy.gateway.upstreams[0].state === 'down', 3000, 10, 'the crash');
@@ -47,30 +61,43 @@ describe('an upstream that crashes', () => {
 
   test('after maxRetries failed restarts it is given up and its tools leave the list', async () => {
     proxy = await startProxy(
-      testConfig([
-        { name: 'healthy', command: NODE, args: [FIXTURES.basic, '--tools', 'echo'] },
-        crash({ env: { CRASH_ON_START: '1' }, restart: { maxRetries: 2, initialDelayMs: 50, maxDelayMs: 50 } }),
-      ], NO_OFFLOAD),
+      testConfig(
+        [
+          { name: 'healthy', command: NODE, args: [FIXTURES.basic, '--tools', 'echo'] },
+          crash({ env: { CRASH_ON_START: '1' }, restart: { maxRetries: 2, initialDelayMs: 50, maxDelayMs: 50 } }),
+        ],
+        NO_OFFLOAD,
+      ),
     );
     const names = ((await listAll(proxy.client, 'tools')) as { name: string }[]).map((t) => t.name);
     expect(names).toEqual(['healthy__echo']);
     const crashy = proxy.gateway.upstreams[1];
     await waitFor(() => crashy.state === 'failed', 5000, 20, 'giving up');
     await expect(proxy.client.callTool({ name: 'crashy__ok' })).rejects.toThrow(/Tool crashy__ok not found/);
-    expect(textOf(await proxy.client.callTool({ name: 'healthy__echo', arguments: { message: 'still here' } }))).toBe('still here');
+    expect(textOf(await proxy.client.callTool({ name: 'healthy__echo', arguments: { message: 'still here' } }))).toBe(
+      'still here',
+    );
   });
 
   test('an upstream that comes up after startup joins the catalog and the client is told', async () => {
     proxy = await startProxy(
-      testConfig([{ name: 'late', command: NODE, args: [FIXTURES.basic, '--tools', 'echo'] }, slow()], { ...NO_OFFLOAD, gateway: { startupTimeoutMs: 0 } }),
+      testConfig([{ name: 'late', command: NODE, args: [FIXTURES.basic, '--tools', 'echo'] }, slow()], {
+        ...NO_OFFLOAD,
+        gateway: { startupTimeoutMs: 0 },
+      }),
     );
     let changes = 0;
     proxy.client.setNotificationHandler(ToolListChangedNotificationSchema, () => void changes++);
     await waitFor(() => proxy.gateway.upstreams.every((u) => u.state === 'up'), 10_000, 20, 'both upstreams');
-    await waitFor(async () => {
-      const names = ((await listAll(proxy.client, 'tools')) as { name: string }[]).map((t) => t.name);
-      return names.includes('late__echo') && names.includes('slow__slow');
-    }, 3000, 50, 'the late tools');
+    await waitFor(
+      async () => {
+        const names = ((await listAll(proxy.client, 'tools')) as { name: string }[]).map((t) => t.name);
+        return names.includes('late__echo') && names.includes('slow__slow');
+      },
+      3000,
+      50,
+      'the late tools',
+    );
     expect(changes).toBeGreaterThanOrEqual(1);
   });
 });
@@ -80,7 +107,9 @@ describe('a noisy upstream', () => {
     const proxy = await startProxy(testConfig([{ name: 'noisy', command: NODE, args: [FIXTURES.noisy] }], NO_OFFLOAD));
     try {
       for (let i = 0; i < 5; i++) {
-        expect(textOf(await proxy.client.callTool({ name: 'echo', arguments: { message: `m${i}` } }))).toContain(`m${i}`);
+        expect(textOf(await proxy.client.callTool({ name: 'echo', arguments: { message: `m${i}` } }))).toContain(
+          `m${i}`,
+        );
       }
     } finally {
       await proxy.close();
@@ -94,13 +123,22 @@ describe('slow upstreams, timeouts and cancellation', () => {
 
   test('a call past timeoutMs gets a timeout error and the upstream is told to cancel', async () => {
     proxy = await startProxy(testConfig([slow({ timeoutMs: 300 })], NO_OFFLOAD));
-    await expect(proxy.client.callTool({ name: 'hang' })).rejects.toThrow(/upstream "slow" did not answer tools\/call within 300 ms/);
-    const cancelled = await waitFor(async () => {
-      const result = await proxy.client.callTool({ name: 'cancellations' });
-      const list = (result.structuredContent as { cancellations: { tool: string; reason: string }[] }).cancellations;
-      return list.length ? list : undefined;
-    }, 3000, 50, 'the cancellation');
-    expect(cancelled).toEqual([expect.objectContaining({ tool: 'hang', reason: expect.stringContaining('timed out after 300 ms') })]);
+    await expect(proxy.client.callTool({ name: 'hang' })).rejects.toThrow(
+      /upstream "slow" did not answer tools\/call within 300 ms/,
+    );
+    const cancelled = await waitFor(
+      async () => {
+        const result = await proxy.client.callTool({ name: 'cancellations' });
+        const list = (result.structuredContent as { cancellations: { tool: string; reason: string }[] }).cancellations;
+        return list.length ? list : undefined;
+      },
+      3000,
+      50,
+      'the cancellation',
+    );
+    expect(cancelled).toEqual([
+      expect.objectContaining({ tool: 'hang', reason: expect.stringContaining('timed out after 300 ms') }),
+    ]);
   });
 
   test('progress restarts the timeout, so a long call that reports progress succeeds', async () => {
@@ -128,19 +166,28 @@ describe('slow upstreams, timeouts and cancellation', () => {
     await running;
     controller.abort('user pressed stop');
     await expect(call).rejects.toThrow();
-    const cancelled = await waitFor(async () => {
-      const result = await proxy.client.callTool({ name: 'cancellations' });
-      const list = (result.structuredContent as { cancellations: { tool: string; reason: string }[] }).cancellations;
-      return list.length ? list : undefined;
-    }, 3000, 50, 'the cancellation');
-    expect(cancelled).toEqual([expect.objectContaining({ tool: 'progress', reason: expect.stringContaining('user pressed stop') })]);
+    const cancelled = await waitFor(
+      async () => {
+        const result = await proxy.client.callTool({ name: 'cancellations' });
+        const list = (result.structuredContent as { cancellations: { tool: string; reason: string }[] }).cancellations;
+        return list.length ? list : undefined;
+      },
+      3000,
+      50,
+      'the cancellation',
+    );
+    expect(cancelled).toEqual([
+      expect.objectContaining({ tool: 'progress', reason: expect.stringContaining('user pressed stop') }),
+    ]);
   });
 });
 
 describe('an upstream whose command does not exist', () => {
   test('fails at once and is not restarted; the other servers serve', async () => {
     const basic = { name: 'good', command: NODE, args: [FIXTURES.basic] };
-    const proxy = await startProxy(testConfig([basic, { name: 'typo', command: 'nodee', args: [FIXTURES.basic] }], NO_OFFLOAD));
+    const proxy = await startProxy(
+      testConfig([basic, { name: 'typo', command: 'nodee', args: [FIXTURES.basic] }], NO_OFFLOAD),
+    );
     try {
       const typo = proxy.gateway.upstreams.find((u) => u.name === 'typo')!;
       expect(typo.state).toBe('failed');

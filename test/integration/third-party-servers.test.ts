@@ -16,7 +16,10 @@ let files: ProxyUnderTest;
 let graph: ProxyUnderTest;
 
 beforeAll(async () => {
-  [files, graph] = await Promise.all([startProxy(testConfig([filesystem(root)])), startProxy(testConfig([memory(memoryFile)]))]);
+  [files, graph] = await Promise.all([
+    startProxy(testConfig([filesystem(root)])),
+    startProxy(testConfig([memory(memoryFile)])),
+  ]);
 });
 afterAll(async () => {
   await Promise.all([files?.close(), graph?.close(), closeAllDirect()]);
@@ -61,7 +64,11 @@ describe('server-filesystem', () => {
 
 describe('server-memory', () => {
   test('a graph too big for the context is stored once as the JSON the server wrote; the reference fits the advertised schema', async () => {
-    const entities = Array.from({ length: 300 }, (_, i) => ({ name: `e${i}`, entityType: 'thing', observations: [`fact ${i}`] }));
+    const entities = Array.from({ length: 300 }, (_, i) => ({
+      name: `e${i}`,
+      entityType: 'thing',
+      observations: [`fact ${i}`],
+    }));
     await call(graph.client, 'create_entities', { entities });
     const result = await call(graph.client, 'read_graph');
     const meta = artifactMeta(result);
@@ -102,7 +109,9 @@ describe('server-filesystem: read, edit one word, write back', () => {
     const shown = texts(read)[0]!;
     expect(shown).not.toContain(image);
     expect(shown).toMatch(/artifact:\/\//);
-    expect(texts(read).join('\n')).toMatch(/stand-in; sent back through mcp-offload in a tool call, edited or not, the text gets the originals back/);
+    expect(texts(read).join('\n')).toMatch(
+      /stand-in; sent back through mcp-offload in a tool call, edited or not, the text gets the originals back/,
+    );
     const written = await call(files.client, 'write_file', { path, content: shown.replace('Quarterly', 'Annual') });
     expect(written.isError).toBeFalsy();
     expect(sha256(await readFile(path))).toBe(sha256(original.replace('Quarterly', 'Annual')));
@@ -118,7 +127,9 @@ describe('server-filesystem: read, edit one word, write back', () => {
     await files.gateway.offload.store.gc();
     const written = await call(files.client, 'write_file', { path, content: texts(read)[0]! });
     expect(written.isError).toBe(true);
-    expect(texts(written)[0]).toMatch(/^mcp-offload did not send this call: the arguments hold artifact:\/\/\S+, which mcp-offload no longer has/);
+    expect(texts(written)[0]).toMatch(
+      /^mcp-offload did not send this call: the arguments hold artifact:\/\/\S+, which mcp-offload no longer has/,
+    );
     expect(await readFile(path, 'utf8')).toBe(original);
   });
 });

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { zipSync } from 'fflate';
 import { silentLogger } from '../../src/logger.js';
 import { resolveExecutable, wellKnownBrowserPaths } from '../../src/upstreams/abp/browser.js';
-import { hasBinaryData, mergeCapabilities, normaliseCapabilities } from '../../src/upstreams/abp/capabilities.js';
+import { hasBinaryData, mergeCapabilities, normalizeCapabilities } from '../../src/upstreams/abp/capabilities.js';
 import { stripCrxHeader, unpackZip } from '../../src/upstreams/abp/extension-store.js';
 import { extensionPageUrl } from '../../src/upstreams/abp/extension.js';
 import { findManifestHref, validateManifest } from '../../src/upstreams/abp/manifest.js';
@@ -20,7 +20,10 @@ describe('findManifestHref', () => {
     ["<LINK HREF='x/m.json' REL='abp-manifest' />", 'x/m.json'],
     ['<link rel=abp-manifest href=https://cdn.example/m.json>', 'https://cdn.example/m.json'],
     ['<link rel="preload abp-manifest" href="/m.json?a=1&amp;b=2">', '/m.json?a=1&b=2'],
-    ['<link rel="stylesheet" href="/a.css"><link rel="abp-manifest" href="/first.json"><link rel="abp-manifest" href="/second.json">', '/first.json'],
+    [
+      '<link rel="stylesheet" href="/a.css"><link rel="abp-manifest" href="/first.json"><link rel="abp-manifest" href="/second.json">',
+      '/first.json',
+    ],
   ])('%s → %s', (html, href) => {
     expect(findManifestHref(`<head>${html}</head>`)).toBe(href);
   });
@@ -43,7 +46,7 @@ describe('validateManifest', () => {
     expect(validateManifest(manifest, 'u')).toBe(manifest);
   });
 
-  it('names every missing field in the seed\'s words', () => {
+  it("names every missing field in the seed's words", () => {
     expect(() => validateManifest({ app: { name: 'A' } }, 'http://h/abp.json')).toThrow(
       'Invalid ABP manifest http://h/abp.json: Manifest missing required field: abp; ' +
         'Manifest missing required field: capabilities; Manifest missing required field: app.id; ' +
@@ -52,10 +55,12 @@ describe('validateManifest', () => {
   });
 
   it('points at a bad capability by index', () => {
-    expect(() => validateManifest({ ...good, capabilities: [{ name: 'ok' }, { description: 'no name' }] }, 'u')).toThrow(
-      'Manifest missing required field: capabilities[1].name',
+    expect(() =>
+      validateManifest({ ...good, capabilities: [{ name: 'ok' }, { description: 'no name' }] }, 'u'),
+    ).toThrow('Manifest missing required field: capabilities[1].name');
+    expect(() => validateManifest({ ...good, capabilities: 'none' }, 'u')).toThrow(
+      'Manifest field capabilities must be array',
     );
-    expect(() => validateManifest({ ...good, capabilities: 'none' }, 'u')).toThrow('Manifest field capabilities must be array');
     expect(() => validateManifest([], 'u')).toThrow('Manifest field (root) must be object');
   });
 });
@@ -91,7 +96,9 @@ describe('CRX packages', () => {
 
   it('refuses entries that would land outside the folder (zip-slip) and writes nothing', async () => {
     const evil = zipSync({ 'ok.txt': Buffer.from('ok'), '../escaped.txt': Buffer.from('evil') });
-    await expect(unpackZip(evil, path.join(dir, 'ext'))).rejects.toThrow('the package holds an entry outside its folder: ../escaped.txt');
+    await expect(unpackZip(evil, path.join(dir, 'ext'))).rejects.toThrow(
+      'the package holds an entry outside its folder: ../escaped.txt',
+    );
     expect(existsSync(path.join(dir, 'escaped.txt'))).toBe(false);
     expect(existsSync(path.join(dir, 'ext', 'ok.txt'))).toBe(false);
   });
@@ -104,43 +111,61 @@ describe('resolveExecutable', () => {
     const all = (): boolean => true;
     expect(resolveExecutable('/opt/chrome', { exists: all, env: { CHROME_PATH: '/env/chrome' } })).toBe('/opt/chrome');
     expect(resolveExecutable(undefined, { exists: all, env: { CHROME_PATH: '/env/chrome' } })).toBe('/env/chrome');
-    expect(resolveExecutable(undefined, { exists: (f) => f === '/usr/bin/google-chrome', env: {}, platform: 'linux' })).toBe('/usr/bin/google-chrome');
+    expect(
+      resolveExecutable(undefined, { exists: (f) => f === '/usr/bin/google-chrome', env: {}, platform: 'linux' }),
+    ).toBe('/usr/bin/google-chrome');
   });
 
   it('a named path that does not exist is an error, not a fallback', () => {
-    expect(() => resolveExecutable('/opt/nothing', { exists: none, env: {} })).toThrow('The configured browser executable /opt/nothing does not exist.');
+    expect(() => resolveExecutable('/opt/nothing', { exists: none, env: {} })).toThrow(
+      'The configured browser executable /opt/nothing does not exist.',
+    );
     expect(() => resolveExecutable(undefined, { exists: none, env: { CHROME_PATH: '/env/nothing' } })).toThrow(
       'CHROME_PATH is set to /env/nothing, which does not exist.',
     );
   });
 
-  it.each(['linux', 'darwin', 'win32'] as const)('nothing found on %s: the error names every place looked at', (platform) => {
-    let message = '';
-    try {
-      resolveExecutable(undefined, { exists: none, env: {}, platform });
-    } catch (error) {
-      message = (error as Error).message;
-    }
-    expect(message).toContain('No Chrome or Chromium executable found. Looked at: the executablePath setting (not set), $CHROME_PATH (not set)');
-    for (const place of wellKnownBrowserPaths(platform, {})) expect(message).toContain(place);
-    expect(wellKnownBrowserPaths('linux', {})).toEqual(expect.arrayContaining(['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome', '/usr/bin/google-chrome-stable']));
-  });
+  it.each(['linux', 'darwin', 'win32'] as const)(
+    'nothing found on %s: the error names every place looked at',
+    (platform) => {
+      let message = '';
+      try {
+        resolveExecutable(undefined, { exists: none, env: {}, platform });
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message).toContain(
+        'No Chrome or Chromium executable found. Looked at: the executablePath setting (not set), $CHROME_PATH (not set)',
+      );
+      for (const place of wellKnownBrowserPaths(platform, {})) expect(message).toContain(place);
+      expect(wellKnownBrowserPaths('linux', {})).toEqual(
+        expect.arrayContaining([
+          '/usr/bin/chromium',
+          '/usr/bin/chromium-browser',
+          '/usr/bin/google-chrome',
+          '/usr/bin/google-chrome-stable',
+        ]),
+      );
+    },
+  );
 });
 
 describe('capabilities', () => {
-  it('normalises listCapabilities(): missing fields absent, wrong types dropped, nameless entries ignored', () => {
+  it('normalizes listCapabilities(): missing fields absent, wrong types dropped, nameless entries ignored', () => {
     const raw = [
       { name: 'a.b', description: 'A', inputSchema: { type: 'object' }, available: true, requirements: ['gpu'] },
       { name: 'c.d', description: 3, inputSchema: 'nope', available: 'yes', deprecated: true },
       { description: 'no name' },
       'junk',
     ];
-    expect(normaliseCapabilities(raw, silentLogger)).toEqual([
+    expect(normalizeCapabilities(raw, silentLogger)).toEqual([
       { name: 'a.b', description: 'A', inputSchema: { type: 'object' }, available: true, requirements: ['gpu'] },
       { name: 'c.d', deprecated: true },
     ]);
-    expect(normaliseCapabilities({ capabilities: [{ name: 'x' }] }, silentLogger)).toEqual([{ name: 'x' }]);
-    expect(() => normaliseCapabilities('nope', silentLogger)).toThrow('listCapabilities() did not answer an array of capabilities');
+    expect(normalizeCapabilities({ capabilities: [{ name: 'x' }] }, silentLogger)).toEqual([{ name: 'x' }]);
+    expect(() => normalizeCapabilities('nope', silentLogger)).toThrow(
+      'listCapabilities() did not answer an array of capabilities',
+    );
   });
 
   it('merges: runtime fields win, manifest fields the runtime lacks stay, runtime-only added, unconfirmed marked unavailable', () => {
@@ -148,7 +173,10 @@ describe('capabilities', () => {
       { name: 'a', description: 'manifest a', inputSchema: { type: 'object' } },
       { name: 'gone', description: 'only in the manifest' },
     ];
-    const runtime = [{ name: 'new', available: true }, { name: 'a', description: 'runtime a', available: true }];
+    const runtime = [
+      { name: 'new', available: true },
+      { name: 'a', description: 'runtime a', available: true },
+    ];
     expect(mergeCapabilities(manifest, runtime)).toEqual([
       { name: 'a', description: 'runtime a', inputSchema: { type: 'object' }, available: true },
       { name: 'gone', description: 'only in the manifest', available: false },
@@ -162,7 +190,11 @@ describe('hasBinaryData', () => {
   it.each([
     ['BinaryData at the top level', true, png],
     ['BinaryData one level down, with siblings', true, { image: png, width: 2 }],
-    ['a BinaryDataReference one level down', true, { file: { downloadUrl: 'http://h/f', mimeType: 'application/pdf', size: 3 } }],
+    [
+      'a BinaryDataReference one level down',
+      true,
+      { file: { downloadUrl: 'http://h/f', mimeType: 'application/pdf', size: 3 } },
+    ],
     ['text as utf-8', false, { document: { content: '<p>x</p>', mimeType: 'text/html', encoding: 'utf-8' } }],
     ['BinaryData two levels down', false, { a: { b: png } }],
     ['plain JSON', false, { reversed: 'cba' }],

@@ -61,13 +61,26 @@ describe('capability registry', () => {
     expect(registry.list()).toEqual([]);
   });
 
-  test('a dynamic tool keeps the capability\'s schema and gains `session`, unless the app uses that name', () => {
+  test("a dynamic tool keeps the capability's schema and gains `session`, unless the app uses that name", () => {
     const tool = dynamicTool(
-      { toolName: 'abp_x', capability: { name: 'x', inputSchema: { type: 'object', properties: { a: { type: 'string' } }, additionalProperties: false } } },
+      {
+        toolName: 'abp_x',
+        capability: {
+          name: 'x',
+          inputSchema: { type: 'object', properties: { a: { type: 'string' } }, additionalProperties: false },
+        },
+      },
       ['default'],
     );
-    expect(tool.inputSchema).toMatchObject({ type: 'object', additionalProperties: false, properties: { a: { type: 'string' }, session: { type: 'string' } } });
-    const own = dynamicTool({ toolName: 'abp_y', capability: { name: 'y', inputSchema: { properties: { session: { type: 'integer' } } } } }, ['default']);
+    expect(tool.inputSchema).toMatchObject({
+      type: 'object',
+      additionalProperties: false,
+      properties: { a: { type: 'string' }, session: { type: 'string' } },
+    });
+    const own = dynamicTool(
+      { toolName: 'abp_y', capability: { name: 'y', inputSchema: { properties: { session: { type: 'integer' } } } } },
+      ['default'],
+    );
     expect(own.inputSchema).toEqual({ type: 'object', properties: { session: { type: 'integer' } } });
   });
 });
@@ -76,7 +89,11 @@ describe('argument validation', () => {
   const validator = new ArgumentValidator(silentLogger);
   const schema = {
     type: 'object',
-    properties: { text: { type: 'string' }, mode: { enum: ['a', 'b'] }, nested: { type: 'object', properties: { n: { type: 'integer' } } } },
+    properties: {
+      text: { type: 'string' },
+      mode: { enum: ['a', 'b'] },
+      nested: { type: 'object', properties: { n: { type: 'integer' } } },
+    },
     required: ['text'],
     additionalProperties: false,
   };
@@ -96,8 +113,12 @@ describe('argument validation', () => {
       properties: { n: { $ref: '#/$defs/num' } },
       unevaluatedProperties: false,
     };
-    expect(validator.check('m', modern, { n: 'x', extra: 1 })).toBe('Invalid arguments for m: n must be number; the arguments must NOT have unevaluated properties');
-    expect(validator.check('broken', { type: 'object', properties: { a: { type: 'no-such-type' } } }, { a: 1 })).toBeUndefined();
+    expect(validator.check('m', modern, { n: 'x', extra: 1 })).toBe(
+      'Invalid arguments for m: n must be number; the arguments must NOT have unevaluated properties',
+    );
+    expect(
+      validator.check('broken', { type: 'object', properties: { a: { type: 'no-such-type' } } }, { a: 1 }),
+    ).toBeUndefined();
     expect(validator.check('none', undefined, 'anything')).toBeUndefined();
   });
 });
@@ -107,35 +128,78 @@ describe('elicitation mapping', () => {
     const plan = planElicitation({ method: 'elicitation/confirm', params: { message: 'Delete?', destructive: true } })!;
     expect(plan.request).toEqual({
       message: 'Delete?',
-      requestedSchema: { type: 'object', properties: { confirmed: { type: 'boolean', title: 'Confirm (destructive)', default: false } }, required: ['confirmed'] },
+      requestedSchema: {
+        type: 'object',
+        properties: { confirmed: { type: 'boolean', title: 'Confirm (destructive)', default: false } },
+        required: ['confirmed'],
+      },
     });
-    expect(answerFrom(plan, { action: 'accept', content: { confirmed: true } })).toEqual({ success: true, data: { confirmed: true } });
+    expect(answerFrom(plan, { action: 'accept', content: { confirmed: true } })).toEqual({
+      success: true,
+      data: { confirmed: true },
+    });
     expect(answerFrom(plan, { action: 'decline' })).toEqual({ success: true, data: { confirmed: false } });
     expect(answerFrom(plan, { action: 'cancel' })).toEqual({ success: false, cancelled: true });
     expect(plan.fallback()).toEqual({ success: true, data: { confirmed: false } });
   });
 
-  test('select: titled options, the answer mapped back to the option\'s own value; fallback is the first', () => {
-    const plan = planElicitation({ method: 'elicitation/select', params: { prompt: 'Size?', options: [{ value: 1, label: 'Small' }, { value: 2, label: 'Large' }] } })!;
-    expect(plan.request.requestedSchema.properties.choice).toEqual({ type: 'string', title: 'Choice', oneOf: [{ const: '1', title: 'Small' }, { const: '2', title: 'Large' }] });
-    expect(answerFrom(plan, { action: 'accept', content: { choice: '2' } })).toEqual({ success: true, data: { selected: 2 } });
+  test("select: titled options, the answer mapped back to the option's own value; fallback is the first", () => {
+    const plan = planElicitation({
+      method: 'elicitation/select',
+      params: {
+        prompt: 'Size?',
+        options: [
+          { value: 1, label: 'Small' },
+          { value: 2, label: 'Large' },
+        ],
+      },
+    })!;
+    expect(plan.request.requestedSchema.properties.choice).toEqual({
+      type: 'string',
+      title: 'Choice',
+      oneOf: [
+        { const: '1', title: 'Small' },
+        { const: '2', title: 'Large' },
+      ],
+    });
+    expect(answerFrom(plan, { action: 'accept', content: { choice: '2' } })).toEqual({
+      success: true,
+      data: { selected: 2 },
+    });
     expect(plan.fallback()).toEqual({ success: true, data: { selected: 1 } });
   });
 
   test('input: a primitive schema is one field, an object of primitives is the form; defaults or empty', () => {
-    const one = planElicitation({ method: 'elicitation/input', params: { prompt: 'Count?', schema: { type: 'integer', minimum: 1, default: 3 } } })!;
-    expect(one.request.requestedSchema).toEqual({ type: 'object', properties: { value: { type: 'integer', title: 'Value', minimum: 1, default: 3 } }, required: ['value'] });
+    const one = planElicitation({
+      method: 'elicitation/input',
+      params: { prompt: 'Count?', schema: { type: 'integer', minimum: 1, default: 3 } },
+    })!;
+    expect(one.request.requestedSchema).toEqual({
+      type: 'object',
+      properties: { value: { type: 'integer', title: 'Value', minimum: 1, default: 3 } },
+      required: ['value'],
+    });
     expect(one.fallback()).toEqual({ success: true, data: { value: 3 } });
     const form = planElicitation({
       method: 'elicitation/input',
-      params: { prompt: 'Who?', schema: { type: 'object', properties: { name: { type: 'string' }, admin: { type: 'boolean' } }, required: ['name'] } },
+      params: {
+        prompt: 'Who?',
+        schema: {
+          type: 'object',
+          properties: { name: { type: 'string' }, admin: { type: 'boolean' } },
+          required: ['name'],
+        },
+      },
     })!;
     expect(form.request.requestedSchema).toEqual({
       type: 'object',
       properties: { name: { type: 'string', title: 'name' }, admin: { type: 'boolean', title: 'admin' } },
       required: ['name'],
     });
-    expect(answerFrom(form, { action: 'accept', content: { name: 'Ada', admin: true } })).toEqual({ success: true, data: { value: { name: 'Ada', admin: true } } });
+    expect(answerFrom(form, { action: 'accept', content: { name: 'Ada', admin: true } })).toEqual({
+      success: true,
+      data: { value: { name: 'Ada', admin: true } },
+    });
     expect(form.fallback()).toEqual({ success: true, data: { value: { name: '', admin: false } } });
     expect(planElicitation({ method: 'elicitation/unknown' })).toBeUndefined();
   });
@@ -143,7 +207,10 @@ describe('elicitation mapping', () => {
 
 describe('call outcomes, as file mode sees them', () => {
   const pdf = Buffer.from('%PDF-1.4\nprinted by the guard\n%%EOF\n');
-  const png = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a0c1b5d20000000049454e44ae426082', 'hex');
+  const png = Buffer.from(
+    '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a0c1b5d20000000049454e44ae426082',
+    'hex',
+  );
   const outcome = (data: unknown): CallOutcome => ({
     response: { success: true, data },
     outputs: [
@@ -158,7 +225,11 @@ describe('call outcomes, as file mode sees them', () => {
     try {
       const store = new ArtifactStore({ dir, maxArtifactBytes: 1e9, quotaBytes: 0, ttlMs: 0 }, silentLogger);
       await store.init();
-      const pipeline = new ResultPipeline(new RuleBook({ pipeline: { mode: 'file' }, rules: [], servers: [] }), store, silentLogger);
+      const pipeline = new ResultPipeline(
+        new RuleBook({ pipeline: { mode: 'file' }, rules: [], servers: [] }),
+        store,
+        silentLogger,
+      );
       const processed = await pipeline.process(result, { server: 'browser', tool: 'abp_call', owner: 'o' });
       const texts = processed.content.flatMap((b) => (b.type === 'text' ? [b.text] : []));
       const files = texts.flatMap((t) => [...t.matchAll(/^File saved: (.+)$/gm)].map((m) => readFileSync(m[1]!)));
@@ -168,23 +239,38 @@ describe('call outcomes, as file mode sees them', () => {
     }
   }
 
-  test('without binary in the response, the guard\'s outputs are the files; the answer and the dialogs are their metadata', async () => {
+  test("without binary in the response, the guard's outputs are the files; the answer and the dialogs are their metadata", async () => {
     const { texts, files } = await throughFileMode(callResult(outcome({ status: 'print_dialog_opened' }), false));
     expect(files).toEqual([pdf, Buffer.from('a,b\n')]);
-    expect(texts[0]).toMatch(/^File saved: .+\.pdf\nType: application\/pdf\n.*\nMetadata: \{"data":\{"status":"print_dialog_opened"\},"handledDialogs":\[\{"type":"confirm","message":"Sure\?","action":"accepted"\}\]\}/);
+    expect(texts[0]).toMatch(
+      /^File saved: .+\.pdf\nType: application\/pdf\n.*\nMetadata: \{"data":\{"status":"print_dialog_opened"\},"handledDialogs":\[\{"type":"confirm","message":"Sure\?","action":"accepted"\}\]\}/,
+    );
   });
 
-  test('binary data in the response takes priority: the guard\'s outputs are left out', async () => {
+  test("binary data in the response takes priority: the guard's outputs are left out", async () => {
     const data = { image: { content: png.toString('base64'), mimeType: 'image/png', encoding: 'base64' }, width: 1 };
     const { texts, files } = await throughFileMode(callResult(outcome(data), true));
     expect(files).toEqual([png]);
-    expect(texts[0]).toContain('Metadata: {"width":1,"handledDialogs":[{"type":"confirm","message":"Sure?","action":"accepted"}]}');
+    expect(texts[0]).toContain(
+      'Metadata: {"width":1,"handledDialogs":[{"type":"confirm","message":"Sure?","action":"accepted"}]}',
+    );
   });
 
   test('data that is not an object is wrapped when dialogs are reported; null data is saved as null', () => {
-    const wrapped = callResult({ response: { success: true, data: [1, 2] }, outputs: [], dialogs: [{ type: 'alert', message: 'hi', action: 'dismissed' }] }, false);
-    expect(wrapped.content).toEqual([{ type: 'text', text: '{"data":[1,2],"handledDialogs":[{"type":"alert","message":"hi","action":"dismissed"}]}' }]);
-    expect(callResult({ response: { success: true }, outputs: [], dialogs: [] }, false).content).toEqual([{ type: 'text', text: 'null' }]);
+    const wrapped = callResult(
+      {
+        response: { success: true, data: [1, 2] },
+        outputs: [],
+        dialogs: [{ type: 'alert', message: 'hi', action: 'dismissed' }],
+      },
+      false,
+    );
+    expect(wrapped.content).toEqual([
+      { type: 'text', text: '{"data":[1,2],"handledDialogs":[{"type":"alert","message":"hi","action":"dismissed"}]}' },
+    ]);
+    expect(callResult({ response: { success: true }, outputs: [], dialogs: [] }, false).content).toEqual([
+      { type: 'text', text: 'null' },
+    ]);
   });
 
   test('app errors are inline as CODE: message (retryable)', () => {
@@ -192,18 +278,31 @@ describe('call outcomes, as file mode sees them', () => {
       content: [{ type: 'text', text: 'RATE_LIMITED: slow down (retryable)' }],
       isError: true,
     });
-    expect(appErrorResult(undefined, { cancelled: true }).content).toEqual([{ type: 'text', text: 'CANCELLED: the call was cancelled' }]);
+    expect(appErrorResult(undefined, { cancelled: true }).content).toEqual([
+      { type: 'text', text: 'CANCELLED: the call was cancelled' },
+    ]);
   });
 });
 
 describe('abp_connect arguments', () => {
   test('exactly one target; abpPage only for extensions; ids and urls checked', () => {
     expect(connectTarget({ url: 'http://x/' })).toEqual({ url: 'http://x/' });
-    expect(connectTarget({ extensionPath: '/ext', abpPage: 'app.html' })).toEqual({ extensionPath: '/ext', abpPage: 'app.html' });
-    expect(connectTarget({ extensionId: 'abcdefghijklmnopabcdefghijklmnop' })).toEqual({ extensionId: 'abcdefghijklmnopabcdefghijklmnop' });
-    expect(connectTarget({ url: 'http://x/', abpPage: 'a.html' })).toBe('"abpPage" applies to extensions only; give the page in "url" itself');
-    expect(connectTarget({ url: 'file:///etc/passwd' })).toBe('"url" must be an http:// or https:// address, got "file:///etc/passwd"');
+    expect(connectTarget({ extensionPath: '/ext', abpPage: 'app.html' })).toEqual({
+      extensionPath: '/ext',
+      abpPage: 'app.html',
+    });
+    expect(connectTarget({ extensionId: 'abcdefghijklmnopabcdefghijklmnop' })).toEqual({
+      extensionId: 'abcdefghijklmnopabcdefghijklmnop',
+    });
+    expect(connectTarget({ url: 'http://x/', abpPage: 'a.html' })).toBe(
+      '"abpPage" applies to extensions only; give the page in "url" itself',
+    );
+    expect(connectTarget({ url: 'file:///etc/passwd' })).toBe(
+      '"url" must be an http:// or https:// address, got "file:///etc/passwd"',
+    );
     expect(connectTarget({ extensionId: 'xyz' })).toBe('"extensionId" must be 32 letters from a to p, got "xyz"');
-    expect(connectTarget({ url: 'http://x/', extensionId: 'a', extensionPath: '/p' })).toBe('give only one of "url", "extensionPath", "extensionId" (got "url" and "extensionPath" and "extensionId")');
+    expect(connectTarget({ url: 'http://x/', extensionId: 'a', extensionPath: '/p' })).toBe(
+      'give only one of "url", "extensionPath", "extensionId" (got "url" and "extensionPath" and "extensionId")',
+    );
   });
 });

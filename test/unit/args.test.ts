@@ -1,7 +1,15 @@
 import { parseCliArgs, UsageError } from '../../src/cli/args.js';
 
 test('wraps a command given after --, leaving its own options alone', () => {
-  const args = parseCliArgs(['--log-level', 'debug', '--', 'npx', '-y', '@modelcontextprotocol/server-everything', '--help']);
+  const args = parseCliArgs([
+    '--log-level',
+    'debug',
+    '--',
+    'npx',
+    '-y',
+    '@modelcontextprotocol/server-everything',
+    '--help',
+  ]);
   expect(args.command).toBe('run');
   expect(args.logLevel).toBe('debug');
   expect(args.serverCommand).toEqual(['npx', '-y', '@modelcontextprotocol/server-everything', '--help']);
@@ -28,7 +36,9 @@ test('unknown options, stray words and several sources are errors', () => {
 });
 
 test('headers go with --url', () => {
-  expect(parseCliArgs(['--url', 'http://x', '--header', 'Authorization: Bearer t']).headers).toEqual({ Authorization: 'Bearer t' });
+  expect(parseCliArgs(['--url', 'http://x', '--header', 'Authorization: Bearer t']).headers).toEqual({
+    Authorization: 'Bearer t',
+  });
   expect(() => parseCliArgs(['--header', 'A: b', '--', 'x'])).toThrow(/--header goes with --url/);
 });
 
@@ -37,11 +47,19 @@ test('help and version win', () => {
   expect(parseCliArgs(['-v']).command).toBe('version');
 });
 
-
 test.each([
-  [['--bogus'], 'unknown option --bogus; the wrapped server\'s own options go after "--", as in: mcp-offload -- <command> --bogus'],
-  [['--configg', 'a.yaml'], 'unknown option --configg (did you mean --config?); the wrapped server\'s own options go after "--", as in: mcp-offload -- <command> --configg'],
-  [['--dry-runn'], 'unknown option --dry-runn (did you mean --dry-run?); the wrapped server\'s own options go after "--", as in: mcp-offload -- <command> --dry-runn'],
+  [
+    ['--bogus'],
+    'unknown option --bogus; the wrapped server\'s own options go after "--", as in: mcp-offload -- <command> --bogus',
+  ],
+  [
+    ['--configg', 'a.yaml'],
+    'unknown option --configg (did you mean --config?); the wrapped server\'s own options go after "--", as in: mcp-offload -- <command> --configg',
+  ],
+  [
+    ['--dry-runn'],
+    'unknown option --dry-runn (did you mean --dry-run?); the wrapped server\'s own options go after "--", as in: mcp-offload -- <command> --dry-runn',
+  ],
   [['-x'], 'unknown option -x; the wrapped server\'s own options go after "--", as in: mcp-offload -- <command> -x'],
   [['--config'], '--config needs a value'],
   [['--dry-run=yes', '--url', 'http://x'], '--dry-run takes no value'],

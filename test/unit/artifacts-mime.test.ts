@@ -67,7 +67,14 @@ test('mimeTypeForFilename', () => {
 });
 
 test('isGenericMimeType', () => {
-  for (const t of [undefined, '', 'application/octet-stream', 'Binary/Octet-Stream', 'application/x-binary', 'application/unknown; x=1']) {
+  for (const t of [
+    undefined,
+    '',
+    'application/octet-stream',
+    'Binary/Octet-Stream',
+    'application/x-binary',
+    'application/unknown; x=1',
+  ]) {
     expect(isGenericMimeType(t)).toBe(true);
   }
   for (const t of ['application/pdf', 'text/plain', 'image/png']) expect(isGenericMimeType(t)).toBe(false);
@@ -103,13 +110,27 @@ describe('sniff', () => {
       '<?xml version="1.0"?>\n<?xml-stylesheet href="a.css"?>\n<!-- a > b -->\n<!DOCTYPE svg PUBLIC "-//W3C//DTD SVG 1.1//EN" "x.dtd">\n<svg width="1">',
       '<!DOCTYPE svg [ <!ENTITY a "x>y"> ]>\n<SVG xmlns="http://www.w3.org/2000/svg">',
     ];
-    const no = ['<svgfoo>', '<html><svg/></html>', '<!-- never closed <svg>', '<!DOCTYPE svg [ <svg>', '<?xml <svg>', 'svg', ''];
+    const no = [
+      '<svgfoo>',
+      '<html><svg/></html>',
+      '<!-- never closed <svg>',
+      '<!DOCTYPE svg [ <svg>',
+      '<?xml <svg>',
+      'svg',
+      '',
+    ];
     for (const s of yes) expect(looksLikeSvg(Buffer.from(s))).toBe(true);
     for (const s of no) expect(looksLikeSvg(Buffer.from(s))).toBe(false);
   });
 
   test('hostile prologs are not SVG (their cost as they grow is measured by npm run bench, group adversarial)', () => {
-    for (const s of ['<!-- -->'.repeat(512), '<!DOCTYPE x>'.repeat(340), '<!DOCTYPE [ ]'.repeat(300), `<!DOCTYPE${' '.repeat(4090)}`, '<?'.repeat(2000)]) {
+    for (const s of [
+      '<!-- -->'.repeat(512),
+      '<!DOCTYPE x>'.repeat(340),
+      '<!DOCTYPE [ ]'.repeat(300),
+      `<!DOCTYPE${' '.repeat(4090)}`,
+      '<?'.repeat(2000),
+    ]) {
       expect(looksLikeSvg(Buffer.from(s))).toBe(false);
     }
   });
@@ -129,7 +150,7 @@ describe('resolveMimeType', () => {
     expect(await resolveMimeType('', png())).toBe('image/png');
   });
 
-  test('generic and unrecognisable → application/octet-stream', async () => {
+  test('generic and unrecognizable → application/octet-stream', async () => {
     expect(await resolveMimeType(undefined, Buffer.from([1, 2, 3]))).toBe('application/octet-stream');
     expect(await resolveMimeType('binary/octet-stream', Buffer.from('hello'))).toBe('application/octet-stream');
   });
@@ -140,16 +161,20 @@ describe('resolveMimeType', () => {
     expect(await resolveMimeType('application/pdf', png())).toBe('image/png');
   });
 
-  test('a consistent declaration is kept, normalised', async () => {
+  test('a consistent declaration is kept, normalized', async () => {
     expect(await resolveMimeType('image/png', png())).toBe('image/png');
     expect(await resolveMimeType('Image/JPG', jpeg())).toBe('image/jpeg');
     expect(await resolveMimeType('application/pdf; name=x.pdf', pdf())).toBe('application/pdf');
   });
 
   test('a declaration that cannot be checked is kept', async () => {
-    expect(await resolveMimeType('application/x-custom-model', Buffer.from([9, 8, 7, 6]))).toBe('application/x-custom-model');
+    expect(await resolveMimeType('application/x-custom-model', Buffer.from([9, 8, 7, 6]))).toBe(
+      'application/x-custom-model',
+    );
     // Unless the bytes are known under another name: the registered one is as good.
-    expect(await resolveMimeType('application/x-parquet', Buffer.from('PAR1....PAR1'))).toBe('application/vnd.apache.parquet');
+    expect(await resolveMimeType('application/x-parquet', Buffer.from('PAR1....PAR1'))).toBe(
+      'application/vnd.apache.parquet',
+    );
     expect(await resolveMimeType('image/png', Buffer.from([0, 1, 2]))).toBe('image/png');
   });
 

@@ -1,6 +1,5 @@
 import { artifactId, hashArguments, isWellFormedId, sanitizeFilename, segment } from '../../src/artifacts/names.js';
 import { decodeBase64Strict } from '../../src/pipeline/decode.js';
-import { ArtifactStoreError } from '../../src/artifacts/types.js';
 
 describe('sanitizeFilename', () => {
   test.each([
@@ -93,7 +92,20 @@ describe('artifact ids', () => {
   test('isWellFormedId accepts what artifactId makes and nothing that could escape', () => {
     expect(isWellFormedId(artifactId('s', 't', sha, 'bin'))).toBe(true);
     expect(isWellFormedId(artifactId('..', '..', sha, 'bin'))).toBe(true);
-    for (const bad of ['../x', '/etc/passwd', 'a/../b', 'a/b/c', 'a', '', 'a/..', './a', 'a\\b/c', 'C:/x', 'a/.b', 'a/b\u0000']) {
+    for (const bad of [
+      '../x',
+      '/etc/passwd',
+      'a/../b',
+      'a/b/c',
+      'a',
+      '',
+      'a/..',
+      './a',
+      'a\\b/c',
+      'C:/x',
+      'a/.b',
+      'a/b\u0000',
+    ]) {
       expect(isWellFormedId(bad)).toBe(false);
     }
   });

@@ -16,13 +16,13 @@ function pngChunk(type: string, data: Buffer): Buffer {
   return Buffer.concat([u32be(data.length), body, u32be(zlib.crc32(body))]);
 }
 
-/** A w×h greyscale PNG; `seed` varies the pixels so different calls give different bytes. */
+/** A w×h grayscale PNG; `seed` varies the pixels so different calls give different bytes. */
 export function png(width = 1, height = 1, seed = 0): Buffer {
   const ihdr = Buffer.alloc(13);
   ihdr.writeUInt32BE(width, 0);
   ihdr.writeUInt32BE(height, 4);
   ihdr[8] = 8; // bit depth
-  ihdr[9] = 0; // greyscale
+  ihdr[9] = 0; // grayscale
   const raw = Buffer.alloc((width + 1) * height);
   for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) raw[y * (width + 1) + 1 + x] = (x + y + seed) & 0xff;
   return Buffer.concat([
@@ -51,13 +51,16 @@ export function pdf(text = 'hello'): Buffer {
 
 export function jpeg(): Buffer {
   return Buffer.from([
-    0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01, 0x01, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00,
-    0xff, 0xd9,
+    0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01, 0x01, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00,
+    0x00, 0xff, 0xd9,
   ]);
 }
 
 export function gif(): Buffer {
-  return Buffer.from('GIF89a\x01\x00\x01\x00\x80\x00\x00\x00\x00\x00\xff\xff\xff!\xf9\x04\x01\x00\x00\x00\x00,\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02D\x01\x00;', 'latin1');
+  return Buffer.from(
+    'GIF89a\x01\x00\x01\x00\x80\x00\x00\x00\x00\x00\xff\xff\xff!\xf9\x04\x01\x00\x00\x00\x00,\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02D\x01\x00;',
+    'latin1',
+  );
 }
 
 function riff(form: string, firstChunk: string, payload: Buffer): Buffer {
@@ -124,11 +127,13 @@ export function docx(): Buffer {
     '[Content_Types].xml':
       '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">' +
       '<Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>',
-    'word/document.xml': '<?xml version="1.0"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"/>',
+    'word/document.xml':
+      '<?xml version="1.0"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"/>',
   });
 }
 
-export const SVG = '<?xml version="1.0" encoding="UTF-8"?>\n<!-- drawn by hand -->\n<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"></svg>\n';
+export const SVG =
+  '<?xml version="1.0" encoding="UTF-8"?>\n<!-- drawn by hand -->\n<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"></svg>\n';
 
 /** A fresh temporary directory and its removal. */
 export async function tempDir(prefix = 'artifacts-test-'): Promise<{ dir: string; cleanup: () => Promise<void> }> {

@@ -104,7 +104,12 @@ describe('put, get and read', () => {
 
   test('text and raw bytes; the type is sniffed when missing or contradicted', async () => {
     const store = await openStore();
-    const t = await store.put({ data: { bytes: Buffer.from('héllo') }, mimeType: 'text/plain; charset=utf-8', server: 's', tool: 't' });
+    const t = await store.put({
+      data: { bytes: Buffer.from('héllo') },
+      mimeType: 'text/plain; charset=utf-8',
+      server: 's',
+      tool: 't',
+    });
     expect(t.mimeType).toBe('text/plain');
     expect(t.id).toMatch(/\.txt$/);
     expect((await store.read(t.id)).toString('utf8')).toBe('héllo');
@@ -117,7 +122,12 @@ describe('put, get and read', () => {
     expect(svg.mimeType).toBe('image/svg+xml');
     expect(svg.id).toMatch(/\.svg$/);
 
-    const unknown = await store.put({ data: { bytes: Buffer.from([1, 2, 3]) }, server: 's', tool: 't', filename: 'x.dat' });
+    const unknown = await store.put({
+      data: { bytes: Buffer.from([1, 2, 3]) },
+      server: 's',
+      tool: 't',
+      filename: 'x.dat',
+    });
     expect(unknown.mimeType).toBe('application/octet-stream');
     expect(unknown.id).toMatch(/\.bin$/);
     expect(unknown.filename).toBe('x.dat');
@@ -207,7 +217,9 @@ describe('unwritable directories', () => {
     await expectStoreError(
       store.init(),
       'unwritable',
-      new RegExp(`^artifact directory ${join(file, 'sub').replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&')} is not writable: .*\\(ENOTDIR\\)`),
+      new RegExp(
+        `^artifact directory ${join(file, 'sub').replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&')} is not writable: .*\\(ENOTDIR\\)`,
+      ),
     );
   });
 
@@ -279,7 +291,18 @@ describe('reading', () => {
     const store = await openStore();
     await writeFile(join(tmp.dir, 'secret'), 'secret');
     const { id } = await store.put({ data: { bytes: pdf() }, server: 's', tool: 't' });
-    for (const bad of ['../x', '../secret', '/etc/passwd', 'artifact://../../x', 'artifact://../secret', 'artifact:///etc/passwd', `${id}/..`, `s/../${id}`, '', 'artifact://']) {
+    for (const bad of [
+      '../x',
+      '../secret',
+      '/etc/passwd',
+      'artifact://../../x',
+      'artifact://../secret',
+      'artifact:///etc/passwd',
+      `${id}/..`,
+      `s/../${id}`,
+      '',
+      'artifact://',
+    ]) {
       expect(store.get(bad)).toBeUndefined();
       await expectStoreError(store.read(bad), 'not-found');
       await expectStoreError(store.createReadStream(bad), 'not-found');
@@ -329,7 +352,14 @@ describe('listing', () => {
 describe('persistence', () => {
   test('records survive a new store on the same directory', async () => {
     const first = await openStore();
-    const r = await first.put({ data: { bytes: pdf() }, server: 's', tool: 't', owner: 'o1', filename: 'a.pdf', facts: { pages: 1 } });
+    const r = await first.put({
+      data: { bytes: pdf() },
+      server: 's',
+      tool: 't',
+      owner: 'o1',
+      filename: 'a.pdf',
+      facts: { pages: 1 },
+    });
     await first.put({ data: { bytes: pdf() }, server: 's', tool: 't', owner: 'o2' });
 
     const second = await openStore();
@@ -356,7 +386,10 @@ describe('persistence', () => {
     expect(second.list().map((r) => r.id)).toEqual([good.id]);
     expect(second.get('../outside.txt')).toBeUndefined();
     const warnings = lines().filter((l) => l.msg === 'ignoring invalid artifact metadata');
-    expect(warnings.map((w) => w.problem).sort()).toEqual([expect.stringMatching(/^not JSON/), expect.stringMatching(/^unsafe id/)]);
+    expect(warnings.map((w) => w.problem).sort()).toEqual([
+      expect.stringMatching(/^not JSON/),
+      expect.stringMatching(/^unsafe id/),
+    ]);
     // Left alone for a person to look at.
     expect(await readdir(meta)).toHaveLength(4);
   });
@@ -423,7 +456,13 @@ describe('garbage collection', () => {
     clock += 10 * HOUR;
     const young = await store.put({ data: { bytes: png(1, 1, 2) }, server: 's', tool: 't' });
     const result = await store.gc(clock + 15 * HOUR);
-    expect(result).toEqual({ removed: 1, freedBytes: old.size, remaining: 1, remainingBytes: young.size, forgotten: 0 });
+    expect(result).toEqual({
+      removed: 1,
+      freedBytes: old.size,
+      remaining: 1,
+      remainingBytes: young.size,
+      forgotten: 0,
+    });
     expect(store.get(old.id)).toBeUndefined();
     expect(await files()).toEqual([`.meta/${young.sha256}.json`, young.id.split('/').join(sep)].sort());
     expect((await store.gc(clock + 100 * HOUR)).removed).toBe(1);
@@ -490,6 +529,8 @@ describe('garbage collection', () => {
     expect(a.size).toBe(2048);
     const line = await runGc({ ...options, ttlMs: HOUR }, silentLogger);
     expect(line).toBe(`removed 1 artifact (2.0 KB), 1 remain (1.0 KB) in ${options.dir}`);
-    expect(await runGc({ ...options, ttlMs: HOUR }, silentLogger)).toBe(`removed 0 artifacts (0 B), 1 remain (1.0 KB) in ${options.dir}`);
+    expect(await runGc({ ...options, ttlMs: HOUR }, silentLogger)).toBe(
+      `removed 0 artifacts (0 B), 1 remain (1.0 KB) in ${options.dir}`,
+    );
   });
 });

@@ -1,4 +1,10 @@
-import { BLOB_LITERAL_BYTES, blobLength, isBlobMarker, outstandingBlobs, restoreBlobs } from '../../src/transports/blobs.js';
+import {
+  BLOB_LITERAL_BYTES,
+  blobLength,
+  isBlobMarker,
+  outstandingBlobs,
+  restoreBlobs,
+} from '../../src/transports/blobs.js';
 import { JsonLineReader } from '../../src/transports/json-lines.js';
 import { LiteralCutter } from '../../src/transports/literal-cutter.js';
 import { decodeBase64Strict } from '../../src/pipeline/decode.js';
@@ -9,7 +15,10 @@ const big = (char: string, n = BLOB_LITERAL_BYTES + 10) => char.repeat(n);
 function read(text: string, { chunkSize = 65536, max = 512 * 1024 * 1024 } = {}) {
   const messages: unknown[] = [];
   const oversize: number[] = [];
-  const reader = new JsonLineReader({ message: (m) => messages.push(m), noise: () => undefined, oversize: (n) => oversize.push(n) }, max);
+  const reader = new JsonLineReader(
+    { message: (m) => messages.push(m), noise: () => undefined, oversize: (n) => oversize.push(n) },
+    max,
+  );
   const cutter = new LiteralCutter((bytes) => reader.push(bytes), max);
   const bytes = Buffer.from(text);
   for (let i = 0; i < bytes.length; i += chunkSize) cutter.push(bytes.subarray(i, i + chunkSize));
@@ -58,9 +67,12 @@ test('a long literal with escapes, even one split right after a backslash, passe
 });
 
 test('a literal over the message limit is passed on, for the line limit to refuse', () => {
-  const { messages, oversize } = read(`${JSON.stringify({ jsonrpc: '2.0', method: 'x', params: { data: big('B', 2_000_000) } })}\n{"jsonrpc":"2.0","method":"y"}\n`, {
-    max: 1_000_000,
-  });
+  const { messages, oversize } = read(
+    `${JSON.stringify({ jsonrpc: '2.0', method: 'x', params: { data: big('B', 2_000_000) } })}\n{"jsonrpc":"2.0","method":"y"}\n`,
+    {
+      max: 1_000_000,
+    },
+  );
   expect(oversize).toHaveLength(1);
   expect(messages).toEqual([{ jsonrpc: '2.0', method: 'y' }]);
 });
@@ -74,14 +86,21 @@ test('a marked payload decodes from its pieces exactly like the string would; ba
   const bytes = Buffer.alloc(3 * 1024 * 1024 + 7);
   for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 2654435761) >>> 24;
   for (const encoded of [bytes.toString('base64'), bytes.toString('base64url')]) {
-    const { messages } = read(`${JSON.stringify({ jsonrpc: '2.0', method: 'x', params: { data: encoded } })}\n`, { chunkSize: 65_537 });
+    const { messages } = read(`${JSON.stringify({ jsonrpc: '2.0', method: 'x', params: { data: encoded } })}\n`, {
+      chunkSize: 65_537,
+    });
     const [parsed] = messages as [{ params: { data: string } }];
     expect(isBlobMarker(parsed.params.data)).toBe(true);
     expect(decodeBase64Strict(parsed.params.data)!.equals(bytes)).toBe(true);
     restoreBlobs(parsed);
   }
   // (The two alphabets mixed are decoded, as Node does: '-' and '+' mean the same 6 bits.)
-  for (const broken of [`${big('A', 500_000)}!AAA`, `${big('A', 500_001)}`, `${big('A', 300_000)}A=AA`, `${big('A', 300_000)}AA A`]) {
+  for (const broken of [
+    `${big('A', 500_000)}!AAA`,
+    `${big('A', 500_001)}`,
+    `${big('A', 300_000)}A=AA`,
+    `${big('A', 300_000)}AA A`,
+  ]) {
     const { messages } = read(`${JSON.stringify({ jsonrpc: '2.0', method: 'x', params: { data: broken } })}\n`);
     const [parsed] = messages as [{ params: { data: string } }];
     expect(decodeBase64Strict(parsed.params.data)).toBeUndefined();

@@ -8,7 +8,14 @@ import { parseConfig } from '../../src/config/load.js';
 import { ConfigError, type AbpServerConfig, type Config } from '../../src/config/types.js';
 import { RuleBook } from '../../src/pipeline/rules.js';
 import { abpPresets } from '../../src/upstreams/abp/preset.js';
-import { ABP_DEFAULTS, abpEnvironment, abpRequestTimeoutMs, browserOptionsFor, CHROME_WEB_STORE_URL, resolveAbpOptions } from '../../src/upstreams/abp/options.js';
+import {
+  ABP_DEFAULTS,
+  abpEnvironment,
+  abpRequestTimeoutMs,
+  browserOptionsFor,
+  CHROME_WEB_STORE_URL,
+  resolveAbpOptions,
+} from '../../src/upstreams/abp/options.js';
 
 const FILE = 'abp.yaml';
 const yaml = (...lines: string[]): string => `${lines.join('\n')}\n`;
@@ -31,7 +38,7 @@ const abpOf = (config: Config): AbpServerConfig => {
 };
 
 describe('a type: abp server', () => {
-  test('needs nothing else; every setting has the seed\'s default and the gateway clock leaves room for retries', () => {
+  test("needs nothing else; every setting has the seed's default and the gateway clock leaves room for retries", () => {
     const server = abpOf(parse(yaml('servers:', '  browser: {type: abp}')));
     expect(server.abp).toEqual({
       headless: true,
@@ -81,15 +88,31 @@ describe('a type: abp server', () => {
   });
 
   test('the ABP_* environment variables are defaults; the config wins over them', () => {
-    const env = { ABP_HEADLESS: 'false', ABP_BROWSER_TIMEOUT: '1000', ABP_CALL_TIMEOUT: '2000', ABP_DOWNLOAD_TIMEOUT: '3000', ABP_LOG_LEVEL: 'DEBUG' };
+    const env = {
+      ABP_HEADLESS: 'false',
+      ABP_BROWSER_TIMEOUT: '1000',
+      ABP_CALL_TIMEOUT: '2000',
+      ABP_DOWNLOAD_TIMEOUT: '3000',
+      ABP_LOG_LEVEL: 'DEBUG',
+    };
     const fromEnv = abpOf(parse(yaml('servers:', '  browser: {type: abp}'), env)).abp;
-    expect(fromEnv).toMatchObject({ headless: false, browserTimeoutMs: 1000, callTimeoutMs: 2000, downloadTimeoutMs: 3000, logLevel: 'debug' });
-    const written = abpOf(parse(yaml('servers:', '  browser: {type: abp, abp: {headless: true, callTimeoutMs: 10}}'), env)).abp;
+    expect(fromEnv).toMatchObject({
+      headless: false,
+      browserTimeoutMs: 1000,
+      callTimeoutMs: 2000,
+      downloadTimeoutMs: 3000,
+      logLevel: 'debug',
+    });
+    const written = abpOf(
+      parse(yaml('servers:', '  browser: {type: abp, abp: {headless: true, callTimeoutMs: 10}}'), env),
+    ).abp;
     expect(written).toMatchObject({ headless: true, callTimeoutMs: 10, browserTimeoutMs: 1000 });
   });
 
   test('unusable environment values are reported at the server, each in plain words', () => {
-    expect(problems(yaml('servers:', '  browser:', '    type: abp'), { ABP_CALL_TIMEOUT: 'soon', ABP_HEADLESS: 'maybe' })).toEqual([
+    expect(
+      problems(yaml('servers:', '  browser:', '    type: abp'), { ABP_CALL_TIMEOUT: 'soon', ABP_HEADLESS: 'maybe' }),
+    ).toEqual([
       'abp.yaml:3:11: ABP_HEADLESS must be true or false, got "maybe" (the environment of server "browser")',
       'abp.yaml:3:11: ABP_CALL_TIMEOUT must be a whole number of milliseconds (1 or more), got "soon" (the environment of server "browser")',
     ]);
@@ -99,7 +122,18 @@ describe('a type: abp server', () => {
 
   test('bad settings are errors at their line, with suggestions', () => {
     expect(
-      problems(yaml('servers:', '  browser:', '    type: abp', '    abp:', '      headles: false', '      callTimeoutMs: -1', '      elicitation: ask', '      extensionStoreUrl: https://store.example/crx')),
+      problems(
+        yaml(
+          'servers:',
+          '  browser:',
+          '    type: abp',
+          '    abp:',
+          '      headles: false',
+          '      callTimeoutMs: -1',
+          '      elicitation: ask',
+          '      extensionStoreUrl: https://store.example/crx',
+        ),
+      ),
     ).toEqual([
       'abp.yaml:5:7: unknown key "headles" in "abp" of server "browser" (did you mean "headless"?)',
       'abp.yaml:6:22: "callTimeoutMs" must be a positive integer, got -1',
@@ -122,8 +156,10 @@ describe('a type: abp server', () => {
 describe('environment and options', () => {
   test('empty variables are unset; booleans read as people write them', () => {
     expect(abpEnvironment({ ABP_HEADLESS: '', ABP_CALL_TIMEOUT: ' ' })).toEqual({ values: {}, problems: [] });
-    for (const word of ['0', 'no', 'OFF', 'False']) expect(abpEnvironment({ ABP_HEADLESS: word }).values.headless).toBe(false);
-    for (const word of ['1', 'yes', 'on', 'TRUE']) expect(abpEnvironment({ ABP_HEADLESS: word }).values.headless).toBe(true);
+    for (const word of ['0', 'no', 'OFF', 'False'])
+      expect(abpEnvironment({ ABP_HEADLESS: word }).values.headless).toBe(false);
+    for (const word of ['1', 'yes', 'on', 'TRUE'])
+      expect(abpEnvironment({ ABP_HEADLESS: word }).values.headless).toBe(true);
     expect(abpEnvironment({ ABP_BROWSER_TIMEOUT: '1.5' }).problems).toEqual([
       'ABP_BROWSER_TIMEOUT must be a whole number of milliseconds (1 or more), got "1.5"',
     ]);
@@ -132,13 +168,20 @@ describe('environment and options', () => {
   test('each named session gets its own profile folder', () => {
     const options = resolveAbpOptions({ userDataDir: '/profiles', executablePath: '/opt/chrome/chrome' }, {});
     const agent = { name: 'mcp-offload', version: '1' };
-    expect(browserOptionsFor(options, 'default', agent)).toMatchObject({ userDataDir: '/profiles/default', executablePath: '/opt/chrome/chrome', agent });
+    expect(browserOptionsFor(options, 'default', agent)).toMatchObject({
+      userDataDir: '/profiles/default',
+      executablePath: '/opt/chrome/chrome',
+      agent,
+    });
     expect(browserOptionsFor(options, 'work', agent).userDataDir).toBe('/profiles/work');
     expect(browserOptionsFor(resolveAbpOptions({}, {}), 'work', agent)).not.toHaveProperty('userDataDir');
   });
 
   test('the gateway clock covers a connect when that takes longer than the calls', () => {
-    const options = resolveAbpOptions({ callTimeoutMs: 1000, browserTimeoutMs: 60_000, retries: { maxRetries: 0 } }, {});
+    const options = resolveAbpOptions(
+      { callTimeoutMs: 1000, browserTimeoutMs: 60_000, retries: { maxRetries: 0 } },
+      {},
+    );
     expect(abpRequestTimeoutMs(options)).toBe(2 * 60_000 + ABP_DEFAULTS.abpWaitMs + 10_000);
   });
 });
@@ -159,11 +202,12 @@ describe('the ABP preset', () => {
   test('every abp server saves successful results to files; connect, disconnect and status stay inline', () => {
     expect(book.settingsFor('browser', 'abp_call')).toMatchObject({ mode: 'file', download: { timeoutMs: 30_000 } });
     expect(book.settingsFor('browser', 'abp_text_reverse').mode).toBe('file');
-    for (const tool of ['abp_connect', 'abp_disconnect', 'abp_status']) expect(book.settingsFor('browser', tool).mode).toBe('passthrough');
+    for (const tool of ['abp_connect', 'abp_disconnect', 'abp_status'])
+      expect(book.settingsFor('browser', tool).mode).toBe('passthrough');
     expect(book.settingsFor('other', 'abp_call').mode).toBe('auto');
   });
 
-  test('a user rule or the server\'s own pipeline block overrides it', () => {
+  test("a user rule or the server's own pipeline block overrides it", () => {
     expect(book.settingsFor('browser', 'abp_export_pdf').mode).toBe('auto');
     expect(book.settingsFor('custom', 'abp_call').mode).toBe('auto');
     expect(book.settingsFor('custom', 'abp_status').mode).toBe('auto');
@@ -177,7 +221,12 @@ describe('ABP_OUTPUT_DIR', () => {
   test('is the artifact directory when an abp server runs and nothing else names one', () => {
     expect(storeOptions(withAbp, { ABP_OUTPUT_DIR: 'abp-out' }).dir).toBe(resolve('abp-out'));
     expect(storeOptions(withAbp, { ABP_OUTPUT_DIR: 'abp-out', MCP_OFFLOAD_ARTIFACT_DIR: '/mcp' }).dir).toBe('/mcp');
-    expect(storeOptions({ ...withAbp, artifacts: { ...withAbp.artifacts, dir: '/configured' } }, { ABP_OUTPUT_DIR: 'abp-out' }).dir).toBe('/configured');
+    expect(
+      storeOptions(
+        { ...withAbp, artifacts: { ...withAbp.artifacts, dir: '/configured' } },
+        { ABP_OUTPUT_DIR: 'abp-out' },
+      ).dir,
+    ).toBe('/configured');
     expect(storeOptions(withoutAbp, { ABP_OUTPUT_DIR: 'abp-out' }).dir).not.toBe(resolve('abp-out'));
   });
 });

@@ -24,11 +24,13 @@ function problems(text: string, environment: NodeJS.ProcessEnv = env): string[] 
 }
 
 test('a command that is not on the PATH is a problem at its line, with the closest program', () => {
-  expect(problems(yaml('servers:', '  a:', '    command: nodee'))).toEqual(['3:14 command not found: nodee (did you mean "node"?)']);
+  expect(problems(yaml('servers:', '  a:', '    command: nodee'))).toEqual([
+    '3:14 command not found: nodee (did you mean "node"?)',
+  ]);
   expect(problems(yaml('servers:', '  a:', '    command: node'))).toEqual([]);
 });
 
-test('a path is looked for from the server\'s cwd', () => {
+test("a path is looked for from the server's cwd", () => {
   expect(problems(yaml('servers:', '  a:', `    cwd: ${dir}`, '    command: ./server.sh'))).toEqual([]);
   expect(problems(yaml('servers:', '  a:', `    cwd: ${dir}`, '    command: ./missing.sh'))).toEqual([
     `4:14 command not found: ./missing.sh (no executable file at ${join(dir, 'missing.sh')})`,
@@ -36,7 +38,9 @@ test('a path is looked for from the server\'s cwd', () => {
 });
 
 test("the server's own PATH is the one that counts, after ${VAR} substitution", () => {
-  expect(problems(yaml('servers:', '  a:', '    command: server.sh', '    env: {PATH: "${TOOLS}"}'), { ...env, TOOLS: dir })).toEqual([]);
+  expect(
+    problems(yaml('servers:', '  a:', '    command: server.sh', '    env: {PATH: "${TOOLS}"}'), { ...env, TOOLS: dir }),
+  ).toEqual([]);
   expect(problems(yaml('servers:', '  a:', '    command: server.sh'))).toEqual([
     `3:14 command not found: server.sh (looked in the PATH: ${env.PATH})`,
   ]);

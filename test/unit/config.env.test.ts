@@ -40,6 +40,8 @@ describe('expandEnv', () => {
       'missing environment variable NOPE (use ${NOPE:-default} to give a default)',
       'unclosed "${" in "${1A} ${A B} ${A-x} ${NOPE} ${UNCLOSED" (write "$$" for a literal "$")',
     ]);
-    expect(expandEnv('${A:-${B}}', env).problems).toEqual(['a default cannot contain another substitution: "${A:-${B}"']);
+    expect(expandEnv('${A:-${B}}', env).problems).toEqual([
+      'a default cannot contain another substitution: "${A:-${B}"',
+    ]);
   });
 });

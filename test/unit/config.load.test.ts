@@ -2,7 +2,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { loadConfigFile, parseConfig, type ParseOptions } from '../../src/config/load.js';
-import { ConfigError, DEFAULTS, type Config, type HttpServerConfig, type StdioServerConfig } from '../../src/config/types.js';
+import {
+  ConfigError,
+  DEFAULTS,
+  type Config,
+  type HttpServerConfig,
+  type StdioServerConfig,
+} from '../../src/config/types.js';
 
 const FILE = 'test.yaml';
 const yaml = (...lines: string[]): string => `${lines.join('\n')}\n`;
@@ -29,7 +35,7 @@ function onlyServer<K extends 'stdio' | 'http'>(config: Config, kind: K) {
   return server as K extends 'stdio' ? StdioServerConfig : HttpServerConfig;
 }
 
-describe('parseConfig: normalisation', () => {
+describe('parseConfig: normalization', () => {
   test('a minimal stdio server gets every default', () => {
     const config = parse(yaml('servers:', '  everything:', '    command: npx'));
     expect(config).toEqual({
@@ -109,7 +115,8 @@ describe('parseConfig: normalisation', () => {
   });
 
   test('a Cursor-style url block is a remote server with transport auto', () => {
-    const cursor = '{"mcpServers": {"remote": {"url": "https://example.com/mcp", "headers": {"Authorization": "Bearer x"}}}}';
+    const cursor =
+      '{"mcpServers": {"remote": {"url": "https://example.com/mcp", "headers": {"Authorization": "Bearer x"}}}}';
     const server = onlyServer(parse(cursor), 'http');
     expect(server).toMatchObject({
       name: 'remote',
@@ -124,18 +131,25 @@ describe('parseConfig: normalisation', () => {
     ['http', 'streamable-http'],
     ['streamable-http', 'streamable-http'],
   ])('"type: %s" means a url with transport %s', (type, transport) => {
-    const server = onlyServer(parse(yaml('servers:', '  r:', `    type: ${type}`, '    url: http://localhost:3001/sse')), 'http');
+    const server = onlyServer(
+      parse(yaml('servers:', '  r:', `    type: ${type}`, '    url: http://localhost:3001/sse')),
+      'http',
+    );
     expect(server.transport).toBe(transport);
   });
 
   test('"type: stdio" is accepted with a command; "transport" overrides "auto"', () => {
     expect(onlyServer(parse(yaml('servers: {a: {type: stdio, command: x}}')), 'stdio').command).toBe('x');
     expect(onlyServer(parse(yaml('servers: {a: {url: "http://h", transport: sse}}')), 'http').transport).toBe('sse');
-    expect(onlyServer(parse(yaml('servers: {a: {url: "http://h", type: sse, transport: sse}}')), 'http').transport).toBe('sse');
+    expect(
+      onlyServer(parse(yaml('servers: {a: {url: "http://h", type: sse, transport: sse}}')), 'http').transport,
+    ).toBe('sse');
   });
 
   test('servers keep the order of the file, even with number-like names', () => {
-    const config = parse(yaml('servers:', '  zeta: {command: z}', '  "10": {command: t}', '  alpha: {command: a}', '  "2": {command: b}'));
+    const config = parse(
+      yaml('servers:', '  zeta: {command: z}', '  "10": {command: t}', '  alpha: {command: a}', '  "2": {command: b}'),
+    );
     expect(config.servers.map((s) => s.name)).toEqual(['zeta', '10', 'alpha', '2']);
   });
 
@@ -174,7 +188,14 @@ describe('parseConfig: normalisation', () => {
   });
 
   test('"disabled" (Cline) is the opposite of "enabled", and overrides the defaults', () => {
-    const config = parse(yaml('defaults: {enabled: false}', 'servers:', '  a: {command: x, disabled: true}', '  b: {command: y, disabled: false}'));
+    const config = parse(
+      yaml(
+        'defaults: {enabled: false}',
+        'servers:',
+        '  a: {command: x, disabled: true}',
+        '  b: {command: y, disabled: false}',
+      ),
+    );
     expect(config.servers.map((s) => s.enabled)).toEqual([false, true]);
   });
 
@@ -186,7 +207,9 @@ describe('parseConfig: normalisation', () => {
     ['gh', 'gh'],
     ['"my-prefix_1"', 'my-prefix_1'],
   ])('"prefix: %s" becomes %p', (written, expected) => {
-    expect(onlyServer(parse(yaml('servers:', '  a:', '    command: x', `    prefix: ${written}`)), 'stdio').prefix).toBe(expected);
+    expect(
+      onlyServer(parse(yaml('servers:', '  a:', '    command: x', `    prefix: ${written}`)), 'stdio').prefix,
+    ).toBe(expected);
   });
 
   test('an absent prefix stays undefined, for the gateway to decide', () => {
@@ -196,7 +219,18 @@ describe('parseConfig: normalisation', () => {
   });
 
   test('numbers and booleans where text is expected become their source text', () => {
-    const server = onlyServer(parse(yaml('servers:', '  a:', '    command: x', '    args: [--port, 8080, --verbose, true]', '    env: {VERSION: 1.10, DEBUG: false}')), 'stdio');
+    const server = onlyServer(
+      parse(
+        yaml(
+          'servers:',
+          '  a:',
+          '    command: x',
+          '    args: [--port, 8080, --verbose, true]',
+          '    env: {VERSION: 1.10, DEBUG: false}',
+        ),
+      ),
+      'stdio',
+    );
     expect(server.args).toEqual(['--port', '8080', '--verbose', 'true']);
     expect(server.env).toEqual({ VERSION: '1.10', DEBUG: 'false' });
   });
@@ -208,7 +242,10 @@ describe('parseConfig: normalisation', () => {
 
   test('a YAML anchor can share settings between servers', () => {
     const config = parse(yaml('servers:', '  a: &common {command: x, timeoutMs: 5}', '  b: *common'));
-    expect(config.servers.map((s) => [s.name, s.timeoutMs])).toEqual([['a', 5], ['b', 5]]);
+    expect(config.servers.map((s) => [s.name, s.timeoutMs])).toEqual([
+      ['a', 5],
+      ['b', 5],
+    ]);
   });
 
   test('a server may be called anything, even __proto__', () => {
@@ -236,18 +273,31 @@ describe('parseConfig: environment substitution', () => {
   });
 
   test('keys are not substituted', () => {
-    const server = onlyServer(parse(yaml('servers:', '  a:', '    command: x', '    env: {"${KEY}": "${VALUE}"}'), { KEY: 'k', VALUE: 'v' }), 'stdio');
+    const server = onlyServer(
+      parse(yaml('servers:', '  a:', '    command: x', '    env: {"${KEY}": "${VALUE}"}'), { KEY: 'k', VALUE: 'v' }),
+      'stdio',
+    );
     expect(server.env).toEqual({ '${KEY}': 'v' });
   });
 
   test('a substituted number is a number where the schema wants one', () => {
-    const config = parse(yaml('http: {port: "${PORT:-3000}"}', 'servers: {a: {command: x, timeoutMs: "${T}"}}'), { T: '1500' });
+    const config = parse(yaml('http: {port: "${PORT:-3000}"}', 'servers: {a: {command: x, timeoutMs: "${T}"}}'), {
+      T: '1500',
+    });
     expect(config.http).toEqual({ host: '127.0.0.1', port: 3000 });
     expect(config.servers[0]!.timeoutMs).toBe(1500);
   });
 
   test('a missing variable is reported at the scalar, once', () => {
-    const text = yaml('servers:', '  github:', '    url: https://api.example.com/mcp', '    headers:', '      Authorization: Bearer ${GITHUB_TOKEN}', '  other:', '    url: ${OTHER_URL}');
+    const text = yaml(
+      'servers:',
+      '  github:',
+      '    url: https://api.example.com/mcp',
+      '    headers:',
+      '      Authorization: Bearer ${GITHUB_TOKEN}',
+      '  other:',
+      '    url: ${OTHER_URL}',
+    );
     expect(problems(text)).toEqual([
       '5:22 missing environment variable GITHUB_TOKEN (use ${GITHUB_TOKEN:-default} to give a default)',
       // The url is then empty, which would also fail its pattern; that is not repeated.
@@ -378,10 +428,23 @@ describe('parseConfig: problems', () => {
       yaml('servers:', '  a:', '    command: node', '    args:', '      - x', '     - y'),
       '6:6 YAML indentation: line 6 is indented 5 spaces, between line 4 (4 spaces) and line 5 (6 spaces): indent it like the line it belongs with',
     ],
-    ['a tab', yaml('servers:', '  a:', '\tcommand: node'), '3:1 YAML indentation: line 3 is indented with a tab; YAML indents with spaces only'],
+    [
+      'a tab',
+      yaml('servers:', '  a:', '\tcommand: node'),
+      '3:1 YAML indentation: line 3 is indented with a tab; YAML indents with spaces only',
+    ],
     [
       'a mistake after a list that is continued on the next line (not a mistake)',
-      yaml('servers:', '  a:', '    command: node', '    args: [a,', '      b]', '    env:', '      X: "1"', '     Y: "2"'),
+      yaml(
+        'servers:',
+        '  a:',
+        '    command: node',
+        '    args: [a,',
+        '      b]',
+        '    env:',
+        '      X: "1"',
+        '     Y: "2"',
+      ),
       '8:6 YAML indentation: line 8 is indented 5 spaces, between line 6 (4 spaces) and line 7 (6 spaces): indent it like the line it belongs with',
     ],
   ])('%s: reported once, on the line to fix, in plain words', (_what, text, expected) => {
@@ -464,9 +527,9 @@ describe('parseConfig: problems', () => {
   });
 
   test('restart delays given in the wrong order', () => {
-    expect(problems(yaml('servers:', '  a:', '    command: x', '    restart: {initialDelayMs: 2000, maxDelayMs: 1000}'))).toEqual([
-      '4:49 "maxDelayMs" (1000) must be at least "initialDelayMs" (2000)',
-    ]);
+    expect(
+      problems(yaml('servers:', '  a:', '    command: x', '    restart: {initialDelayMs: 2000, maxDelayMs: 1000}')),
+    ).toEqual(['4:49 "maxDelayMs" (1000) must be at least "initialDelayMs" (2000)']);
     expect(problems(yaml('defaults:', '  restart: {maxDelayMs: 100}', 'servers: {a: {command: x}}'))).toEqual([
       '2:25 "maxDelayMs" (100) must be at least "initialDelayMs" (500, the default)',
     ]);
@@ -509,7 +572,13 @@ describe('parseConfig: problems', () => {
     expect(caught).toBeInstanceOf(ConfigError);
     const error = caught as ConfigError;
     expect(error.problems).toEqual([
-      { file: 'conf/mcp.yaml', line: 4, column: 16, path: '/servers/a~1b/timeoutMs', message: '"timeoutMs" must be a positive integer, got -1' },
+      {
+        file: 'conf/mcp.yaml',
+        line: 4,
+        column: 16,
+        path: '/servers/a~1b/timeoutMs',
+        message: '"timeoutMs" must be a positive integer, got -1',
+      },
     ]);
     expect(error.message).toBe('conf/mcp.yaml:4:16: "timeoutMs" must be a positive integer, got -1');
     expect(error.name).toBe('ConfigError');
@@ -556,6 +625,9 @@ describe('loadConfigFile', () => {
     const path = join(dir, 'empty.yaml');
     writeFileSync(path, '# nothing yet\n');
     await expect(loadConfigFile(path, {})).rejects.toThrow('no servers configured');
-    await expect(loadConfigFile(path, {}, { allowNoServers: true })).resolves.toMatchObject({ servers: [], file: path });
+    await expect(loadConfigFile(path, {}, { allowNoServers: true })).resolves.toMatchObject({
+      servers: [],
+      file: path,
+    });
   });
 });

@@ -17,7 +17,7 @@ function problems(text: string): string[] {
   return [];
 }
 
-test('pipeline, rules and artifact options are read and normalised', () => {
+test('pipeline, rules and artifact options are read and normalized', () => {
   const config = parse(
     yaml(
       'pipeline: {mode: auto, inlineLimit: 5000, keepInline: {imageMaxBytes: 20000}}',
@@ -61,11 +61,23 @@ test('pipeline, rules and artifact options are read and normalised', () => {
 });
 
 test('a rule that names no configured server is a mistake at its line; a server the command line adds counts', () => {
-  const rules = (server: string) => yaml('rules:', `  - server: ${server}`, '    mode: passthrough', 'servers: {github: {command: node}, files: {command: node}}');
-  expect(problems(rules('githb'))).toEqual(['2:13 rule 1: server "githb" matches no configured server (did you mean "github"?)']);
+  const rules = (server: string) =>
+    yaml(
+      'rules:',
+      `  - server: ${server}`,
+      '    mode: passthrough',
+      'servers: {github: {command: node}, files: {command: node}}',
+    );
+  expect(problems(rules('githb'))).toEqual([
+    '2:13 rule 1: server "githb" matches no configured server (did you mean "github"?)',
+  ]);
   expect(problems(rules('"git*"'))).toEqual([]);
-  expect(problems(rules('"docs*"'))).toEqual(['2:13 rule 1: server "docs*" matches no configured server (the servers are "github", "files")']);
-  expect(() => parseConfig(rules('browser'), '/etc/mcp-offload/config.yaml', {}, { extraServers: ['browser'] })).not.toThrow();
+  expect(problems(rules('"docs*"'))).toEqual([
+    '2:13 rule 1: server "docs*" matches no configured server (the servers are "github", "files")',
+  ]);
+  expect(() =>
+    parseConfig(rules('browser'), '/etc/mcp-offload/config.yaml', {}, { extraServers: ['browser'] }),
+  ).not.toThrow();
 });
 
 test('mistakes in pipeline settings and rules point at their line', () => {
@@ -121,7 +133,13 @@ describe('rule precedence', () => {
 
   test('presets sit under the server block and the rules; unmatched tools get the global settings', () => {
     const other = book.settingsFor('other', 'anything');
-    expect(other).toEqual({ ...DEFAULT_PIPELINE, inlineLimit: 100, previewChars: 10, summary: 'preset', keepInline: { imageMaxBytes: 0, audioMaxBytes: 5 } });
+    expect(other).toEqual({
+      ...DEFAULT_PIPELINE,
+      inlineLimit: 100,
+      previewChars: 10,
+      summary: 'preset',
+      keepInline: { imageMaxBytes: 0, audioMaxBytes: 5 },
+    });
   });
 
   test('settings are resolved once per server and tool', () => {

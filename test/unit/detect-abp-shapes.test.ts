@@ -13,9 +13,15 @@ const PDF64 = Buffer.from('%PDF-1.4 fake').toString('base64');
 describe('isBinaryData', () => {
   test.each([
     ['a PDF', { content: PDF64, mimeType: 'application/pdf' }],
-    ['a PDF with every optional field', { content: PDF64, mimeType: 'application/pdf', encoding: 'base64', size: 13, filename: 'a.pdf' }],
+    [
+      'a PDF with every optional field',
+      { content: PDF64, mimeType: 'application/pdf', encoding: 'base64', size: 13, filename: 'a.pdf' },
+    ],
     ['an image with parameters in its type', { content: 'x', mimeType: 'image/png; foo=bar' }],
-    ['HTML sent as base64 (file data by the ABP rules)', { content: 'PGh0bWw+', mimeType: 'text/html', encoding: 'base64' }],
+    [
+      'HTML sent as base64 (file data by the ABP rules)',
+      { content: 'PGh0bWw+', mimeType: 'text/html', encoding: 'base64' },
+    ],
     ['JSON sent as base64', { content: 'e30=', mimeType: 'application/json', encoding: 'base64' }],
   ])('accepts %s', (_, v) => {
     expect(isBinaryData(v)).toBe(true);
@@ -82,7 +88,12 @@ describe('findAbpPayloads', () => {
 
   test('a payload at the top level gets its extra properties as metadata', () => {
     expect(findAbpPayloads({ ...document, pageCount: 3, title: 'T' })).toEqual([
-      { path: [], kind: 'binary', value: { ...document, pageCount: 3, title: 'T' }, metadata: { pageCount: 3, title: 'T' } },
+      {
+        path: [],
+        kind: 'binary',
+        value: { ...document, pageCount: 3, title: 'T' },
+        metadata: { pageCount: 3, title: 'T' },
+      },
     ]);
     const ref = { downloadUrl: 'https://x/a.zip', mimeType: 'application/zip', size: 1 };
     expect(findAbpPayloads(ref)).toEqual([{ path: [], kind: 'reference', value: ref, metadata: {} }]);
@@ -110,12 +121,23 @@ describe('findAbpPayloads', () => {
     const data = { result: { files: { main: document, pages: 2 } } };
     expect(findAbpPayloads(data)).toEqual([]);
     expect(findAbpPayloads(data, 2)).toEqual([]);
-    expect(findAbpPayloads(data, 3)).toEqual([{ path: ['result', 'files', 'main'], kind: 'binary', value: document, metadata: { pages: 2 } }]);
+    expect(findAbpPayloads(data, 3)).toEqual([
+      { path: ['result', 'files', 'main'], kind: 'binary', value: document, metadata: { pages: 2 } },
+    ]);
     expect(findAbpPayloads({ document }, 0)).toEqual([]);
   });
 
   test('plain data and primitives have none', () => {
-    for (const v of [null, undefined, 1, 'x', [], {}, { workbooks: [{ id: 1 }] }, { content: 'hi', mimeType: 'text/plain' }]) {
+    for (const v of [
+      null,
+      undefined,
+      1,
+      'x',
+      [],
+      {},
+      { workbooks: [{ id: 1 }] },
+      { content: 'hi', mimeType: 'text/plain' },
+    ]) {
       expect(findAbpPayloads(v)).toEqual([]);
     }
   });
@@ -128,7 +150,11 @@ describe('findAbpPayloads', () => {
     ]);
     // Text without a declared encoding stays data in either mode.
     expect(findAbpPayloads({ note: { content: 'hi', mimeType: 'text/plain' } }, 1, { declaredText: true })).toEqual([]);
-    expect(findAbpPayloads({ note: { content: 'hi', mimeType: 'text/plain', encoding: 'latin1' } }, 1, { declaredText: true })).toEqual([]);
+    expect(
+      findAbpPayloads({ note: { content: 'hi', mimeType: 'text/plain', encoding: 'latin1' } }, 1, {
+        declaredText: true,
+      }),
+    ).toEqual([]);
   });
 
   test('a __proto__ sibling stays a plain metadata key', () => {
@@ -156,10 +182,14 @@ describe('downloadReference', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-    routes.set('/file.pdf', (_, res) => res.writeHead(200, { 'content-type': 'application/pdf' }).end('%PDF-1.4 hello'));
+    routes.set('/file.pdf', (_, res) =>
+      res.writeHead(200, { 'content-type': 'application/pdf' }).end('%PDF-1.4 hello'),
+    );
     routes.set('/generic', (_, res) => res.writeHead(200, { 'content-type': 'image/png' }).end('png bytes'));
     routes.set('/private', (req, res) => {
-      const ok = req.headers.authorization === 'Bearer s3cret' || req.headers['x-token'] === 'Bearer s3cret' ||
+      const ok =
+        req.headers.authorization === 'Bearer s3cret' ||
+        req.headers['x-token'] === 'Bearer s3cret' ||
         new URL(req.url ?? '/', 'http://x').searchParams.get('token') === 's3cret';
       res.writeHead(ok ? 200 : 401, ok ? 'OK' : 'Unauthorized').end(ok ? 'secret data' : 'no');
     });
@@ -202,7 +232,9 @@ describe('downloadReference', () => {
   });
 
   test('uses the response type when the declared one is generic', async () => {
-    expect((await downloadReference(ref('/generic', { mimeType: 'application/octet-stream' }), options)).mimeType).toBe('image/png');
+    expect((await downloadReference(ref('/generic', { mimeType: 'application/octet-stream' }), options)).mimeType).toBe(
+      'image/png',
+    );
   });
 
   test('follows redirects', async () => {
@@ -210,7 +242,11 @@ describe('downloadReference', () => {
   });
 
   test('sends a bearer token, in Authorization or the given header', async () => {
-    expect((await downloadReference(ref('/private', { auth: { type: 'bearer', token: 's3cret' } }), options)).bytes.toString()).toBe('secret data');
+    expect(
+      (
+        await downloadReference(ref('/private', { auth: { type: 'bearer', token: 's3cret' } }), options)
+      ).bytes.toString(),
+    ).toBe('secret data');
     expect(lastRequest?.headers.authorization).toBe('Bearer s3cret');
     await downloadReference(ref('/private', { auth: { type: 'bearer', token: 's3cret', header: 'X-Token' } }), options);
     expect(lastRequest?.headers['x-token']).toBe('Bearer s3cret');
@@ -218,7 +254,11 @@ describe('downloadReference', () => {
   });
 
   test('sends a query token, and never shows it in an error', async () => {
-    expect((await downloadReference(ref('/private', { auth: { type: 'query', token: 's3cret' } }), options)).bytes.toString()).toBe('secret data');
+    expect(
+      (
+        await downloadReference(ref('/private', { auth: { type: 'query', token: 's3cret' } }), options)
+      ).bytes.toString(),
+    ).toBe('secret data');
     expect(lastRequest?.url).toBe('/private?token=s3cret');
     const failing = downloadReference(ref('/missing', { auth: { type: 'query', token: 's3cret' } }), options);
     await expect(failing).rejects.toThrow(`download of ${base}/missing failed with HTTP status 404 Not Found`);
@@ -226,7 +266,9 @@ describe('downloadReference', () => {
   });
 
   test('a non-2xx status is an error naming it, and an expired link says so', async () => {
-    await expect(downloadReference(ref('/private'), options)).rejects.toThrow('failed with HTTP status 401 Unauthorized');
+    await expect(downloadReference(ref('/private'), options)).rejects.toThrow(
+      'failed with HTTP status 401 Unauthorized',
+    );
     await expect(downloadReference(ref('/private', { expiresAt: '2001-01-01T00:00:00Z' }), options)).rejects.toThrow(
       '(the link expired at 2001-01-01T00:00:00Z)',
     );
@@ -239,8 +281,12 @@ describe('downloadReference', () => {
   });
 
   test('refuses an announced Content-Length past maxBytes before reading', async () => {
-    await expect(downloadReference(ref('/announced-big'), { timeoutMs: 5000, maxBytes: 4999 })).rejects.toThrow('exceeded 4999 bytes');
-    expect((await downloadReference(ref('/announced-big'), { timeoutMs: 5000, maxBytes: 5000 })).bytes.length).toBe(5000);
+    await expect(downloadReference(ref('/announced-big'), { timeoutMs: 5000, maxBytes: 4999 })).rejects.toThrow(
+      'exceeded 4999 bytes',
+    );
+    expect((await downloadReference(ref('/announced-big'), { timeoutMs: 5000, maxBytes: 5000 })).bytes.length).toBe(
+      5000,
+    );
   });
 
   test('times out', async () => {
@@ -257,7 +303,9 @@ describe('downloadReference', () => {
     await expect(downloadReference({ downloadUrl: deadUrl, mimeType: 'a/b' }, options)).rejects.toThrow(
       `download of ${deadUrl} failed: fetch failed: connect ECONNREFUSED`,
     );
-    await expect(downloadReference({ downloadUrl: 'not a url', mimeType: 'a/b' }, options)).rejects.toThrow('not a valid URL');
+    await expect(downloadReference({ downloadUrl: 'not a url', mimeType: 'a/b' }, options)).rejects.toThrow(
+      'not a valid URL',
+    );
     await expect(downloadReference({ downloadUrl: 'file:///etc/passwd', mimeType: 'a/b' }, options)).rejects.toThrow(
       'only http and https URLs are fetched',
     );
@@ -272,7 +320,10 @@ describe('downloadReference', () => {
       calls.push(String(input));
       return new Response('injected', { status: 200 });
     };
-    const { bytes } = await downloadReference({ downloadUrl: 'https://example.com/a', mimeType: 'a/b' }, { ...options, fetchImpl });
+    const { bytes } = await downloadReference(
+      { downloadUrl: 'https://example.com/a', mimeType: 'a/b' },
+      { ...options, fetchImpl },
+    );
     expect(bytes.toString()).toBe('injected');
     expect(calls).toEqual(['https://example.com/a']);
   });

@@ -90,7 +90,7 @@ describe('isFullyBase64', () => {
     ['only line breaks', '\n\n'],
     ['1 left over', 'aGVsb'],
     ['data after padding', 'aGVs=bG8='],
-    ['three padding characters', 'aGVsbG===' ],
+    ['three padding characters', 'aGVsbG==='],
     ['padding that does not complete a quantum', 'aGVsbG8hI='],
     ['a space', 'aGVs bG8='],
     ['a dot (JWT)', 'aGVs.bG8h'],
@@ -135,7 +135,7 @@ describe('detectBase64Binary: true positives', () => {
     });
   }
 
-  test('the minimum length is honoured', async () => {
+  test('the minimum length is honored', async () => {
     const small = b64(fx.png(1, 1));
     expect(small.length).toBeLessThan(1000);
     expect(await detectBase64Binary(small)).toBeUndefined();

@@ -42,18 +42,29 @@ describe('findDataUris', () => {
   test('decodes percent-encoded payloads, and skips ones that do not decode', () => {
     const encoded = encodeURIComponent('hello, wörld! '.repeat(20));
     const [match] = findDataUris(`see data:text/plain;charset=utf-8,${encoded} ok`, 50);
-    expect(match).toMatchObject({ mimeType: 'text/plain', base64: false, payload: 'hello, wörld! '.repeat(20), parameters: { charset: 'utf-8' } });
+    expect(match).toMatchObject({
+      mimeType: 'text/plain',
+      base64: false,
+      payload: 'hello, wörld! '.repeat(20),
+      parameters: { charset: 'utf-8' },
+    });
     expect(findDataUris(`data:text/plain,${'%E0%A4%A'.repeat(20)}`, 10)).toEqual([]);
   });
 
   test('an empty media type means text/plain', () => {
     const [match] = findDataUris(`data:;base64,${PNG64}`, 10);
     expect(match.mimeType).toBe('text/plain');
-    expect(findDataUris(`data:,${'x'.repeat(20)}`, 10)[0]).toMatchObject({ mimeType: 'text/plain', payload: 'x'.repeat(20) });
+    expect(findDataUris(`data:,${'x'.repeat(20)}`, 10)[0]).toMatchObject({
+      mimeType: 'text/plain',
+      payload: 'x'.repeat(20),
+    });
   });
 
   test('lower-cases the media type', () => {
-    expect(findDataUris(`data:Image/PNG;BASE64,${PNG64}`, 10)[0]).toMatchObject({ mimeType: 'image/png', base64: true });
+    expect(findDataUris(`data:Image/PNG;BASE64,${PNG64}`, 10)[0]).toMatchObject({
+      mimeType: 'image/png',
+      base64: true,
+    });
   });
 
   test('ignores data: inside a word, malformed headers and prose', () => {
@@ -69,7 +80,10 @@ describe('findDataUris', () => {
   });
 
   test('finds many URIs in one text, in order and without overlap', () => {
-    const text = Array.from({ length: 50 }, (_, i) => `item ${i}: ![i](data:image/png;base64,${PNG64.slice(0, 200 + i)})`).join('\n');
+    const text = Array.from(
+      { length: 50 },
+      (_, i) => `item ${i}: ![i](data:image/png;base64,${PNG64.slice(0, 200 + i)})`,
+    ).join('\n');
     const found = findDataUris(text, 100);
     expect(found).toHaveLength(50);
     for (let i = 1; i < found.length; i++) expect(found[i].start).toBeGreaterThanOrEqual(found[i - 1].end);
@@ -97,7 +111,12 @@ describe('replaceRanges', () => {
 
   test('handles adjacent, empty and edge ranges', () => {
     expect(replaceRanges('abc', [])).toBe('abc');
-    expect(replaceRanges('abc', [{ start: 0, end: 1, replacement: 'X' }, { start: 1, end: 3, replacement: 'Y' }])).toBe('XY');
+    expect(
+      replaceRanges('abc', [
+        { start: 0, end: 1, replacement: 'X' },
+        { start: 1, end: 3, replacement: 'Y' },
+      ]),
+    ).toBe('XY');
     expect(replaceRanges('abc', [{ start: 3, end: 3, replacement: '!' }])).toBe('abc!');
   });
 
@@ -111,7 +130,12 @@ describe('replaceRanges', () => {
   });
 
   test('throws on overlapping or out-of-range ranges', () => {
-    expect(() => replaceRanges('abcdef', [{ start: 0, end: 3, replacement: '' }, { start: 2, end: 4, replacement: '' }])).toThrow(RangeError);
+    expect(() =>
+      replaceRanges('abcdef', [
+        { start: 0, end: 3, replacement: '' },
+        { start: 2, end: 4, replacement: '' },
+      ]),
+    ).toThrow(RangeError);
     expect(() => replaceRanges('abc', [{ start: 2, end: 5, replacement: '' }])).toThrow(RangeError);
     expect(() => replaceRanges('abc', [{ start: 2, end: 1, replacement: '' }])).toThrow(RangeError);
   });

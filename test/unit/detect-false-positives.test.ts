@@ -36,14 +36,25 @@ const MINIFIED_JS =
   '&&define.amd?define(t):(e=e||self).Thing=t()}(this,function(){"use strict";var e=function(e,t){return e+t};' +
   'return{add:e,version:"1.0.0"}});';
 
-const csv = ['id,name,email,amount', ...Array.from({ length: 200 }, (_, i) => `${i},user${i},user${i}@example.com,${i * 3.5}`)].join('\n');
+const csv = [
+  'id,name,email,amount',
+  ...Array.from({ length: 200 }, (_, i) => `${i},user${i},user${i}@example.com,${i * 3.5}`),
+].join('\n');
 
 const cases: Array<[string, string]> = [
   ['a short token', 'ghp_16C7e42F292c6912E7710c838347Ae178B4a'],
-  ['a short base64 PNG header (below the minimum)', 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=='],
+  [
+    'a short base64 PNG header (below the minimum)',
+    'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+  ],
   ['a SHA-256 hex digest', sha('sha256', 'x')],
   ['a SHA-512 hex digest', sha('sha512', 'x')],
-  ['a 2000-character hex string', Array.from({ length: 16 }, (_, i) => sha('sha512', String(i))).join('').slice(0, 2000)],
+  [
+    'a 2000-character hex string',
+    Array.from({ length: 16 }, (_, i) => sha('sha512', String(i)))
+      .join('')
+      .slice(0, 2000),
+  ],
   ['a JWT', jwt({ sub: '1234567890', name: 'John Doe', iat: 1516239022 })],
   ['a 3000-character JWT', jwt({ sub: 'x', roles: Array.from({ length: 300 }, (_, i) => `role-${i}`) })],
   ['a UUID', uuid(1)],
@@ -55,7 +66,10 @@ const cases: Array<[string, string]> = [
   ['minified JavaScript', MINIFIED_JS.repeat(10)],
   ['a CSV', csv],
   ['base64 of UTF-8 text', Buffer.from(PROSE.repeat(20)).toString('base64')],
-  ['base64 of UTF-8 text, url-safe', Buffer.from(`{"items":[${'"héllo wörld",'.repeat(200)}"x"]}`).toString('base64url')],
+  [
+    'base64 of UTF-8 text, url-safe',
+    Buffer.from(`{"items":[${'"héllo wörld",'.repeat(200)}"x"]}`).toString('base64url'),
+  ],
   ['base64 of random bytes with no signature', noise(6000, 12345).toString('base64')],
   ['a long line of =', '='.repeat(3000)],
   ['lorem ipsum', LOREM.repeat(20)],

@@ -52,10 +52,29 @@ export function png(width: number, height: number): Buffer {
 }
 
 export function jpeg(width: number, height: number): Buffer {
-  const app0 = Buffer.from([0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01, 0x01, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00]);
+  const app0 = Buffer.from([
+    0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01, 0x01, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00,
+  ]);
   const sof0 = Buffer.from([
-    0xff, 0xc0, 0x00, 0x11, 0x08, height >> 8, height & 0xff, width >> 8, width & 0xff, 0x03,
-    0x01, 0x22, 0x00, 0x02, 0x11, 0x01, 0x03, 0x11, 0x01,
+    0xff,
+    0xc0,
+    0x00,
+    0x11,
+    0x08,
+    height >> 8,
+    height & 0xff,
+    width >> 8,
+    width & 0xff,
+    0x03,
+    0x01,
+    0x22,
+    0x00,
+    0x02,
+    0x11,
+    0x01,
+    0x03,
+    0x11,
+    0x01,
   ]);
   return Buffer.concat([Buffer.from([0xff, 0xd8]), app0, sof0, Buffer.from([0xff, 0xd9])]);
 }
@@ -65,7 +84,7 @@ export function gif(width: number, height: number): Buffer {
     Buffer.from('GIF89a', 'latin1'),
     u16le(width),
     u16le(height),
-    Buffer.from([0x00, 0x00, 0x00]), // no global colour table
+    Buffer.from([0x00, 0x00, 0x00]), // no global color table
     Buffer.from([0x3b]), // trailer
   ]);
 }
@@ -84,9 +103,15 @@ export function pdf(pages: number): Buffer {
   const objects = [
     '1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj',
     `2 0 obj\n<< /Type /Pages /Kids [${kids}] /Count ${pages} >>\nendobj`,
-    ...Array.from({ length: pages }, (_, i) => `${i + 3} 0 obj\n<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>\nendobj`),
+    ...Array.from(
+      { length: pages },
+      (_, i) => `${i + 3} 0 obj\n<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>\nendobj`,
+    ),
   ];
-  return Buffer.from(`%PDF-1.4\n%\xe2\xe3\xcf\xd3\n${objects.join('\n')}\ntrailer\n<< /Root 1 0 R >>\n%%EOF\n`, 'latin1');
+  return Buffer.from(
+    `%PDF-1.4\n%\xe2\xe3\xcf\xd3\n${objects.join('\n')}\ntrailer\n<< /Root 1 0 R >>\n%%EOF\n`,
+    'latin1',
+  );
 }
 
 export interface ZipEntry {
@@ -104,20 +129,44 @@ export function zip(entries: ZipEntry[]): Buffer {
     const data = Buffer.isBuffer(entry.data) ? entry.data : Buffer.from(entry.data, 'utf8');
     const crc = crc32(data);
     const common = Buffer.concat([
-      u16le(20), u16le(0), u16le(0), u16le(0), u16le(0x21), // version, flags, stored, time, date
-      u32le(crc), u32le(data.length), u32le(data.length), u16le(name.length), u16le(0),
+      u16le(20),
+      u16le(0),
+      u16le(0),
+      u16le(0),
+      u16le(0x21), // version, flags, stored, time, date
+      u32le(crc),
+      u32le(data.length),
+      u32le(data.length),
+      u16le(name.length),
+      u16le(0),
     ]);
     const local = Buffer.concat([u32le(0x04034b50), common, name, data]);
     centrals.push(
-      Buffer.concat([u32le(0x02014b50), u16le(20), common, u16le(0), u16le(0), u16le(0), u32le(0), u32le(offset), name]),
+      Buffer.concat([
+        u32le(0x02014b50),
+        u16le(20),
+        common,
+        u16le(0),
+        u16le(0),
+        u16le(0),
+        u32le(0),
+        u32le(offset),
+        name,
+      ]),
     );
     locals.push(local);
     offset += local.length;
   }
   const central = Buffer.concat(centrals);
   const end = Buffer.concat([
-    u32le(0x06054b50), u16le(0), u16le(0), u16le(entries.length), u16le(entries.length),
-    u32le(central.length), u32le(offset), u16le(0),
+    u32le(0x06054b50),
+    u16le(0),
+    u16le(0),
+    u16le(entries.length),
+    u16le(entries.length),
+    u32le(central.length),
+    u32le(offset),
+    u16le(0),
   ]);
   return Buffer.concat([...locals, central, end]);
 }
@@ -158,14 +207,26 @@ export function mp3(): Buffer {
 
 /** An `ftyp` box with the isom brand, then an empty `mdat`. */
 export function mp4(): Buffer {
-  const ftyp = Buffer.concat([u32be(24), Buffer.from('ftypisom', 'latin1'), u32be(0x200), Buffer.from('isommp41', 'latin1')]);
+  const ftyp = Buffer.concat([
+    u32be(24),
+    Buffer.from('ftypisom', 'latin1'),
+    u32be(0x200),
+    Buffer.from('isommp41', 'latin1'),
+  ]);
   const mdat = Buffer.concat([u32be(8), Buffer.from('mdat', 'latin1')]);
   return Buffer.concat([ftyp, mdat]);
 }
 
 export function wav(): Buffer {
   const fmt = Buffer.concat([
-    Buffer.from('fmt ', 'latin1'), u32le(16), u16le(1), u16le(1), u32le(8000), u32le(16000), u16le(2), u16le(16),
+    Buffer.from('fmt ', 'latin1'),
+    u32le(16),
+    u16le(1),
+    u16le(1),
+    u32le(8000),
+    u32le(16000),
+    u16le(2),
+    u16le(16),
   ]);
   const samples = Buffer.alloc(800);
   const data = Buffer.concat([Buffer.from('data', 'latin1'), u32le(samples.length), samples]);

@@ -19,11 +19,15 @@ const base64OfBytes = fc.uint8Array({ minLength: 0, maxLength: 3000 }).map((b) =
 
 describe('detectBase64Binary', () => {
   test('never throws on arbitrary strings, and detects only with a signature', async () => {
-    await fc.assert(fc.asyncProperty(fc.string({ maxLength: 2000 }), fc.nat(50), detectionIsJustified), { numRuns: 300 });
+    await fc.assert(fc.asyncProperty(fc.string({ maxLength: 2000 }), fc.nat(50), detectionIsJustified), {
+      numRuns: 300,
+    });
   });
 
   test('holds for base64-alphabet strings and base64 of arbitrary bytes', async () => {
-    await fc.assert(fc.asyncProperty(fc.base64String({ maxLength: 4000 }), fc.nat(50), detectionIsJustified), { numRuns: 300 });
+    await fc.assert(fc.asyncProperty(fc.base64String({ maxLength: 4000 }), fc.nat(50), detectionIsJustified), {
+      numRuns: 300,
+    });
     await fc.assert(fc.asyncProperty(base64OfBytes, fc.nat(50), detectionIsJustified), { numRuns: 300 });
   });
 
@@ -47,12 +51,17 @@ describe('detectBase64Binary', () => {
       { bytes: fx.jpeg(8, 8), mimeType: 'image/jpeg' },
     );
     await fc.assert(
-      fc.asyncProperty(files, fc.uint8Array({ minLength: 1000, maxLength: 5000 }), fc.constantFrom('plain', 'wrapped', 'url'), async (file, rest, layout) => {
-        let s = Buffer.concat([file.bytes, rest]).toString('base64');
-        if (layout === 'wrapped') s = fx.wrapLines(s);
-        if (layout === 'url') s = fx.toUrlSafe(s);
-        return (await detectBase64Binary(s))?.mimeType === file.mimeType;
-      }),
+      fc.asyncProperty(
+        files,
+        fc.uint8Array({ minLength: 1000, maxLength: 5000 }),
+        fc.constantFrom('plain', 'wrapped', 'url'),
+        async (file, rest, layout) => {
+          let s = Buffer.concat([file.bytes, rest]).toString('base64');
+          if (layout === 'wrapped') s = fx.wrapLines(s);
+          if (layout === 'url') s = fx.toUrlSafe(s);
+          return (await detectBase64Binary(s))?.mimeType === file.mimeType;
+        },
+      ),
       { numRuns: 100 },
     );
   });
@@ -112,7 +121,8 @@ describe('walk', () => {
   function allPaths(value: unknown, prefix: JsonPath = []): JsonPath[] {
     if (typeof value === 'string') return [prefix];
     if (Array.isArray(value)) return value.flatMap((v, i) => allPaths(v, [...prefix, i]));
-    if (typeof value === 'object' && value !== null) return Object.entries(value).flatMap(([k, v]) => allPaths(v, [...prefix, k]));
+    if (typeof value === 'object' && value !== null)
+      return Object.entries(value).flatMap(([k, v]) => allPaths(v, [...prefix, k]));
     return [];
   }
 
@@ -137,7 +147,8 @@ describe('walk', () => {
       const paths: JsonPath[] = [[]];
       const walk = (v: unknown, p: JsonPath): void => {
         if (Array.isArray(v)) v.forEach((x, i) => (paths.push([...p, i]), walk(x, [...p, i])));
-        else if (typeof v === 'object' && v !== null) Object.entries(v).forEach(([k, x]) => (paths.push([...p, k]), walk(x, [...p, k])));
+        else if (typeof v === 'object' && v !== null)
+          Object.entries(v).forEach(([k, x]) => (paths.push([...p, k]), walk(x, [...p, k])));
       };
       walk(value, []);
       return fc.tuple(fc.constant(value), fc.constantFrom(...paths));

@@ -49,7 +49,10 @@ describe('findStringsDeep', () => {
 
   test('a shared object is visited at each place it appears; a cycle is not followed', () => {
     const shared = { s: 'shared' };
-    expect(collect({ a: shared, b: shared }).map(([, p]) => p)).toEqual([['a', 's'], ['b', 's']]);
+    expect(collect({ a: shared, b: shared }).map(([, p]) => p)).toEqual([
+      ['a', 's'],
+      ['b', 's'],
+    ]);
     const cyclic: Record<string, unknown> = { name: 'loop' };
     cyclic.self = cyclic;
     expect(collect(cyclic)).toEqual([['loop', ['name']]]);

@@ -24,7 +24,10 @@ describe('factsFor: images', () => {
   });
 
   test('SVG gets its size and the text facts', async () => {
-    const facts = await factsFor(text('<svg xmlns="http://www.w3.org/2000/svg" width="100" height="50"></svg>\n'), 'image/svg+xml');
+    const facts = await factsFor(
+      text('<svg xmlns="http://www.w3.org/2000/svg" width="100" height="50"></svg>\n'),
+      'image/svg+xml',
+    );
     expect(facts).toMatchObject({ width: 100, height: 50, lines: 1 });
   });
 });
@@ -62,17 +65,23 @@ describe('factsFor: PDF', () => {
   });
 
   test('past what pdf.js reads (not a PDF it can open here): accepts /Type/Page without a space, ignores other /Page… names', async () => {
-    const pdf = text('%PDF-1.7\n1 0 obj <</Type/Page>> 2 0 obj <</Type /PageLabel>> 3 0 obj <</Type  /Page/Parent 4 0 R>>');
+    const pdf = text(
+      '%PDF-1.7\n1 0 obj <</Type/Page>> 2 0 obj <</Type /PageLabel>> 3 0 obj <</Type  /Page/Parent 4 0 R>>',
+    );
     expect(await factsFor(pdf, 'application/pdf')).toEqual({ pages: 2 });
   });
 
   test('falls back to a linearized file’s /N when page objects are compressed', async () => {
-    const pdf = text('%PDF-1.5\n1 0 obj\n<< /Linearized 1 /L 12345 /H [ 500 100 ] /O 4 /E 2000 /N 7 /T 12000 >>\nendobj\nstream...');
+    const pdf = text(
+      '%PDF-1.5\n1 0 obj\n<< /Linearized 1 /L 12345 /H [ 500 100 ] /O 4 /E 2000 /N 7 /T 12000 >>\nendobj\nstream...',
+    );
     expect(await factsFor(pdf, 'application/pdf')).toEqual({ pages: 7 });
   });
 
   test('gives no count rather than a wrong one', async () => {
-    expect(await factsFor(text('%PDF-1.5\n<< /Type /ObjStm /N 40 >> stream ... endstream'), 'application/pdf')).toEqual({});
+    expect(await factsFor(text('%PDF-1.5\n<< /Type /ObjStm /N 40 >> stream ... endstream'), 'application/pdf')).toEqual(
+      {},
+    );
   });
 });
 
@@ -96,7 +105,10 @@ describe('factsFor: text', () => {
   });
 
   test('skips a byte order mark', async () => {
-    expect(await factsFor(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), text('abc')]), 'text/plain')).toMatchObject({ chars: 3, head: ['abc'] });
+    expect(await factsFor(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), text('abc')]), 'text/plain')).toMatchObject({
+      chars: 3,
+      head: ['abc'],
+    });
   });
 
   test('cuts long head lines at 200 characters', async () => {
@@ -122,12 +134,16 @@ describe('factsFor: text', () => {
   test('a large text is counted without trouble', async () => {
     const big = Buffer.alloc(20 * 1024 * 1024, 'abcdefghi\n');
     const facts = await factsFor(big, 'text/plain');
-    expect(facts).toMatchObject({ lines: 2 * 1024 * 1024, chars: big.length, head: ['abcdefghi', 'abcdefghi', 'abcdefghi', 'abcdefghi', 'abcdefghi'] });
+    expect(facts).toMatchObject({
+      lines: 2 * 1024 * 1024,
+      chars: big.length,
+      head: ['abcdefghi', 'abcdefghi', 'abcdefghi', 'abcdefghi', 'abcdefghi'],
+    });
   });
 });
 
 describe('factsFor: CSV', () => {
-  test('columns from the header row, honouring quotes', async () => {
+  test('columns from the header row, honoring quotes', async () => {
     const csv = 'id,"name, full",email,"say ""hi"""\n1,"Ann, B",a@b.c,hi\n';
     expect(await factsFor(text(csv), 'text/csv')).toMatchObject({
       columns: ['id', 'name, full', 'email', 'say "hi"'],
@@ -144,24 +160,47 @@ describe('factsFor: CSV', () => {
   });
 
   test('tab-separated values', async () => {
-    expect(await factsFor(text('a\tb\tc\n1\t2\t3'), 'text/tab-separated-values')).toMatchObject({ columns: ['a', 'b', 'c'] });
+    expect(await factsFor(text('a\tb\tc\n1\t2\t3'), 'text/tab-separated-values')).toMatchObject({
+      columns: ['a', 'b', 'c'],
+    });
   });
 });
 
 describe('factsFor: JSON', () => {
   test('an object: its keys and their types, plus the text facts', async () => {
-    const doc = { name: 'Sales Report', items: Array.from({ length: 340 }, (_, i) => i), meta: { a: 1, b: 2 }, total: 3.5, ok: true, none: null };
+    const doc = {
+      name: 'Sales Report',
+      items: Array.from({ length: 340 }, (_, i) => i),
+      meta: { a: 1, b: 2 },
+      total: 3.5,
+      ok: true,
+      none: null,
+    };
     const facts = await factsFor(text(JSON.stringify(doc)), 'application/json');
     expect(facts.outline).toEqual({
       type: 'object',
-      keys: { name: 'string(12 chars)', items: 'array(340)', meta: 'object(2 keys)', total: 'number', ok: 'boolean', none: 'null' },
+      keys: {
+        name: 'string(12 chars)',
+        items: 'array(340)',
+        meta: 'object(2 keys)',
+        total: 'number',
+        ok: 'boolean',
+        none: 'null',
+      },
     });
     expect(facts).toMatchObject({ lines: 1 });
   });
 
   test('+json types and text that parses as JSON get an outline too', async () => {
-    expect((await factsFor(text('[1,2]'), 'application/vnd.api+json')).outline).toEqual({ type: 'array', length: 2, first: 'number' });
-    expect((await factsFor(text('  {"a": "b"}'), 'text/plain')).outline).toEqual({ type: 'object', keys: { a: 'string(1 char)' } });
+    expect((await factsFor(text('[1,2]'), 'application/vnd.api+json')).outline).toEqual({
+      type: 'array',
+      length: 2,
+      first: 'number',
+    });
+    expect((await factsFor(text('  {"a": "b"}'), 'text/plain')).outline).toEqual({
+      type: 'object',
+      keys: { a: 'string(1 char)' },
+    });
   });
 
   test('text that is not JSON has no outline', async () => {

@@ -23,7 +23,12 @@ describe('jsonOutline', () => {
 
   test('an array of objects: length, first element and its keys', () => {
     const rows = Array.from({ length: 340 }, (_, i) => ({ id: i, name: `n${i}`, tags: [] }));
-    expect(jsonOutline(rows)).toEqual({ type: 'array', length: 340, first: 'object(3 keys)', firstKeys: ['id', 'name', 'tags'] });
+    expect(jsonOutline(rows)).toEqual({
+      type: 'array',
+      length: 340,
+      first: 'object(3 keys)',
+      firstKeys: ['id', 'name', 'tags'],
+    });
   });
 
   test('an array whose first element has many keys', () => {

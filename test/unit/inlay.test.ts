@@ -19,7 +19,11 @@ interface Message {
 /** Sends a line through a cutter and a reader in the given chunk sizes (cycled), as a pipe would. */
 function read(line: string, chunkSizes: number[]): Message[] {
   const messages: Message[] = [];
-  const reader = new JsonLineReader({ message: (m) => messages.push(m as Message), noise: () => undefined, oversize: () => undefined });
+  const reader = new JsonLineReader({
+    message: (m) => messages.push(m as Message),
+    noise: () => undefined,
+    oversize: () => undefined,
+  });
   const cutter = new LiteralCutter((bytes) => reader.push(bytes), 1 << 30, BLOB);
   const bytes = Buffer.from(line);
   for (let at = 0, i = 0; at < bytes.length; i++) {
@@ -30,10 +34,18 @@ function read(line: string, chunkSizes: number[]): Message[] {
   return messages;
 }
 
-const messageWith = (text: string): Message => ({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text }] } });
+const messageWith = (text: string): Message => ({
+  jsonrpc: '2.0',
+  id: 1,
+  result: { content: [{ type: 'text', text }] },
+});
 
 /** Every string value of a JSON value with its path; keys too, marked as such. */
-function stringsOf(value: unknown, path: (string | number)[] = [], out: { path: string; value: string; key: boolean }[] = []) {
+function stringsOf(
+  value: unknown,
+  path: (string | number)[] = [],
+  out: { path: string; value: string; key: boolean }[] = [],
+) {
   if (typeof value === 'string') out.push({ path: JSON.stringify(path), value, key: false });
   else if (Array.isArray(value)) value.forEach((item, i) => stringsOf(item, [...path, i], out));
   else if (typeof value === 'object' && value !== null) {
@@ -86,12 +98,37 @@ test('an outer literal that escapes quotes as \\u0022 (as .NET does) is read rig
 test('a literal that is cut short or holds a bad escape finds no runs', () => {
   expect(findInlayRuns([Buffer.from('\\"abc\\u00')], 1)).toEqual([]);
   expect(findInlayRuns([Buffer.from('\\"abc\\"'), Buffer.from(',\\')], 1)).toEqual([]);
-  expect(findInlayRuns([Buffer.from('{\\"a\\":\\"'), Buffer.from('abc'), Buffer.from('def\\"}')], 6)).toEqual([{ start: 9, end: 15 }]);
+  expect(findInlayRuns([Buffer.from('{\\"a\\":\\"'), Buffer.from('abc'), Buffer.from('def\\"}')], 6)).toEqual([
+    { start: 9, end: 15 },
+  ]);
 });
 
 describe('properties', () => {
-  const chars = fc.constantFrom('A', 'z', '9', '+', '/', '=', ' ', ':', ',', '"', '\\', '\n', '\t', '\u0001', 'é', '€', '\u2028', '\ud83d\ude00');
-  const anyString = fc.oneof(fc.string({ unit: chars, maxLength: 50 }), fc.string({ unit: 'binary', maxLength: 50 }), fc.base64String({ minLength: BLOB, maxLength: 90 }));
+  const chars = fc.constantFrom(
+    'A',
+    'z',
+    '9',
+    '+',
+    '/',
+    '=',
+    ' ',
+    ':',
+    ',',
+    '"',
+    '\\',
+    '\n',
+    '\t',
+    '\u0001',
+    'é',
+    '€',
+    '\u2028',
+    '\ud83d\ude00',
+  );
+  const anyString = fc.oneof(
+    fc.string({ unit: chars, maxLength: 50 }),
+    fc.string({ unit: 'binary', maxLength: 50 }),
+    fc.base64String({ minLength: BLOB, maxLength: 90 }),
+  );
   const value = fc.letrec((tie) => ({
     node: fc.oneof(
       { depthSize: 'small' },

@@ -5,7 +5,11 @@ function collect(maxBytes?: number) {
   const noise: string[] = [];
   const oversize: number[] = [];
   const reader = new JsonLineReader(
-    { message: (m) => messages.push(m), noise: (line, reason) => noise.push(`${reason}: ${line}`), oversize: (n) => oversize.push(n) },
+    {
+      message: (m) => messages.push(m),
+      noise: (line, reason) => noise.push(`${reason}: ${line}`),
+      oversize: (n) => oversize.push(n),
+    },
     maxBytes,
   );
   return { reader, messages, noise, oversize };
@@ -34,7 +38,11 @@ test('reports non-JSON and non-JSON-RPC lines as noise and goes on', () => {
   const { reader, messages, noise } = collect();
   reader.push(Buffer.from(`Starting server...\n\n{"log":"x"}\n[1,2]\n${JSON.stringify(ping)}\n`));
   expect(messages).toEqual([ping]);
-  expect(noise).toEqual(['not JSON: Starting server...', 'JSON but not JSON-RPC 2.0: {"log":"x"}', 'JSON but not JSON-RPC 2.0: [1,2]']);
+  expect(noise).toEqual([
+    'not JSON: Starting server...',
+    'JSON but not JSON-RPC 2.0: {"log":"x"}',
+    'JSON but not JSON-RPC 2.0: [1,2]',
+  ]);
 });
 
 test('discards a line over the limit and recovers at the next newline', () => {

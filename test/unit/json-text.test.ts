@@ -42,7 +42,9 @@ describe('parseJsonText with long literals left in the text', () => {
     const doc = parseJsonText(source, LONG) as Record<string, unknown>;
     expect(doc).toEqual(JSON.parse(source));
     expect(leftInText(doc).map(({ path }) => path)).toEqual([['plain']]);
-    expect(findLongLiterals(source, LONG)!.map(({ start, end }) => source.slice(start, end))).toEqual([`"${'c'.repeat(40)}"`]);
+    expect(findLongLiterals(source, LONG)!.map(({ start, end }) => source.slice(start, end))).toEqual([
+      `"${'c'.repeat(40)}"`,
+    ]);
   });
 
   test('a string inside a string is part of its literal: escaped JSON that merely looks like base64 stays as it is', () => {
@@ -50,7 +52,10 @@ describe('parseJsonText with long literals left in the text', () => {
     const source = JSON.stringify({ wrapped: inner, list: [payload, { deeper: [payload] }] });
     const doc = parseJsonText(source, LONG);
     expect(doc).toEqual(JSON.parse(source));
-    expect(leftInText(doc).map(({ path }) => path)).toEqual([['list', 0], ['list', 1, 'deeper', 0]]);
+    expect(leftInText(doc).map(({ path }) => path)).toEqual([
+      ['list', 0],
+      ['list', 1, 'deeper', 0],
+    ]);
   });
 
   test('a repeated key keeps the last value, as JSON.parse does', () => {
@@ -75,7 +80,12 @@ describe('parseJsonText with long literals left in the text', () => {
   });
 
   test('not JSON stays not JSON: unclosed literal, trailing garbage, a raw control character in a long literal', () => {
-    for (const bad of [`{"a":"${'x'.repeat(40)}`, `{"a":"${'x'.repeat(40)}"} x`, `{"a":"${'x'.repeat(20)}\n${'x'.repeat(20)}"}`, `["${'x'.repeat(40)}"`]) {
+    for (const bad of [
+      `{"a":"${'x'.repeat(40)}`,
+      `{"a":"${'x'.repeat(40)}"} x`,
+      `{"a":"${'x'.repeat(20)}\n${'x'.repeat(20)}"}`,
+      `["${'x'.repeat(40)}"`,
+    ]) {
       expect(() => JSON.parse(bad)).toThrow();
       expect(parseJsonText(bad, LONG)).toBeUndefined();
     }
@@ -106,7 +116,26 @@ describe('parseJsonText properties', () => {
   /** Strings of every kind: unicode, characters JSON must escape, and long base64-looking runs. */
   const anyString = fc.oneof(
     fc.string({ unit: 'binary', maxLength: 40 }),
-    fc.string({ unit: fc.constantFrom('A', 'Z', 'a', '0', '+', '/', '=', '"', '\\', '\n', '\u0001', 'é', '\u2028', '\ud83d\ude00', '\ud800'), maxLength: 60 }),
+    fc.string({
+      unit: fc.constantFrom(
+        'A',
+        'Z',
+        'a',
+        '0',
+        '+',
+        '/',
+        '=',
+        '"',
+        '\\',
+        '\n',
+        '\u0001',
+        'é',
+        '\u2028',
+        '\ud83d\ude00',
+        '\ud800',
+      ),
+      maxLength: 60,
+    }),
     fc.base64String({ minLength: LONG, maxLength: 120 }),
   );
   const value = fc.letrec((tie) => ({

@@ -45,7 +45,11 @@ test.each([
 });
 
 test("the upstream's own $defs stay, and its $refs still resolve from the root", () => {
-  const schema = { type: 'object', $defs: { item: { type: 'string' } }, properties: { list: { type: 'array', items: { $ref: '#/$defs/item' } } } };
+  const schema = {
+    type: 'object',
+    $defs: { item: { type: 'string' } },
+    properties: { list: { type: 'array', items: { $ref: '#/$defs/item' } } },
+  };
   const widened = rewriteOutputSchema(schema, auto);
   expect(Object.keys(widened.$defs as object).sort()).toEqual([REFERENCE_DEF, 'item'].sort());
   expect(ajv.validate(widened, { list: ['a', 'b'] })).toBe(true);

@@ -26,7 +26,11 @@ beforeAll(async () => {
   store = new ArtifactStore({ dir, maxArtifactBytes: 50_000_000, quotaBytes: 0, ttlMs: 0 }, silentLogger);
   await store.init();
   pipeline = new ResultPipeline(new RuleBook({ pipeline: {}, rules: [], servers: [] }), store, silentLogger);
-  roomy = new ResultPipeline(new RuleBook({ pipeline: { inlineLimit: 1_000_000 }, rules: [], servers: [] }), store, silentLogger);
+  roomy = new ResultPipeline(
+    new RuleBook({ pipeline: { inlineLimit: 1_000_000 }, rules: [], servers: [] }),
+    store,
+    silentLogger,
+  );
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
@@ -46,7 +50,10 @@ function artifactsOf(result: CallToolResult): { uri: string; mimeType: string; s
 }
 
 test('only the payload literal changes: formatting, key order, escapes and number spelling stay as written', async () => {
-  const head = '{ "name" : "Sales \\u00e9 \\"Q3\\"",\n  "z": 1.50e3, "a": [1, 2.0, -0],\n  "notes": "' + longProse + '",\n  "content":"';
+  const head =
+    '{ "name" : "Sales \\u00e9 \\"Q3\\"",\n  "z": 1.50e3, "a": [1, 2.0, -0],\n  "notes": "' +
+    longProse +
+    '",\n  "content":"';
   const tail = '" ,"\\ud83d\\ude00": true }\n';
   const text = head + pdfBase64 + tail;
   const output = await roomy.process({ content: [{ type: 'text', text }] }, call);
@@ -58,7 +65,11 @@ test('only the payload literal changes: formatting, key order, escapes and numbe
   expect(rewritten.startsWith(head.slice(0, -1))).toBe(true);
   expect(rewritten.endsWith(tail.slice(1))).toBe(true);
   const reference = rewritten.slice(head.length - 1, rewritten.length - tail.length + 1);
-  expect(JSON.parse(reference)).toMatchObject({ $artifact: artifact.uri, mimeType: 'application/pdf', size: pdfBytes.length });
+  expect(JSON.parse(reference)).toMatchObject({
+    $artifact: artifact.uri,
+    mimeType: 'application/pdf',
+    size: pdfBytes.length,
+  });
   expect(JSON.parse(rewritten)).toEqual({ ...JSON.parse(text), content: JSON.parse(reference) });
 });
 
@@ -86,13 +97,20 @@ test('a payload with wrapped lines inside a JSON string must be escaped; raw lin
   const wrapped = pdfBase64.replace(/.{76}/g, '$&\n');
   const output = await pipeline.process({ content: [{ type: 'text', text: `{"content":"${wrapped}"}` }] }, call);
   expect(artifactsOf(output).map((a) => a.mimeType)).not.toContain('application/pdf');
-  const escaped = await pipeline.process({ content: [{ type: 'text', text: JSON.stringify({ content: wrapped }) }] }, call);
+  const escaped = await pipeline.process(
+    { content: [{ type: 'text', text: JSON.stringify({ content: wrapped }) }] },
+    call,
+  );
   expect(artifactsOf(escaped).map((a) => a.mimeType)).toEqual(['application/pdf']);
 });
 
 test('property: whatever surrounds the payload comes back byte for byte', async () => {
   const scalar = fc.oneof(fc.string({ maxLength: 20 }), fc.double({ noNaN: true }), fc.boolean(), fc.constant(null));
-  const sibling = fc.dictionary(fc.string({ maxLength: 8 }).filter((k) => k !== 'content'), scalar, { maxKeys: 4 });
+  const sibling = fc.dictionary(
+    fc.string({ maxLength: 8 }).filter((k) => k !== 'content'),
+    scalar,
+    { maxKeys: 4 },
+  );
   await fc.assert(
     fc.asyncProperty(sibling, sibling, fc.constantFrom(undefined, 1, '\t'), async (before, after, space) => {
       const text = JSON.stringify({ ...before, content: pdfBase64, ...after }, null, space);
@@ -114,9 +132,15 @@ describe('JSON text read from a stdio upstream, its long strings kept as bytes (
   /** The result as the proxy's reader hands it over: the text block's inner long strings inlaid as markers. */
   function readResult(text: string): CallToolResult {
     const messages: { result: CallToolResult }[] = [];
-    const reader = new JsonLineReader({ message: (m) => messages.push(m as never), noise: () => undefined, oversize: () => undefined });
+    const reader = new JsonLineReader({
+      message: (m) => messages.push(m as never),
+      noise: () => undefined,
+      oversize: () => undefined,
+    });
     const cutter = new LiteralCutter((bytes) => reader.push(bytes), 1 << 30);
-    const line = Buffer.from(`${JSON.stringify({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text }] } })}\n`);
+    const line = Buffer.from(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text }] } })}\n`,
+    );
     for (let at = 0; at < line.length; at += 65_536) cutter.push(line.subarray(at, at + 65_536));
     return messages[0].result;
   }
@@ -130,8 +154,14 @@ describe('JSON text read from a stdio upstream, its long strings kept as bytes (
     const output = await roomy.process(input, call);
     const [artifact] = artifactsOf(output);
     expect(artifact).toMatchObject({ mimeType: 'application/pdf', size: bigPdf.length });
-    expect(JSON.parse(textOf(output))).toEqual({ name: 'report', content: JSON.parse(textOf(output)).content, other: notAFile });
-    expect(textOf(output).replace(/"content": \{[^}]*\}/, '"content": ""')).toBe(text.replace(/"content": "[^"]*"/, '"content": ""'));
+    expect(JSON.parse(textOf(output))).toEqual({
+      name: 'report',
+      content: JSON.parse(textOf(output)).content,
+      other: notAFile,
+    });
+    expect(textOf(output).replace(/"content": \{[^}]*\}/, '"content": ""')).toBe(
+      text.replace(/"content": "[^"]*"/, '"content": ""'),
+    );
     expect(outstandingBlobs()).toBe(0);
   });
 

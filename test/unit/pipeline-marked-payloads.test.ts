@@ -17,7 +17,8 @@ import { padTo, pdf, png } from './detect-fixtures.js';
 
 let dir: string;
 let store: ArtifactStore;
-const pipelineWith = (pipeline: Record<string, unknown> = {}) => new ResultPipeline(new RuleBook({ pipeline, rules: [], servers: [] }), store, silentLogger);
+const pipelineWith = (pipeline: Record<string, unknown> = {}) =>
+  new ResultPipeline(new RuleBook({ pipeline, rules: [], servers: [] }), store, silentLogger);
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'marked-payloads-'));
@@ -32,14 +33,19 @@ afterEach(async () => {
 /** A result as the proxy's stdio reader hands it over, its long literals kept as bytes. */
 function readResult(result: CallToolResult): CallToolResult {
   const messages: { result: CallToolResult }[] = [];
-  const reader = new JsonLineReader({ message: (m) => messages.push(m as never), noise: () => undefined, oversize: () => undefined });
+  const reader = new JsonLineReader({
+    message: (m) => messages.push(m as never),
+    noise: () => undefined,
+    oversize: () => undefined,
+  });
   const cutter = new LiteralCutter((bytes) => reader.push(bytes), 1 << 30);
   const line = Buffer.from(`${JSON.stringify({ jsonrpc: '2.0', id: 1, result })}\n`);
   for (let at = 0; at < line.length; at += 65_536) cutter.push(line.subarray(at, at + 65_536));
   return messages[0].result;
 }
 
-const artifactsOf = (result: CallToolResult) => (result._meta?.[ARTIFACTS_META_KEY] as { uri: string }[] | undefined) ?? [];
+const artifactsOf = (result: CallToolResult) =>
+  (result._meta?.[ARTIFACTS_META_KEY] as { uri: string }[] | undefined) ?? [];
 const storedFiles = async () => (await readdir(dir, { recursive: true })).filter((f) => !['.meta', '.tmp'].includes(f));
 const texts = (result: CallToolResult) => result.content.flatMap((b) => (b.type === 'text' ? [b.text] : []));
 
@@ -54,21 +60,29 @@ test('an image block kept as bytes is stored with the facts and type its bytes g
   const output = await pipelineWith().process(input, { server: 's', tool: 't', owner: 'o' });
   const [artifact] = artifactsOf(output);
   const record = store.get(artifact.uri)!;
-  expect(record).toMatchObject({ mimeType: 'image/png', size: bigPng.length, facts: await factsFor(bigPng, 'image/png') });
+  expect(record).toMatchObject({
+    mimeType: 'image/png',
+    size: bigPng.length,
+    facts: await factsFor(bigPng, 'image/png'),
+  });
   expect(record.facts).toEqual({ width: 640, height: 480 });
   expect((await store.read(artifact.uri)).equals(bigPng)).toBe(true);
   expect(await readdir(join(dir, '.tmp'))).toEqual([]);
 });
 
 test('a PDF in JSON text kept as bytes gets its page count', async () => {
-  const input = readResult({ content: [{ type: 'text', text: JSON.stringify({ name: 'r', content: bigPdf.toString('base64') }) }] });
+  const input = readResult({
+    content: [{ type: 'text', text: JSON.stringify({ name: 'r', content: bigPdf.toString('base64') }) }],
+  });
   const output = await pipelineWith().process(input, { server: 's', tool: 't', owner: 'o' });
   expect(store.get(artifactsOf(output)[0].uri)!.facts).toEqual({ pages: 4 });
 });
 
 test('an image block that is not base64 after all is left as it was, nothing stored', async () => {
   const original: CallToolResult = { content: [{ type: 'image', mimeType: 'image/png', data: broken }] };
-  const output = restoreBlobs(await pipelineWith().process(readResult(original), { server: 's', tool: 't', owner: 'o' }));
+  const output = restoreBlobs(
+    await pipelineWith().process(readResult(original), { server: 's', tool: 't', owner: 'o' }),
+  );
   expect(output.content).toEqual(original.content);
   expect(await storedFiles()).toEqual([]);
   expect(await readdir(join(dir, '.tmp'))).toEqual([]);
@@ -76,11 +90,14 @@ test('an image block that is not base64 after all is left as it was, nothing sto
 
 test('BinaryData in JSON that is not base64 after all gets the note it always got', async () => {
   const doc = { report: { content: broken, mimeType: 'application/pdf' } };
-  const output = await pipelineWith({ inlineLimit: 10_000_000 }).process(readResult({ content: [{ type: 'text', text: JSON.stringify(doc) }] }), {
-    server: 's',
-    tool: 't',
-    owner: 'o',
-  });
+  const output = await pipelineWith({ inlineLimit: 10_000_000 }).process(
+    readResult({ content: [{ type: 'text', text: JSON.stringify(doc) }] }),
+    {
+      server: 's',
+      tool: 't',
+      owner: 'o',
+    },
+  );
   expect(texts(restoreBlobs(output))).toEqual([
     JSON.stringify(doc),
     '[mcp-offload: the application/pdf data at content[0].report is not valid base64; it was left as it is]',
@@ -91,7 +108,9 @@ test('BinaryData in JSON that is not base64 after all gets the note it always go
 test('a dry run stores nothing, valid or not', async () => {
   for (const data of [bigPng.toString('base64'), broken]) {
     const original: CallToolResult = { content: [{ type: 'image', mimeType: 'image/png', data }] };
-    const output = restoreBlobs(await pipelineWith({ dryRun: true }).process(readResult(original), { server: 's', tool: 't', owner: 'o' }));
+    const output = restoreBlobs(
+      await pipelineWith({ dryRun: true }).process(readResult(original), { server: 's', tool: 't', owner: 'o' }),
+    );
     expect(output.content).toEqual(original.content);
   }
   expect(await storedFiles()).toEqual([]);

@@ -37,12 +37,24 @@ const jsonWithPayload = fc
 
 const block: fc.Arbitrary<ContentBlock> = fc.oneof(
   fc.record({ type: fc.constant('text' as const), text: fc.oneof(plainText, jsonText, payloadText, jsonWithPayload) }),
-  fc.record({ type: fc.constant('image' as const), data: fc.constantFrom(binaries[0], 'bm90IGFuIGltYWdl'), mimeType: fc.constant('image/png') }),
-  fc.record({ type: fc.constant('resource_link' as const), uri: fc.webUrl(), name: fc.string({ minLength: 1, maxLength: 10 }) }),
+  fc.record({
+    type: fc.constant('image' as const),
+    data: fc.constantFrom(binaries[0], 'bm90IGFuIGltYWdl'),
+    mimeType: fc.constant('image/png'),
+  }),
+  fc.record({
+    type: fc.constant('resource_link' as const),
+    uri: fc.webUrl(),
+    name: fc.string({ minLength: 1, maxLength: 10 }),
+  }),
   fc.record({
     type: fc.constant('resource' as const),
     resource: fc.oneof(
-      fc.record({ uri: fc.constant('x://blob'), mimeType: fc.constant('application/pdf'), blob: fc.constantFrom(binaries[1]) }),
+      fc.record({
+        uri: fc.constant('x://blob'),
+        mimeType: fc.constant('application/pdf'),
+        blob: fc.constantFrom(binaries[1]),
+      }),
       fc.record({ uri: fc.constant('x://text'), text: plainText }),
     ),
   }),
@@ -51,7 +63,11 @@ const block: fc.Arbitrary<ContentBlock> = fc.oneof(
 const result: fc.Arbitrary<CallToolResult> = fc.record(
   {
     content: fc.array(block, { maxLength: 5 }),
-    structuredContent: fc.dictionary(fc.string({ maxLength: 8 }), fc.oneof(fc.jsonValue({ maxDepth: 2 }), payloadText), { maxKeys: 4 }),
+    structuredContent: fc.dictionary(
+      fc.string({ maxLength: 8 }),
+      fc.oneof(fc.jsonValue({ maxDepth: 2 }), payloadText),
+      { maxKeys: 4 },
+    ),
     isError: fc.boolean(),
   },
   { requiredKeys: ['content'] },
@@ -74,15 +90,24 @@ test('blocks with nothing to extract reach the client as they were, in order', a
   const pipeline = pipelineWith();
   const untouched = fc.oneof(
     fc.record({ type: fc.constant('text' as const), text: plainText }),
-    fc.record({ type: fc.constant('resource_link' as const), uri: fc.webUrl(), name: fc.string({ minLength: 1, maxLength: 10 }) }),
+    fc.record({
+      type: fc.constant('resource_link' as const),
+      uri: fc.webUrl(),
+      name: fc.string({ minLength: 1, maxLength: 10 }),
+    }),
   );
   await fc.assert(
-    fc.asyncProperty(fc.array(untouched, { maxLength: 4 }), block, fc.array(untouched, { maxLength: 4 }), async (head, middle, tail) => {
-      const input: CallToolResult = { content: [...head, middle, ...tail] };
-      const output = await pipeline.process(input, call);
-      expect(output.content.slice(0, head.length)).toEqual(head);
-      expect(output.content.slice(output.content.length - tail.length)).toEqual(tail);
-    }),
+    fc.asyncProperty(
+      fc.array(untouched, { maxLength: 4 }),
+      block,
+      fc.array(untouched, { maxLength: 4 }),
+      async (head, middle, tail) => {
+        const input: CallToolResult = { content: [...head, middle, ...tail] };
+        const output = await pipeline.process(input, call);
+        expect(output.content.slice(0, head.length)).toEqual(head);
+        expect(output.content.slice(output.content.length - tail.length)).toEqual(tail);
+      },
+    ),
     { numRuns: 150 },
   );
 });
@@ -91,7 +116,9 @@ test('a result with nothing to extract is the very same object', async () => {
   const pipeline = pipelineWith();
   const plain = fc.record(
     {
-      content: fc.array(fc.record({ type: fc.constant('text' as const), text: fc.oneof(plainText, jsonText) }), { maxLength: 4 }),
+      content: fc.array(fc.record({ type: fc.constant('text' as const), text: fc.oneof(plainText, jsonText) }), {
+        maxLength: 4,
+      }),
       structuredContent: fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 }),
     },
     { requiredKeys: ['content'] },
@@ -108,7 +135,9 @@ test('every extracted payload is announced with a resource_link whose bytes matc
   const pipeline = pipelineWith();
   await fc.assert(
     fc.asyncProperty(fc.array(fc.constantFrom(...binaries), { minLength: 1, maxLength: 3 }), async (payloads) => {
-      const input: CallToolResult = { content: payloads.map((data) => ({ type: 'image' as const, data, mimeType: 'application/octet-stream' })) };
+      const input: CallToolResult = {
+        content: payloads.map((data) => ({ type: 'image' as const, data, mimeType: 'application/octet-stream' })),
+      };
       const output = await pipeline.process(input, call);
       const links = output.content.filter((b) => b.type === 'resource_link') as { uri: string; size?: number }[];
       expect(links).toHaveLength(new Set(payloads).size);

@@ -57,7 +57,9 @@ test('a reference reformatted by the model (spaces, line breaks, keys moved) is 
   const reference = JSON.parse(view).img as Record<string, unknown>;
   expect(reference.$artifact).toMatch(/^artifact:\/\//);
   const reformatted = `{\n  "a": 2,\n  "img": {\n    "size": ${String(reference.size)},\n    "$artifact": "${String(reference.$artifact)}"\n  },\n  "b": [true]\n}`;
-  expect(await restored(reformatted)).toBe(`{\n  "a": 2,\n  "img": "${base64.replace(/\//g, '\\/')}",\n  "b": [true]\n}`);
+  expect(await restored(reformatted)).toBe(
+    `{\n  "a": 2,\n  "img": "${base64.replace(/\//g, '\\/')}",\n  "b": [true]\n}`,
+  );
 });
 
 test('a reference passed as an object becomes the value it replaced', async () => {

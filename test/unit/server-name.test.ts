@@ -28,7 +28,9 @@ describe('the name of a wrapped server comes from the package it runs, never fro
     expect(nameFromCommand(['node', 'test/fixtures/slow-server.mjs'], noPackages)).toBe('slow');
     expect(nameFromCommand(['node', '--import', 'tsx', 'weather.ts'], noPackages)).toBe('weather');
     const packages = (dir: string) => (dir === '/repos/tableau-mcp' ? 'tableau-mcp-server' : undefined);
-    expect(nameFromCommand(['node', 'dist/index.js'], { cwd: '/repos/tableau-mcp', packageNameAt: packages })).toBe('tableau');
+    expect(nameFromCommand(['node', 'dist/index.js'], { cwd: '/repos/tableau-mcp', packageNameAt: packages })).toBe(
+      'tableau',
+    );
     // No package.json: the folder it lives in, past build folders.
     expect(nameFromCommand(['python3', '/home/me/weather/src/server.py'], noPackages)).toBe('weather');
     expect(nameFromCommand(['uv', 'run', '--with', 'mcp', '/srv/notes/main.py'], noPackages)).toBe('notes');

@@ -36,7 +36,9 @@ function jpegWithLongHead(width: number, height: number, padding: number): Buffe
   const segments: Buffer[] = [];
   for (let left = padding; left > 0; left -= 65_533) {
     const length = Math.min(65_533, left) + 2;
-    segments.push(Buffer.concat([Buffer.from([0xff, 0xe1, length >> 8, length & 0xff]), Buffer.alloc(length - 2, 0x41)]));
+    segments.push(
+      Buffer.concat([Buffer.from([0xff, 0xe1, length >> 8, length & 0xff]), Buffer.alloc(length - 2, 0x41)]),
+    );
   }
   return Buffer.concat([plain.subarray(0, 2), ...segments, plain.subarray(2)]);
 }
@@ -50,15 +52,34 @@ afterEach(async () => {
 });
 
 const openStore = async (maxArtifactBytes = 64 * 1024 * 1024) => {
-  const store = new ArtifactStore({ dir: join(tmp.dir, 'store'), maxArtifactBytes, quotaBytes: 0, ttlMs: 0 }, silentLogger);
+  const store = new ArtifactStore(
+    { dir: join(tmp.dir, 'store'), maxArtifactBytes, quotaBytes: 0, ttlMs: 0 },
+    silentLogger,
+  );
   await store.init();
   return store;
 };
-const leftovers = async () => (await readdir(join(tmp.dir, 'store'), { recursive: true })).filter((f) => !['.meta', '.tmp'].includes(f));
+const leftovers = async () =>
+  (await readdir(join(tmp.dir, 'store'), { recursive: true })).filter((f) => !['.meta', '.tmp'].includes(f));
 
 describe('the page count of a PDF fed in pieces', () => {
   const REFERENCE = /\/Type\s*\/Page(?![a-zA-Z])/g;
-  const token = fc.constantFrom('/Type', '/Page', '/Pages', '/Pagex', ' ', '\n', '\xa0', '   ', 'x', '/', '/T', 'Type', 'Page', 'a');
+  const token = fc.constantFrom(
+    '/Type',
+    '/Page',
+    '/Pages',
+    '/Pagex',
+    ' ',
+    '\n',
+    '\xa0',
+    '   ',
+    'x',
+    '/',
+    '/T',
+    'Type',
+    'Page',
+    'a',
+  );
 
   test('is the count of the regular expression over the whole, wherever the pieces are cut', () => {
     fc.assert(
@@ -83,13 +104,15 @@ describe('the page count of a PDF fed in pieces', () => {
     for (const piece of ['/Type/Type/Type/Type/', 'T', 'ype/Page']) counter.add(Buffer.from(piece, 'latin1'));
     expect(counter.finish()).toBe(1);
     const byteByByte = new PageCounter();
-    for (const byte of Buffer.from('/Type /Page /Type/Pages /Type/Page\n', 'latin1')) byteByByte.add(Buffer.from([byte]));
+    for (const byte of Buffer.from('/Type /Page /Type/Pages /Type/Page\n', 'latin1'))
+      byteByByte.add(Buffer.from([byte]));
     expect(byteByByte.finish()).toBe(2);
   });
 
   test('a run of spaces longer than a piece between /Type and /Page', () => {
     const counter = new PageCounter();
-    for (const piece of ['/Type', ' '.repeat(100_000), ' '.repeat(100_000), '/Pa', 'ge', ' /Type /Pages']) counter.add(Buffer.from(piece));
+    for (const piece of ['/Type', ' '.repeat(100_000), ' '.repeat(100_000), '/Pa', 'ge', ' /Type /Pages'])
+      counter.add(Buffer.from(piece));
     expect(counter.finish()).toBe(1);
   });
 });
@@ -121,7 +144,10 @@ describe('facts of a payload written in pieces', () => {
     const big = jpegWithLongHead(1234, 567, 3 * HEAD_BYTES);
     let reads = 0;
     const readAll = async () => (reads++, big);
-    expect(await imageFactsOfFile(big.subarray(0, HEAD_BYTES), big.length, readAll)).toEqual({ width: 1234, height: 567 });
+    expect(await imageFactsOfFile(big.subarray(0, HEAD_BYTES), big.length, readAll)).toEqual({
+      width: 1234,
+      height: 567,
+    });
     expect(reads).toBe(1);
     const png = Buffer.concat([fx.png(40, 30), Buffer.alloc(2 * HEAD_BYTES)]);
     expect(await imageFactsOfFile(png.subarray(0, HEAD_BYTES), png.length, readAll)).toEqual(imageFacts(png));
@@ -134,11 +160,23 @@ describe('storing pieces', () => {
     const bytes = Buffer.concat([fx.pdf(3), fx.noise(300_000)]);
     const store = await openStore();
     const puts = Array.from({ length: 5 }, (_, i) =>
-      store.put({ data: { pieces: piecesOf(bytes) }, watch: factsWatcher('application/pdf'), mimeType: 'application/pdf', server: 's', tool: 't', owner: `o${i}` }),
+      store.put({
+        data: { pieces: piecesOf(bytes) },
+        watch: factsWatcher('application/pdf'),
+        mimeType: 'application/pdf',
+        server: 's',
+        tool: 't',
+        owner: `o${i}`,
+      }),
     );
     const records = await Promise.all(puts);
     expect(new Set(records.map((r) => r.id)).size).toBe(1);
-    expect(records[0]).toMatchObject({ sha256: sha(bytes), size: bytes.length, mimeType: 'application/pdf', facts: { pages: 3 } });
+    expect(records[0]).toMatchObject({
+      sha256: sha(bytes),
+      size: bytes.length,
+      mimeType: 'application/pdf',
+      facts: { pages: 3 },
+    });
     expect(sha(await readFile(records[0].path))).toBe(sha(bytes));
     expect(await readdir(join(tmp.dir, 'store', '.tmp'))).toEqual([]);
     expect((await leftovers()).sort()).toEqual([`.meta/${sha(bytes)}.json`, 's', records[0].id].sort());
@@ -158,11 +196,21 @@ describe('storing pieces', () => {
   test('invalid data: invalid-data, nothing left behind; invalid and too large is still invalid', async () => {
     const store = await openStore(100_000);
     const bytes = fx.noise(90_000);
-    const error = (p: Promise<unknown>) => p.then(() => undefined, (e: ArtifactStoreError) => e.reason);
-    expect(await error(store.put({ data: { pieces: piecesOf(bytes, 10_000, 3) }, server: 's', tool: 't' }))).toBe('invalid-data');
+    const error = (p: Promise<unknown>) =>
+      p.then(
+        () => undefined,
+        (e: ArtifactStoreError) => e.reason,
+      );
+    expect(await error(store.put({ data: { pieces: piecesOf(bytes, 10_000, 3) }, server: 's', tool: 't' }))).toBe(
+      'invalid-data',
+    );
     const large = fx.noise(200_000);
-    expect(await error(store.put({ data: { pieces: piecesOf(large, 10_000, 15) }, server: 's', tool: 't' }))).toBe('invalid-data');
-    expect(await error(store.put({ data: { pieces: piecesOf(large, 10_000) }, server: 's', tool: 't' }))).toBe('too-large');
+    expect(await error(store.put({ data: { pieces: piecesOf(large, 10_000, 15) }, server: 's', tool: 't' }))).toBe(
+      'invalid-data',
+    );
+    expect(await error(store.put({ data: { pieces: piecesOf(large, 10_000) }, server: 's', tool: 't' }))).toBe(
+      'too-large',
+    );
     expect(await leftovers()).toEqual([]);
     expect(await readdir(join(tmp.dir, 'store', '.tmp'))).toEqual([]);
     expect(store.list()).toEqual([]);
@@ -172,9 +220,13 @@ describe('storing pieces', () => {
     const store = await openStore();
     const bytes = fx.pdf(2);
     await mkdir(join(tmp.dir, 'store', ...artifactId('s', 't', sha(bytes), 'pdf').split('/')), { recursive: true });
-    const failed = await store.put({ data: { pieces: piecesOf(bytes, 100) }, server: 's', tool: 't' }).catch((e: ArtifactStoreError) => e);
+    const failed = await store
+      .put({ data: { pieces: piecesOf(bytes, 100) }, server: 's', tool: 't' })
+      .catch((e: ArtifactStoreError) => e);
     expect(failed).toBeInstanceOf(ArtifactStoreError);
-    expect((failed as ArtifactStoreError).message).toMatch(/^cannot write .*: a directory is in the way of a file \(EISDIR\)/);
+    expect((failed as ArtifactStoreError).message).toMatch(
+      /^cannot write .*: a directory is in the way of a file \(EISDIR\)/,
+    );
     expect(await readdir(join(tmp.dir, 'store', '.meta'))).toEqual([]);
     expect(await readdir(join(tmp.dir, 'store', '.tmp'))).toEqual([]);
   });

@@ -33,8 +33,17 @@ describe('summaryText', () => {
   });
 
   test('image dimensions and a download URL', () => {
-    const text = summaryText({ ...base, mimeType: 'image/png', facts: { width: 640, height: 480 }, downloadUrl: 'https://x/y.png' });
-    expect(text.split('\n').slice(3)).toEqual(['Dimensions: 640x480', `Resource: ${base.uri}`, 'Download: https://x/y.png']);
+    const text = summaryText({
+      ...base,
+      mimeType: 'image/png',
+      facts: { width: 640, height: 480 },
+      downloadUrl: 'https://x/y.png',
+    });
+    expect(text.split('\n').slice(3)).toEqual([
+      'Dimensions: 640x480',
+      `Resource: ${base.uri}`,
+      'Download: https://x/y.png',
+    ]);
   });
 
   test('text facts: lines and tokens, columns, outline, and the head last', () => {
@@ -63,14 +72,17 @@ describe('summaryText', () => {
   });
 
   test('facts it has no line for are shown generically', () => {
-    expect(summaryText({ ...base, facts: { duration: '3:20', codec: { name: 'mp3' } } })).toContain('duration: 3:20\ncodec: {"name":"mp3"}');
+    expect(summaryText({ ...base, facts: { duration: '3:20', codec: { name: 'mp3' } } })).toContain(
+      'duration: 3:20\ncodec: {"name":"mp3"}',
+    );
   });
 
   test('a template gives the first line; the standard lines follow', () => {
     const text = summaryText({
       ...base,
       metadata: { name: 'Sales Dashboard' },
-      template: "Downloaded workbook '{name}' ({size_human}) as {filename}, {metadata.name}, {facts.pages} pages, {who}",
+      template:
+        "Downloaded workbook '{name}' ({size_human}) as {filename}, {metadata.name}, {facts.pages} pages, {who}",
       facts: { pages: 12 },
       vars: { who: 'tableau' },
     });
@@ -84,11 +96,19 @@ describe('summaryText', () => {
 
   test('the template name falls back to the file name, and vars win', () => {
     expect(summaryText({ ...base, template: '{name}' }).split('\n')[0]).toBe('download_workbook_ab12cd34ef56.pdf');
-    expect(summaryText({ ...base, template: '{name} {filename}', vars: { name: 'N', filename: 'report.pdf' } }).split('\n')[0]).toBe('N report.pdf');
+    expect(
+      summaryText({ ...base, template: '{name} {filename}', vars: { name: 'N', filename: 'report.pdf' } }).split(
+        '\n',
+      )[0],
+    ).toBe('N report.pdf');
   });
 
   test('metadata is capped at about 500 characters, outlines at about 400', () => {
-    const text = summaryText({ ...base, metadata: { blob: 'x'.repeat(10_000) }, facts: { outline: { keys: 'y'.repeat(10_000) } } });
+    const text = summaryText({
+      ...base,
+      metadata: { blob: 'x'.repeat(10_000) },
+      facts: { outline: { keys: 'y'.repeat(10_000) } },
+    });
     const metadata = text.split('\n').find((l) => l.startsWith('Metadata: '))!;
     const outline = text.split('\n').find((l) => l.startsWith('Outline: '))!;
     expect(metadata.length).toBeLessThanOrEqual('Metadata: '.length + 501);
@@ -108,7 +128,11 @@ describe('summaryText', () => {
     expect(text.length).toBeLessThanOrEqual(MAX_SUMMARY_CHARS + 50);
     const lines = text.split('\n');
     expect(lines[0]).toHaveLength(501);
-    expect(lines.slice(1, 4)).toEqual([`File saved: ${base.path}`, 'Type: application/pdf', 'Size: 145832 bytes (142.4 KB)']);
+    expect(lines.slice(1, 4)).toEqual([
+      `File saved: ${base.path}`,
+      'Type: application/pdf',
+      'Size: 145832 bytes (142.4 KB)',
+    ]);
     expect(lines).toContain(`Resource: ${base.uri}`);
     expect(lines).toContain('Download: https://x/y');
     expect(lines.at(-1)).toMatch(/^\(\d+ more lines left out\)$/);

@@ -24,7 +24,10 @@ describe('previewText', () => {
 
   test('cuts mid-line when no line end is near', () => {
     const text = `${'a'.repeat(10)}\n${'b'.repeat(200)}`;
-    expect(previewText(text, 100)).toEqual({ preview: `${text.slice(0, 100)}… [111 more characters]`, truncated: true });
+    expect(previewText(text, 100)).toEqual({
+      preview: `${text.slice(0, 100)}… [111 more characters]`,
+      truncated: true,
+    });
   });
 
   test('never splits a surrogate pair', () => {

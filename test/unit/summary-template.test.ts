@@ -14,7 +14,9 @@ describe('renderTemplate', () => {
   };
 
   test('replaces simple and nested placeholders', () => {
-    expect(renderTemplate("Downloaded workbook '{name}' ({size_human})", vars)).toBe("Downloaded workbook 'Sales Dashboard' (142.4 KB)");
+    expect(renderTemplate("Downloaded workbook '{name}' ({size_human})", vars)).toBe(
+      "Downloaded workbook 'Sales Dashboard' (142.4 KB)",
+    );
     expect(renderTemplate('{result.name}: {metadata.pageCount} pages', vars)).toBe('Q3: 12 pages');
     expect(renderTemplate('{result.tags.1}', vars)).toBe('b');
   });
@@ -29,11 +31,15 @@ describe('renderTemplate', () => {
   });
 
   test('leaves unknown and undefined placeholders as written', () => {
-    expect(renderTemplate('{nope} {result.nope} {name.length} {missing}', vars)).toBe('{nope} {result.nope} {name.length} {missing}');
+    expect(renderTemplate('{nope} {result.nope} {name.length} {missing}', vars)).toBe(
+      '{nope} {result.nope} {name.length} {missing}',
+    );
   });
 
   test('does not reach into prototypes', () => {
-    expect(renderTemplate('{constructor} {toString} {result.__proto__}', vars)).toBe('{constructor} {toString} {result.__proto__}');
+    expect(renderTemplate('{constructor} {toString} {result.__proto__}', vars)).toBe(
+      '{constructor} {toString} {result.__proto__}',
+    );
   });
 
   test('{{ and }} are literal braces', () => {

@@ -70,7 +70,10 @@ function describeFailure(error: unknown): string {
  * `timeoutMs` and as soon as more than `maxBytes` arrive. Throws an Error naming the URL on a non-2xx
  * status, timeout, oversize body or network failure.
  */
-export async function downloadReference(ref: BinaryDataReference, options: DownloadOptions): Promise<DownloadedReference> {
+export async function downloadReference(
+  ref: BinaryDataReference,
+  options: DownloadOptions,
+): Promise<DownloadedReference> {
   const { timeoutMs, maxBytes } = options;
   const fetchImpl = options.fetchImpl ?? fetch;
   const shown = ref.downloadUrl; // the URL as the app gave it: a query token added here is never shown
@@ -82,7 +85,7 @@ export async function downloadReference(ref: BinaryDataReference, options: Downl
     response = await fetchImpl(url, { headers, redirect: 'follow', signal });
   } catch (error) {
     if (signal.aborted) throw timedOut();
-    throw new Error(`download of ${shown} failed: ${describeFailure(error)}`);
+    throw new Error(`download of ${shown} failed: ${describeFailure(error)}`, { cause: error });
   }
   if (!response.ok) {
     await response.body?.cancel().catch(() => undefined);
@@ -105,7 +108,7 @@ export async function downloadReference(ref: BinaryDataReference, options: Downl
         step = await reader.read();
       } catch (error) {
         if (signal.aborted) throw timedOut();
-        throw new Error(`download of ${shown} failed while reading: ${describeFailure(error)}`);
+        throw new Error(`download of ${shown} failed while reading: ${describeFailure(error)}`, { cause: error });
       }
       if (step.done) break;
       received += step.value.byteLength;

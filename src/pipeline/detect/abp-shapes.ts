@@ -96,7 +96,8 @@ export interface FindOptions {
 }
 
 function asPayload(path: (string | number)[], value: unknown, options: FindOptions): AbpPayload | undefined {
-  if (isBinaryData(value) || (options.declaredText && isDeclaredText(value))) return { path, kind: 'binary', value, metadata: {} };
+  if (isBinaryData(value) || (options.declaredText && isDeclaredText(value)))
+    return { path, kind: 'binary', value, metadata: {} };
   if (isBinaryDataReference(value)) return { path, kind: 'reference', value, metadata: {} };
   return undefined;
 }
@@ -112,7 +113,8 @@ export function findAbpPayloads(data: unknown, depth = 1, options: FindOptions =
   const top = asPayload([], data, options);
   if (top) {
     const known = top.kind === 'binary' ? BINARY_DATA_KEYS : REFERENCE_KEYS;
-    for (const [key, value] of Object.entries(data as JsonObject)) if (!known.has(key)) defineOwn(top.metadata, key, value);
+    for (const [key, value] of Object.entries(data as JsonObject))
+      if (!known.has(key)) defineOwn(top.metadata, key, value);
     return [top];
   }
 

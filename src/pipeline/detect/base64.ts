@@ -157,7 +157,11 @@ export interface DetectedBinary {
  * alphabet check, decode of the first 4100 bytes, magic-byte sniff (must be a binary type: a sniffed XML or
  * text is not hidden binary), then a full validation of the string. Never throws.
  */
-export async function detectBase64Binary(s: string, minLength = 1000, validate = true): Promise<DetectedBinary | undefined> {
+export async function detectBase64Binary(
+  s: string,
+  minLength = 1000,
+  validate = true,
+): Promise<DetectedBinary | undefined> {
   try {
     if (!mightBeBase64(s, minLength)) return undefined;
     const prefix = decodeBase64Prefix(s);
@@ -167,7 +171,7 @@ export async function detectBase64Binary(s: string, minLength = 1000, validate =
     if (validate && !isFullyBase64(s)) return undefined;
     return { mimeType: type.mimeType, ext: type.ext };
   } catch {
-    // A sniffer failure on malformed bytes means "no recognisable signature", not an error for the caller.
+    // A sniffer failure on malformed bytes means "no recognizable signature", not an error for the caller.
     return undefined;
   }
 }

@@ -26,7 +26,9 @@ function isSchemeChar(code: number): boolean {
     (code >= 0x30 && code <= 0x39) || // 0-9
     (code >= 0x41 && code <= 0x5a) || // A-Z
     (code >= 0x61 && code <= 0x7a) || // a-z
-    code === 0x2b || code === 0x2d || code === 0x2e // + - .
+    code === 0x2b ||
+    code === 0x2d ||
+    code === 0x2e // + - .
   );
 }
 
@@ -38,15 +40,25 @@ function isBase64PayloadChar(code: number): boolean {
     (code >= 0x30 && code <= 0x39) ||
     (code >= 0x41 && code <= 0x5a) ||
     (code >= 0x61 && code <= 0x7a) ||
-    code === 0x2b || code === 0x2f || code === 0x3d || code === 0x2d || code === 0x5f // + / = - _
+    code === 0x2b ||
+    code === 0x2f ||
+    code === 0x3d ||
+    code === 0x2d ||
+    code === 0x5f // + / = - _
   );
 }
 
 // Where a percent-encoded payload stops: whitespace and the delimiters around a URI in markdown and HTML.
 function endsPercentPayload(code: number): boolean {
   return (
-    code <= 0x20 || code === 0x22 || code === 0x27 || code === 0x29 || code === 0x3c || code === 0x3e ||
-    code === 0x60 || code === 0x7f // " ' ) < > `
+    code <= 0x20 ||
+    code === 0x22 ||
+    code === 0x27 ||
+    code === 0x29 ||
+    code === 0x3c ||
+    code === 0x3e ||
+    code === 0x60 ||
+    code === 0x7f // " ' ) < > `
   );
 }
 
@@ -125,7 +137,14 @@ export function findDataUris(text: string, minLength: number): DataUriMatch[] {
         continue; // malformed percent-encoding: not a URI we can stand behind
       }
     }
-    matches.push({ start, end, mimeType: header.mimeType, base64: header.base64, payload, parameters: header.parameters });
+    matches.push({
+      start,
+      end,
+      mimeType: header.mimeType,
+      base64: header.base64,
+      payload,
+      parameters: header.parameters,
+    });
   }
 }
 

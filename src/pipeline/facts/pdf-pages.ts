@@ -15,7 +15,12 @@ export async function pdfPageCount(bytes: Uint8Array): Promise<number | undefine
   try {
     const { getDocument } = await (pdfjs ??= import('pdfjs-dist/legacy/build/pdf.mjs'));
     // A copy: pdf.js hands its buffer to its worker, which detaches it.
-    const task = getDocument({ data: new Uint8Array(bytes), verbosity: 0, isEvalSupported: false, disableFontFace: true });
+    const task = getDocument({
+      data: new Uint8Array(bytes),
+      verbosity: 0,
+      isEvalSupported: false,
+      disableFontFace: true,
+    });
     try {
       return (await task.promise).numPages;
     } finally {

@@ -23,7 +23,9 @@ export async function pdfFacts(bytes: Buffer): Promise<{ pages?: number }> {
   return pdfFactsOf(counter.finish(), bytes);
 }
 
-/** The facts from a count of page objects and the file's first bytes (`LINEARIZED_HEAD_BYTES` of them, if it has them). */
+/**
+ * The facts from a count of page objects and the file's first bytes (`LINEARIZED_HEAD_BYTES` of them, if it has them).
+ */
 export function pdfFactsOf(pageObjects: number, head: Buffer): { pages?: number } {
   if (pageObjects > 0) return { pages: pageObjects };
   const linearized = LINEARIZED_PAGES.exec(head.toString('latin1', 0, Math.min(LINEARIZED_HEAD_BYTES, head.length)));
@@ -109,7 +111,8 @@ function squeeze(match: Buffer): Buffer {
 /** The end of `bytes` that is the start of `/Type` (a copy; empty if none). */
 function typeStartAtEnd(bytes: Buffer): Buffer {
   for (let k = Math.min(TYPE.length - 1, bytes.length); k > 0; k--) {
-    if (bytes.subarray(bytes.length - k).equals(TYPE.subarray(0, k))) return Buffer.from(bytes.subarray(bytes.length - k));
+    if (bytes.subarray(bytes.length - k).equals(TYPE.subarray(0, k)))
+      return Buffer.from(bytes.subarray(bytes.length - k));
   }
   return Buffer.alloc(0);
 }

@@ -63,7 +63,7 @@ export function textFacts(bytes: Buffer): TextFacts {
 
 const MAX_COLUMNS = 20;
 
-/** Splits one CSV/TSV record, honouring double quotes ("a,b" is one field, "" is a quote). */
+/** Splits one CSV/TSV record, honoring double quotes ("a,b" is one field, "" is a quote). */
 function splitRecord(line: string, separator: string): string[] {
   const fields: string[] = [];
   let field = '';

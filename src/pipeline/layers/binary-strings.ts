@@ -4,11 +4,37 @@ import { detectBase64Binary, mightBeBase64 } from '../detect/base64.js';
 import { findDataUris, replaceRanges } from '../detect/data-uri.js';
 import { base64Data, decodeBase64Strict, promisedBytes } from '../decode.js';
 import { markLiteralChecked } from '../json-text.js';
-import { announce, failureText, isNote, mapContent, note, originalText, placeOutcome, rewrittenText, standInNote } from '../blocks.js';
+import {
+  announce,
+  failureText,
+  isNote,
+  mapContent,
+  note,
+  originalText,
+  placeOutcome,
+  rewrittenText,
+  standInNote,
+} from '../blocks.js';
 import { findStringsDeep, pathText, setAtPath } from '../detect/walk.js';
-import { extractInto, parseJsonText, rewriteJsonDocuments, siblingMetadata, walkJson, type DocRewrite, type JsonPath } from '../json-docs.js';
+import {
+  extractInto,
+  parseJsonText,
+  rewriteJsonDocuments,
+  siblingMetadata,
+  walkJson,
+  type DocRewrite,
+  type JsonPath,
+} from '../json-docs.js';
 import type { PipelineSettings } from '../settings.js';
-import { blobHead, blobIncludes, blobString, hasInlaidMarker, isBlobMarker, restoreInlaid, stringLength } from '../../transports/blobs.js';
+import {
+  blobHead,
+  blobIncludes,
+  blobString,
+  hasInlaidMarker,
+  isBlobMarker,
+  restoreInlaid,
+  stringLength,
+} from '../../transports/blobs.js';
 import type { Extraction, Layer, LayerContext, Payload, Result } from '../types.js';
 
 /** An ABP BinaryDataReference is small but names a file to download, whatever the result's size. */
@@ -31,7 +57,9 @@ export const binaryStringsLayer: Layer = {
     // From here on no layer reads JSON documents: what they still hold as bytes becomes text again.
     const afterJson = restoreInlaidText(await rewriteJsonDocuments(result, run, rewriteDocument));
     const afterText = await mapContent(afterJson, async (block, index) =>
-      block.type !== 'text' || parseJsonText(block.text) !== undefined ? undefined : rewritePlainText(block, `content[${index}]`, run),
+      block.type !== 'text' || parseJsonText(block.text) !== undefined
+        ? undefined
+        : rewritePlainText(block, `content[${index}]`, run),
     );
     return sameTextsAlike(afterText);
   },
@@ -45,7 +73,8 @@ function sameTextsAlike(result: Result): Result {
   if (typeof result.structuredContent !== 'object' || result.structuredContent === null) return result;
   const rewritten = new Map<string, string>();
   for (const block of result.content ?? []) {
-    if (block.type === 'text' && !isNote(block) && originalText(block) !== block.text) rewritten.set(originalText(block), block.text);
+    if (block.type === 'text' && !isNote(block) && originalText(block) !== block.text)
+      rewritten.set(originalText(block), block.text);
   }
   if (!rewritten.size) return result;
   const swaps: { path: JsonPath; text: string }[] = [];
@@ -121,7 +150,9 @@ async function abpPayloadsInPlaceOf(doc: unknown, source: string, run: LayerCont
     const where = `${source}${pathText(found.path)}`;
     const metadata = Object.keys(found.metadata).length ? found.metadata : undefined;
     const payload =
-      found.kind === 'binary' ? binaryDataPayload(found.value, metadata, where) : await downloadPayload(found.value, metadata, where, run);
+      found.kind === 'binary'
+        ? binaryDataPayload(found.value, metadata, where)
+        : await downloadPayload(found.value, metadata, where, run);
     if (payload === undefined) continue; // a dry run downloads nothing
     await extractInto(rewrite, found.path, payload, `the ${found.value.mimeType} at ${where}`, run);
   }
@@ -165,23 +196,40 @@ async function downloadPayload(
   }
 }
 
-async function base64Payload(value: string, doc: unknown, path: JsonPath, source: string, min: number): Promise<Payload | undefined> {
+async function base64Payload(
+  value: string,
+  doc: unknown,
+  path: JsonPath,
+  source: string,
+  min: number,
+): Promise<Payload | undefined> {
   // The signature is checked on the head; the decode below validates the whole string, once.
-  const detected = isBlobMarker(value) ? await detectBase64Binary(sampleOf(value), 4, false) : await detectBase64Binary(value, min, false);
+  const detected = isBlobMarker(value)
+    ? await detectBase64Binary(sampleOf(value), 4, false)
+    : await detectBase64Binary(value, min, false);
   const data = detected && base64Data(value);
   if (!detected || !data) return undefined;
   if ('bytes' in data && data.bytes.length === promisedBytes(value)) markLiteralChecked(doc, path);
   return { data, mimeType: detected.mimeType, metadata: siblingMetadata(doc, path), source };
 }
 
-async function rewritePlainText(block: TextContent, source: string, run: LayerContext): Promise<ContentBlock[] | undefined> {
+async function rewritePlainText(
+  block: TextContent,
+  source: string,
+  run: LayerContext,
+): Promise<ContentBlock[] | undefined> {
   const { text } = block;
   const min = run.settings.minBinaryLength;
   if (mightBeBase64(text.trim(), min)) {
     const payload = await base64Payload(text.trim(), undefined, [], source, min);
     if (payload) {
       const outcome = await run.save(payload);
-      return placeOutcome(outcome, [{ type: 'text', text }], `the base64 ${payload.mimeType} at ${source}`, run.announced);
+      return placeOutcome(
+        outcome,
+        [{ type: 'text', text }],
+        `the base64 ${payload.mimeType} at ${source}`,
+        run.announced,
+      );
     }
   }
   const replaced = await replaceDataUris(text, source, run);
@@ -208,11 +256,20 @@ async function replaceDataUris(
   for (const [n, match] of uris.entries()) {
     const bytes = match.base64 ? decodeBase64Strict(match.payload) : Buffer.from(match.payload, 'utf8');
     if (!bytes) continue;
-    const outcome = await run.save({ data: { bytes }, mimeType: match.mimeType, source: `${source} data URI ${n + 1}` });
+    const outcome = await run.save({
+      data: { bytes },
+      mimeType: match.mimeType,
+      source: `${source} data URI ${n + 1}`,
+    });
     if (outcome.ok === false) failures.push(failureText(`a ${match.mimeType} data URI at ${source}`, outcome.message));
     if (outcome.ok !== true) continue;
     const literal = text.slice(match.start, match.end);
-    const uri = await run.literalUri(outcome.extraction, 'data-uri', { literal, start: literal.indexOf(',') + 1, end: literal.length, bytes });
+    const uri = await run.literalUri(outcome.extraction, 'data-uri', {
+      literal,
+      start: literal.indexOf(',') + 1,
+      end: literal.length,
+      bytes,
+    });
     if (uri === undefined) continue; // stays as it is: a replacement that cannot be undone would lose it
     replacements.push({ start: match.start, end: match.end, replacement: uri });
     extractions.push(outcome.extraction);
@@ -230,7 +287,9 @@ function sampleOf(value: string): string {
 }
 
 function mightBeBase64Value(value: string, min: number): boolean {
-  return isBlobMarker(value) ? stringLength(value) >= min && mightBeBase64(sampleOf(value), 4) : mightBeBase64(value, min);
+  return isBlobMarker(value)
+    ? stringLength(value) >= min && mightBeBase64(sampleOf(value), 4)
+    : mightBeBase64(value, min);
 }
 
 function includes(value: string, needle: string): boolean {
@@ -240,8 +299,9 @@ function includes(value: string, needle: string): boolean {
 function restoreInlaidText(result: Result): Result {
   if (!result.content?.some((block) => block.type === 'text' && hasInlaidMarker(block.text))) return result;
   const content = result.content.map((block) =>
-    block.type === 'text' && hasInlaidMarker(block.text) ? rewrittenText(block, restoreInlaid(block.text, { release: false })) : block,
+    block.type === 'text' && hasInlaidMarker(block.text)
+      ? rewrittenText(block, restoreInlaid(block.text, { release: false }))
+      : block,
   );
   return { ...result, content };
 }
-

@@ -7,7 +7,8 @@ import type { Layer, LayerContext, Result } from '../types.js';
  */
 export const errorLimitLayer: Layer = {
   name: 'error-limit',
-  applies: (result, settings) => (result.content ?? []).some((b) => b.type === 'text' && b.text.length > settings.errorLimit),
+  applies: (result, settings) =>
+    (result.content ?? []).some((b) => b.type === 'text' && b.text.length > settings.errorLimit),
   run: cutLongErrors,
 };
 
@@ -17,7 +18,14 @@ async function cutLongErrors(result: Result, run: LayerContext): Promise<Result>
     if (block.type !== 'text' || block.text.length <= limit) return undefined;
     const outcome = await run.save({ data: { text: block.text }, mimeType: 'text/plain', source: `content[${index}]` });
     if (outcome.ok === 'dry-run' || outcome.ok === 'invalid') return undefined;
-    const where = outcome.ok ? ` The whole text is in ${outcome.extraction.record.path} (${outcome.extraction.record.uri}).` : '';
-    return [{ ...block, text: `${block.text.slice(0, limit)}\n… [error cut at ${limit} of ${block.text.length} characters.${where}]` }];
+    const where = outcome.ok
+      ? ` The whole text is in ${outcome.extraction.record.path} (${outcome.extraction.record.uri}).`
+      : '';
+    return [
+      {
+        ...block,
+        text: `${block.text.slice(0, limit)}\n… [error cut at ${limit} of ${block.text.length} characters.${where}]`,
+      },
+    ];
   });
 }

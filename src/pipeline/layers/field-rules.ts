@@ -2,7 +2,14 @@ import { isTextMimeType } from '../../artifacts/mime.js';
 import { blobString, isBlobMarker, restoreInlaid } from '../../transports/blobs.js';
 import { base64Data } from '../decode.js';
 import { resolveFieldPath } from '../field-paths.js';
-import { extractInto, parentOf, rewriteJsonDocuments, siblingMetadata, valueAt, type DocRewrite } from '../json-docs.js';
+import {
+  extractInto,
+  parentOf,
+  rewriteJsonDocuments,
+  siblingMetadata,
+  valueAt,
+  type DocRewrite,
+} from '../json-docs.js';
 import { isReference } from '../reference.js';
 import type { FieldRule } from '../settings.js';
 import { renderTemplate } from '../summary/template.js';
@@ -39,7 +46,13 @@ async function rewriteDocument(doc: unknown, source: string, run: LayerContext):
   return rewrite;
 }
 
-function fieldPayload(value: unknown, rule: FieldRule, doc: unknown, path: (string | number)[], source: string): Payload | string {
+function fieldPayload(
+  value: unknown,
+  rule: FieldRule,
+  doc: unknown,
+  path: (string | number)[],
+  source: string,
+): Payload | string {
   const vars = { ...(isObject(doc) ? doc : {}), ...parentOf(doc, path) };
   const common = {
     mimeType: rule.mimeType,
@@ -50,7 +63,7 @@ function fieldPayload(value: unknown, rule: FieldRule, doc: unknown, path: (stri
     source,
   };
   if (typeof value !== 'string') {
-    // Strings kept as bytes are serialised as their inlaid markers: stored, they are their text again.
+    // Strings kept as bytes are serialized as their inlaid markers: stored, they are their text again.
     const json = restoreInlaid(JSON.stringify(value), { release: false });
     return { ...common, data: { text: json }, mimeType: rule.mimeType ?? 'application/json' };
   }

@@ -44,10 +44,16 @@ export const sizeLimitLayer: Layer = {
  */
 async function storeStructured(result: Result, json: string, limit: number, run: LayerContext): Promise<Result> {
   const structured = result.structuredContent as object;
-  const texts = (result.content ?? []).flatMap((block) => (block.type === 'text' && !isNote(block) ? [block.text] : []));
+  const texts = (result.content ?? []).flatMap((block) =>
+    block.type === 'text' && !isNote(block) ? [block.text] : [],
+  );
   const sameDocument = texts.find((text) => text.length > limit && sameJson(text, json));
   if (sameDocument !== undefined) {
-    const outcome = await run.save({ data: { text: sameDocument }, mimeType: 'application/json', source: 'structuredContent' });
+    const outcome = await run.save({
+      data: { text: sameDocument },
+      mimeType: 'application/json',
+      source: 'structuredContent',
+    });
     return outcome.ok === true ? { ...result, structuredContent: reference(outcome.extraction) } : result;
   }
 
@@ -56,7 +62,11 @@ async function storeStructured(result: Result, json: string, limit: number, run:
   const announced: ContentBlock[] = [];
   for (const { path, text, inText } of candidateStrings(structured, limit, texts)) {
     if (!inText && length <= limit) continue;
-    const outcome = await run.save({ data: { text }, mimeType: textMimeType(text), source: `structuredContent${pathText(path)}` });
+    const outcome = await run.save({
+      data: { text },
+      mimeType: textMimeType(text),
+      source: `structuredContent${pathText(path)}`,
+    });
     if (outcome.ok !== true) continue;
     const uri = outcome.extraction.record.uri;
     next = setAtPath(next, path, uri) as object;
@@ -67,14 +77,22 @@ async function storeStructured(result: Result, json: string, limit: number, run:
   const carried = next !== structured && limit === 0;
   if (length > limit && !carried) {
     const whole = next === structured ? json : JSON.stringify(next);
-    const outcome = await run.save({ data: { text: whole }, mimeType: 'application/json', source: 'structuredContent' });
+    const outcome = await run.save({
+      data: { text: whole },
+      mimeType: 'application/json',
+      source: 'structuredContent',
+    });
     if (outcome.ok === true) {
       next = reference(outcome.extraction);
       announced.push(...announce(outcome.extraction, run.announced));
     }
   }
   if (next === structured) return result;
-  return { ...result, structuredContent: next as Result['structuredContent'], content: [...(result.content ?? []), ...announced] };
+  return {
+    ...result,
+    structuredContent: next as Result['structuredContent'],
+    content: [...(result.content ?? []), ...announced],
+  };
 }
 
 /** Below this a string is not worth a file: its URI would be about as long. */
@@ -84,7 +102,11 @@ const MIN_STORED_STRING = 200;
  * The strings of the document a text block carries whole when over the limit (the same payload twice:
  * stored once), then, unless the limit is 0, every other string worth storing; longest first.
  */
-function candidateStrings(doc: unknown, limit: number, texts: string[]): { path: JsonPath; text: string; inText: boolean }[] {
+function candidateStrings(
+  doc: unknown,
+  limit: number,
+  texts: string[],
+): { path: JsonPath; text: string; inText: boolean }[] {
   const carried = new Set(texts.filter((text) => text.length > limit));
   const found: { path: JsonPath; text: string; inText: boolean }[] = [];
   findStringsDeep(doc, (text, path) => {
@@ -134,4 +156,3 @@ function isLongText(block: ContentBlock, limit: number): boolean {
 function isContainer(value: unknown): value is object {
   return typeof value === 'object' && value !== null;
 }
-

@@ -25,20 +25,38 @@ function wouldStore(block: Block, settings: PipelineSettings): boolean {
   }
   if (block.type !== 'resource' || typeof block.resource !== 'object' || block.resource === null) return false;
   const resource = block.resource as { blob?: unknown; text?: unknown };
-  return typeof resource.blob === 'string' || (typeof resource.text === 'string' && resource.text.length > inlineChars(settings));
+  return (
+    typeof resource.blob === 'string' ||
+    (typeof resource.text === 'string' && resource.text.length > inlineChars(settings))
+  );
 }
 
 async function replace(block: Block, index: number, run: LayerContext): Promise<ContentBlock[] | undefined> {
   if (!wouldStore(block, run.settings)) return undefined;
   const source = `content[${index}]`;
   if (block.type === 'image' || block.type === 'audio') {
-    return storeBase64(run, block, block.data as string, { mimeType: block.mimeType as string | undefined, source }, `${block.type} block`);
+    return storeBase64(
+      run,
+      block,
+      block.data as string,
+      { mimeType: block.mimeType as string | undefined, source },
+      `${block.type} block`,
+    );
   }
   const resource = block.resource as { uri?: string; mimeType?: string; blob?: string; text?: string };
   const filename = resource.uri?.split(/[/\\]/).pop() || undefined;
-  const common = { mimeType: resource.mimeType, filename, metadata: resource.uri ? { resourceUri: resource.uri } : undefined, source };
+  const common = {
+    mimeType: resource.mimeType,
+    filename,
+    metadata: resource.uri ? { resourceUri: resource.uri } : undefined,
+    source,
+  };
   if (typeof resource.blob === 'string') return storeBase64(run, block, resource.blob, common, 'embedded resource');
-  const outcome = await run.save({ ...common, data: { text: resource.text! }, mimeType: resource.mimeType ?? 'text/plain' });
+  const outcome = await run.save({
+    ...common,
+    data: { text: resource.text! },
+    mimeType: resource.mimeType ?? 'text/plain',
+  });
   return placeOutcome(outcome, [block], 'a large embedded text resource', run.announced);
 }
 

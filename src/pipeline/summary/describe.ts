@@ -29,7 +29,18 @@ const MAX_FACT_CHARS = 200;
 const MAX_URL_CHARS = 1000;
 
 // Facts rendered by a line of their own below; any other fact gets a generic `name: value` line.
-const KNOWN_FACTS = new Set(['width', 'height', 'pages', 'lines', 'chars', 'estimatedTokens', 'head', 'outline', 'columns', 'columnCount']);
+const KNOWN_FACTS = new Set([
+  'width',
+  'height',
+  'pages',
+  'lines',
+  'chars',
+  'estimatedTokens',
+  'head',
+  'outline',
+  'columns',
+  'columnCount',
+]);
 
 function cap(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max)}…` : text;
@@ -58,10 +69,15 @@ function factLines(facts: Record<string, unknown>): { lines: string[]; head: str
   if (typeof width === 'number' && typeof height === 'number') lines.push(`Dimensions: ${width}x${height}`);
   if (typeof pages === 'number') lines.push(`Pages: ${pages}`);
   if (typeof lineCount === 'number') {
-    lines.push(typeof estimatedTokens === 'number' ? `Lines: ${lineCount}, about ${estimatedTokens} tokens` : `Lines: ${lineCount}`);
+    lines.push(
+      typeof estimatedTokens === 'number'
+        ? `Lines: ${lineCount}, about ${estimatedTokens} tokens`
+        : `Lines: ${lineCount}`,
+    );
   }
   if (Array.isArray(columns) && columns.length > 0) {
-    const more = typeof columnCount === 'number' && columnCount > columns.length ? `, +${columnCount - columns.length} more` : '';
+    const more =
+      typeof columnCount === 'number' && columnCount > columns.length ? `, +${columnCount - columns.length} more` : '';
     lines.push(cap(`Columns: ${columns.join(', ')}${more}`, MAX_OUTLINE_CHARS));
   }
   if (outline !== undefined) lines.push(`Outline: ${cap(compact(outline), MAX_OUTLINE_CHARS)}`);
@@ -118,7 +134,8 @@ export function summaryText(a: SummaryInput): string {
   firstLines.push(where, `Type: ${a.mimeType}`, sizeLine(a.size));
 
   const optional: string[] = [];
-  if (a.metadata && Object.keys(a.metadata).length > 0) optional.push(`Metadata: ${cap(compact(a.metadata), MAX_METADATA_CHARS)}`);
+  if (a.metadata && Object.keys(a.metadata).length > 0)
+    optional.push(`Metadata: ${cap(compact(a.metadata), MAX_METADATA_CHARS)}`);
   const { lines: facts, head } = factLines(a.facts ?? {});
   optional.push(...facts);
 

@@ -9,5 +9,9 @@ import { AbpBrowserSession } from './session.js';
 
 export function createAbpBackend(options: AbpOptions, log: Logger): AbpBackend {
   const abpLog = log.child({ component: 'abp' }, options.logLevel ? { level: options.logLevel } : {});
-  return createAbpServer(options, abpLog, (browserOptions, events, sessionLog) => new AbpBrowserSession(browserOptions, events, sessionLog));
+  return createAbpServer(
+    options,
+    abpLog,
+    (browserOptions, events, sessionLog) => new AbpBrowserSession(browserOptions, events, sessionLog),
+  );
 }

@@ -10,7 +10,10 @@ import puppeteer, { type Browser, type Page, type PDFOptions } from 'puppeteer-c
 import type { Logger } from '../../logger.js';
 
 /** Well-known places, per platform, in the order they are tried. */
-export function wellKnownBrowserPaths(platform: NodeJS.Platform = process.platform, env: NodeJS.ProcessEnv = process.env): string[] {
+export function wellKnownBrowserPaths(
+  platform: NodeJS.Platform = process.platform,
+  env: NodeJS.ProcessEnv = process.env,
+): string[] {
   if (platform === 'darwin') {
     return [
       '/Applications/Google Chrome.app/Contents/MacOS/Google Chrome',
@@ -130,7 +133,7 @@ export async function launchBrowser(options: LaunchOptions, logger: Logger): Pro
     });
   } catch (error) {
     await removeTempProfile();
-    throw new Error(`Could not launch the browser ${executablePath}: ${(error as Error).message}`);
+    throw new Error(`Could not launch the browser ${executablePath}: ${(error as Error).message}`, { cause: error });
   }
 
   let closed = false;
@@ -140,10 +143,12 @@ export async function launchBrowser(options: LaunchOptions, logger: Logger): Pro
     const child = browser.process();
     let timer: NodeJS.Timeout | undefined;
     const gaveUp = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), CLOSE_GRACE_MS)));
-    const outcome = await Promise.race([browser.close().then(() => 'closed' as const), gaveUp]).catch((error: unknown) => {
-      logger.warn({ err: error }, 'closing the browser failed');
-      return 'failed' as const;
-    });
+    const outcome = await Promise.race([browser.close().then(() => 'closed' as const), gaveUp]).catch(
+      (error: unknown) => {
+        logger.warn({ err: error }, 'closing the browser failed');
+        return 'failed' as const;
+      },
+    );
     clearTimeout(timer);
     if (outcome !== 'closed' && child && child.exitCode === null) {
       child.kill('SIGKILL');
@@ -175,7 +180,7 @@ export async function navigate(page: Page, url: string, timeoutMs: number): Prom
       throw new Error(`the server answered HTTP ${response.status()}`);
     }
   } catch (error) {
-    throw new Error(`Could not open ${url} in the browser: ${(error as Error).message}`);
+    throw new Error(`Could not open ${url} in the browser: ${(error as Error).message}`, { cause: error });
   }
   const cdp = await page.createCDPSession();
   try {
@@ -185,7 +190,10 @@ export async function navigate(page: Page, url: string, timeoutMs: number): Prom
   }
 }
 
-/** `page.pdf` of the HTML in a fresh page of the browser (A4, backgrounds unless told otherwise); the page is closed after. */
+/**
+ * `page.pdf` of the HTML in a fresh page of the browser (A4, backgrounds unless told otherwise); the page is closed
+ * after.
+ */
 export async function renderHtmlToPdf(
   browser: Browser,
   html: string,
@@ -199,7 +207,12 @@ export async function renderHtmlToPdf(
   try {
     page.on('dialog', (dialog) => void dialog.dismiss().catch(() => undefined));
     await page.setContent(html, { waitUntil: 'load', timeout: timeoutMs });
-    const pdf = await page.pdf({ format: 'A4', printBackground: true, ...(pdfOptions as PDFOptions), timeout: timeoutMs });
+    const pdf = await page.pdf({
+      format: 'A4',
+      printBackground: true,
+      ...(pdfOptions as PDFOptions),
+      timeout: timeoutMs,
+    });
     return Buffer.from(pdf);
   } finally {
     await page.close().catch((error: unknown) => logger.debug({ err: error }, 'could not close the PDF page'));

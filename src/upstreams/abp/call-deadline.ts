@@ -13,7 +13,13 @@ const CALL_GRACE_MS = 250;
 const ABORT_GRACE_MS = 1000;
 
 /** The app's answer, or ours when it takes longer than the call timeout or the call is cancelled. */
-export async function callWithDeadline(page: Page, capability: string, params: unknown, options: CallOptions, logger: Logger): Promise<AbpResponse> {
+export async function callWithDeadline(
+  page: Page,
+  capability: string,
+  params: unknown,
+  options: CallOptions,
+  logger: Logger,
+): Promise<AbpResponse> {
   const { timeoutMs, callId, progressToken, signal } = options;
   const callOptions = { timeout: timeoutMs, callId, ...(progressToken !== undefined ? { progressToken } : {}) };
   const answered = callInPage(page, capability, params ?? {}, callOptions);
@@ -25,17 +31,26 @@ export async function callWithDeadline(page: Page, capability: string, params: u
       .catch((error: unknown) => logger.debug({ err: error }, 'could not cancel in the page'));
   };
   const timedOut = new Promise<AbpResponse>((resolve) => {
-    timers.push(setTimeout(() => {
-      cancel();
-      resolve({ success: false, error: { code: 'TIMEOUT', message: `${capability} did not answer within ${timeoutMs} ms`, retryable: false } });
-    }, timeoutMs + CALL_GRACE_MS));
+    timers.push(
+      setTimeout(() => {
+        cancel();
+        resolve({
+          success: false,
+          error: { code: 'TIMEOUT', message: `${capability} did not answer within ${timeoutMs} ms`, retryable: false },
+        });
+      }, timeoutMs + CALL_GRACE_MS),
+    );
   });
   let onAbort: (() => void) | undefined;
   const aborted = new Promise<AbpResponse>((resolve) => {
     if (!signal) return;
     onAbort = () => {
       cancel();
-      const response: AbpResponse = { success: false, cancelled: true, error: { code: 'CANCELLED', message: `${capability} was cancelled`, retryable: false } };
+      const response: AbpResponse = {
+        success: false,
+        cancelled: true,
+        error: { code: 'CANCELLED', message: `${capability} was cancelled`, retryable: false },
+      };
       timers.push(setTimeout(() => resolve(response), ABORT_GRACE_MS));
     };
     if (signal.aborted) onAbort();

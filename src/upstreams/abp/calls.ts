@@ -33,16 +33,25 @@ export class CallRunner {
     private readonly log: Logger,
   ) {}
 
-  async run(slot: BrowserSlot, name: string, params: Record<string, unknown>, request: Omit<ActiveCall, 'slot' | 'capability'>): Promise<CallToolResult> {
+  async run(
+    slot: BrowserSlot,
+    name: string,
+    params: Record<string, unknown>,
+    request: Omit<ActiveCall, 'slot' | 'capability'>,
+  ): Promise<CallToolResult> {
     const session = slot.session;
     if (!session || !slot.registry) return errorResult(notConnected(slot.name));
     const capability = slot.registry.get(name);
     if (!capability) {
       const known = slot.registry.tools().map((t) => t.capability.name);
-      return errorResult(`UNKNOWN_CAPABILITY: the app in session "${slot.name}" has no capability "${name}". Available: ${known.join(', ') || 'none'}`);
+      return errorResult(
+        `UNKNOWN_CAPABILITY: the app in session "${slot.name}" has no capability "${name}". Available: ${known.join(', ') || 'none'}`,
+      );
     }
     if (capability.available === false) {
-      return errorResult(`NOT_AVAILABLE: capability "${name}" is not available in session "${slot.name}" (the app does not offer it now)`);
+      return errorResult(
+        `NOT_AVAILABLE: capability "${name}" is not available in session "${slot.name}" (the app does not offer it now)`,
+      );
     }
     const invalid = this.validator.check(name, capability.inputSchema, params);
     if (invalid) return errorResult(`INVALID_PARAMS: ${invalid}`);
@@ -70,19 +79,28 @@ export class CallRunner {
       }
       const { response } = outcome;
       if (response.success) {
-        this.log.info({ session: slot.name, capability: name, durationMs: Date.now() - started }, 'capability succeeded');
+        this.log.info(
+          { session: slot.name, capability: name, durationMs: Date.now() - started },
+          'capability succeeded',
+        );
         return callResult(outcome, hasBinaryData(response.data));
       }
       if (response.cancelled || request.signal.aborted) return appErrorResult(response.error, { cancelled: true });
       const error = response.error;
       if (error?.retryable && attempt < maxRetries) {
         const delay = initialDelayMs * 2 ** attempt;
-        this.log.info({ session: slot.name, capability: name, code: error.code, delayMs: delay }, 'retryable error; retrying');
+        this.log.info(
+          { session: slot.name, capability: name, code: error.code, delayMs: delay },
+          'retryable error; retrying',
+        );
         await pause(delay, request.signal);
         if (request.signal.aborted) return appErrorResult(undefined, { cancelled: true });
         continue;
       }
-      this.log.info({ session: slot.name, capability: name, code: error?.code, attempts: attempt + 1 }, 'capability failed');
+      this.log.info(
+        { session: slot.name, capability: name, code: error?.code, attempts: attempt + 1 },
+        'capability failed',
+      );
       return appErrorResult(error, { attempts: attempt + 1 });
     }
   }
@@ -90,7 +108,8 @@ export class CallRunner {
   /** The call in flight a progress report is about: the app echoes our progress token as `operationId`. */
   byProgressToken(slot: string, operationId: string | number): ActiveCall | undefined {
     for (const call of this.active.values()) {
-      if (call.slot === slot && call.progressToken !== undefined && String(call.progressToken) === String(operationId)) return call;
+      if (call.slot === slot && call.progressToken !== undefined && String(call.progressToken) === String(operationId))
+        return call;
     }
     return undefined;
   }

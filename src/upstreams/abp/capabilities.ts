@@ -8,11 +8,17 @@ import type { AbpAppInfo, AbpCapability, AbpManifest } from './types.js';
 import type { InitializeResult } from './runtime.js';
 import { isPlainObject } from '../../config/pointer.js';
 
-
 /** `listCapabilities()`'s answer (a plain array; `{capabilities: [...]}` tolerated) as AbpCapability[]. */
-export function normaliseCapabilities(raw: unknown, logger: Logger): AbpCapability[] {
-  const list = Array.isArray(raw) ? raw : isPlainObject(raw) && Array.isArray(raw.capabilities) ? raw.capabilities : undefined;
-  if (!list) throw new Error(`listCapabilities() did not answer an array of capabilities: ${JSON.stringify(raw)?.slice(0, 200)}`);
+export function normalizeCapabilities(raw: unknown, logger: Logger): AbpCapability[] {
+  const list = Array.isArray(raw)
+    ? raw
+    : isPlainObject(raw) && Array.isArray(raw.capabilities)
+      ? raw.capabilities
+      : undefined;
+  if (!list)
+    throw new Error(
+      `listCapabilities() did not answer an array of capabilities: ${JSON.stringify(raw)?.slice(0, 200)}`,
+    );
   const out: AbpCapability[] = [];
   for (const entry of list) {
     if (!isPlainObject(entry) || typeof entry.name !== 'string' || entry.name === '') {
@@ -48,7 +54,12 @@ export function mergeCapabilities(manifest: AbpCapability[], runtime: AbpCapabil
 }
 
 function appInfo(value: unknown): AbpAppInfo | undefined {
-  if (!isPlainObject(value) || typeof value.id !== 'string' || typeof value.name !== 'string' || typeof value.version !== 'string') {
+  if (
+    !isPlainObject(value) ||
+    typeof value.id !== 'string' ||
+    typeof value.name !== 'string' ||
+    typeof value.version !== 'string'
+  ) {
     return undefined;
   }
   const app: AbpAppInfo = { id: value.id, name: value.name, version: value.version };
@@ -64,7 +75,11 @@ export function runtimeApp(init: InitializeResult, fallback: AbpAppInfo): AbpApp
 }
 
 /** Extensions have no manifest URL: the manifest is built from `initialize` and `listCapabilities`. */
-export function synthesiseManifest(init: InitializeResult, runtime: AbpCapability[], fallback: AbpAppInfo): AbpManifest {
+export function synthesizeManifest(
+  init: InitializeResult,
+  runtime: AbpCapability[],
+  fallback: AbpAppInfo,
+): AbpManifest {
   const abp = typeof init.protocolVersion === 'string' ? init.protocolVersion : '0.1';
   return { abp, app: runtimeApp(init, fallback), capabilities: runtime };
 }

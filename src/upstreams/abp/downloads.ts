@@ -52,7 +52,11 @@ export class DownloadInterceptor {
     this.#cdp = await this.browser.target().createCDPSession();
     this.#cdp.on('Browser.downloadWillBegin', this.#onBegin);
     this.#cdp.on('Browser.downloadProgress', this.#onProgress);
-    await this.#cdp.send('Browser.setDownloadBehavior', { behavior: 'allowAndName', downloadPath: this.#dir, eventsEnabled: true });
+    await this.#cdp.send('Browser.setDownloadBehavior', {
+      behavior: 'allowAndName',
+      downloadPath: this.#dir,
+      eventsEnabled: true,
+    });
   }
 
   arm(): void {
@@ -88,7 +92,10 @@ export class DownloadInterceptor {
           this.logger.warn({ err: error, url: download.url }, 'a finished download could not be read');
         }
       } else if (download.state === 'inProgress') {
-        this.logger.warn({ url: download.url, timeoutMs: this.timeoutMs }, 'a download did not finish in time and was cancelled');
+        this.logger.warn(
+          { url: download.url, timeoutMs: this.timeoutMs },
+          'a download did not finish in time and was cancelled',
+        );
         await this.#cdp?.send('Browser.cancelDownload', { guid: download.guid }).catch(() => undefined);
       }
       await rm(file, { force: true }).catch(() => undefined);
@@ -141,7 +148,15 @@ export class DownloadInterceptor {
     let settle!: () => void;
     const settled = new Promise<void>((resolve) => (settle = resolve));
     const filename = path.basename(event.suggestedFilename || 'download');
-    this.#downloads.set(event.guid, { guid: event.guid, filename, url: event.url, state: 'inProgress', armed: this.#armed, settled, settle });
+    this.#downloads.set(event.guid, {
+      guid: event.guid,
+      filename,
+      url: event.url,
+      state: 'inProgress',
+      armed: this.#armed,
+      settled,
+      settle,
+    });
     this.logger.info({ url: event.url, filename }, 'browser download intercepted');
   };
 

@@ -26,7 +26,10 @@ export interface ElicitationPlan {
 export const CANCELLED: AbpElicitationAnswer = { success: false, cancelled: true };
 
 export function unsupportedElicitation(method: string): AbpElicitationAnswer {
-  return { success: false, error: { code: 'NOT_SUPPORTED', message: `elicitation method ${method} is not supported`, retryable: false } };
+  return {
+    success: false,
+    error: { code: 'NOT_SUPPORTED', message: `elicitation method ${method} is not supported`, retryable: false },
+  };
 }
 
 /** Undefined for a method the protocol does not define. */
@@ -66,7 +69,13 @@ function confirmPlan(params: Json): ElicitationPlan {
       message,
       requestedSchema: {
         type: 'object',
-        properties: { confirmed: { type: 'boolean', title: destructive ? 'Confirm (destructive)' : 'Confirm', default: !destructive } },
+        properties: {
+          confirmed: {
+            type: 'boolean',
+            title: destructive ? 'Confirm (destructive)' : 'Confirm',
+            default: !destructive,
+          },
+        },
         required: ['confirmed'],
       },
     },
@@ -78,7 +87,9 @@ function confirmPlan(params: Json): ElicitationPlan {
 
 function selectPlan(params: Json, answerKey: 'selected' | 'value'): ElicitationPlan {
   const options = (Array.isArray(params.options) ? params.options : []).map((option: unknown) =>
-    isPlainObject(option) && 'value' in option ? { value: option.value, label: text(option.label) ?? String(option.value) } : { value: option, label: String(option) },
+    isPlainObject(option) && 'value' in option
+      ? { value: option.value, label: text(option.label) ?? String(option.value) }
+      : { value: option, label: String(option) },
   );
   const keys = options.map((o) => (typeof o.value === 'string' ? o.value : JSON.stringify(o.value)));
   const unique = new Set(keys).size === keys.length;
@@ -91,7 +102,10 @@ function selectPlan(params: Json, answerKey: 'selected' | 'value'): ElicitationP
   const index = options.findIndex((o) => o.value === params.default);
   if (index >= 0) field.default = keyOf(index);
   return {
-    request: { message: text(params.prompt) ?? text(params.message) ?? 'Choose one', requestedSchema: { type: 'object', properties: { choice: field }, required: ['choice'] } },
+    request: {
+      message: text(params.prompt) ?? text(params.message) ?? 'Choose one',
+      requestedSchema: { type: 'object', properties: { choice: field }, required: ['choice'] },
+    },
     accepted: (content) => {
       const i = options.findIndex((_, j) => keyOf(j) === content.choice);
       return i >= 0 ? ok({ [answerKey]: options[i]!.value }) : DECLINED;
@@ -107,13 +121,25 @@ function inputPlan(params: Json): ElicitationPlan {
   const schema = isPlainObject(params.schema) ? params.schema : {};
   const properties = isPlainObject(schema.properties) ? schema.properties : undefined;
   if (schema.type === 'object' && properties) {
-    const fields = Object.fromEntries(Object.entries(properties).map(([key, s]) => [key, primitiveField(isPlainObject(s) ? s : {}, key)]));
-    const required = Array.isArray(schema.required) ? schema.required.filter((k): k is string => typeof k === 'string' && k in fields) : [];
+    const fields = Object.fromEntries(
+      Object.entries(properties).map(([key, s]) => [key, primitiveField(isPlainObject(s) ? s : {}, key)]),
+    );
+    const required = Array.isArray(schema.required)
+      ? schema.required.filter((k): k is string => typeof k === 'string' && k in fields)
+      : [];
     return {
-      request: { message, requestedSchema: { type: 'object', properties: fields, ...(required.length ? { required } : {}) } },
+      request: {
+        message,
+        requestedSchema: { type: 'object', properties: fields, ...(required.length ? { required } : {}) },
+      },
       accepted: (content) => ok({ value: content }),
       declined: () => DECLINED,
-      fallback: () => ok({ value: Object.fromEntries(Object.entries(properties).map(([key, s]) => [key, defaultOf(isPlainObject(s) ? s : {})])) }),
+      fallback: () =>
+        ok({
+          value: Object.fromEntries(
+            Object.entries(properties).map(([key, s]) => [key, defaultOf(isPlainObject(s) ? s : {})]),
+          ),
+        }),
     };
   }
   const field = primitiveField({ title: 'Value', ...schema }, 'value');
@@ -127,12 +153,21 @@ function inputPlan(params: Json): ElicitationPlan {
 
 /** The JSON Schema narrowed to what an MCP form field may say. */
 function primitiveField(schema: Json, name: string): Field {
-  const common = { title: text(schema.title) ?? name, ...(text(schema.description) ? { description: text(schema.description) } : {}) };
+  const common = {
+    title: text(schema.title) ?? name,
+    ...(text(schema.description) ? { description: text(schema.description) } : {}),
+  };
   if (Array.isArray(schema.enum)) {
     const values = schema.enum.map((v) => (typeof v === 'string' ? v : JSON.stringify(v)));
-    return { type: 'string', ...common, enum: values, ...(typeof schema.default === 'string' ? { default: schema.default } : {}) };
+    return {
+      type: 'string',
+      ...common,
+      enum: values,
+      ...(typeof schema.default === 'string' ? { default: schema.default } : {}),
+    };
   }
-  if (schema.type === 'boolean') return { type: 'boolean', ...common, ...(typeof schema.default === 'boolean' ? { default: schema.default } : {}) };
+  if (schema.type === 'boolean')
+    return { type: 'boolean', ...common, ...(typeof schema.default === 'boolean' ? { default: schema.default } : {}) };
   if (schema.type === 'number' || schema.type === 'integer') {
     return {
       type: schema.type,
@@ -142,7 +177,9 @@ function primitiveField(schema: Json, name: string): Field {
       ...(typeof schema.default === 'number' ? { default: schema.default } : {}),
     };
   }
-  const format = ['email', 'uri', 'date', 'date-time'].includes(String(schema.format)) ? { format: schema.format as 'email' } : {};
+  const format = ['email', 'uri', 'date', 'date-time'].includes(String(schema.format))
+    ? { format: schema.format as 'email' }
+    : {};
   return {
     type: 'string',
     ...common,
@@ -185,4 +222,3 @@ function ok(data: Json): AbpElicitationAnswer {
 function text(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
-

@@ -57,8 +57,11 @@ async function download(url: string): Promise<Uint8Array> {
     response = await fetch(url, { signal, redirect: 'follow' });
   } catch (error) {
     const cause = (error as { cause?: { message?: string } }).cause?.message;
-    const why = signal.aborted ? `no answer within ${CRX_LIMITS.timeoutMs} ms` : cause ?? (error as Error).message;
-    throw new Error(`The extension could not be downloaded from ${url}: ${why}. Is the machine offline? Use extensionPath with an unpacked copy instead.`);
+    const why = signal.aborted ? `no answer within ${CRX_LIMITS.timeoutMs} ms` : (cause ?? (error as Error).message);
+    throw new Error(
+      `The extension could not be downloaded from ${url}: ${why}. Is the machine offline? Use extensionPath with an unpacked copy instead.`,
+      { cause: error },
+    );
   }
   if (!response.ok) {
     await response.body?.cancel().catch(() => undefined);
@@ -69,12 +72,16 @@ async function download(url: string): Promise<Uint8Array> {
   try {
     for await (const chunk of response.body ?? []) {
       received += chunk.byteLength;
-      if (received > CRX_LIMITS.maxBytes) throw new Error(`The extension package at ${url} is larger than ${CRX_LIMITS.maxBytes} bytes`);
+      if (received > CRX_LIMITS.maxBytes)
+        throw new Error(`The extension package at ${url} is larger than ${CRX_LIMITS.maxBytes} bytes`);
       chunks.push(chunk);
     }
   } catch (error) {
     if (!signal.aborted) throw error;
-    throw new Error(`The extension could not be downloaded from ${url}: not complete within ${CRX_LIMITS.timeoutMs} ms`);
+    throw new Error(
+      `The extension could not be downloaded from ${url}: not complete within ${CRX_LIMITS.timeoutMs} ms`,
+      { cause: error },
+    );
   }
   return Buffer.concat(chunks, received);
 }
@@ -94,7 +101,9 @@ export async function ensureExtension(id: string, storeUrl: string, cacheDir: st
   try {
     zip = stripCrxHeader(crx);
   } catch (error) {
-    throw new Error(`The package downloaded from ${url} is not a usable extension: ${(error as Error).message}`);
+    throw new Error(`The package downloaded from ${url} is not a usable extension: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
   // Unpacked next to the cache entry and renamed into place, so a failure never leaves half an extension.
   const staging = `${dir}.partial-${process.pid}-${Date.now()}`;
@@ -105,7 +114,9 @@ export async function ensureExtension(id: string, storeUrl: string, cacheDir: st
     await rename(staging, dir);
   } catch (error) {
     await rm(staging, { recursive: true, force: true }).catch(() => undefined);
-    throw new Error(`The package downloaded from ${url} could not be unpacked: ${(error as Error).message}`);
+    throw new Error(`The package downloaded from ${url} could not be unpacked: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
   return dir;
 }

@@ -21,7 +21,8 @@ export async function extensionDirFor(
   options: BrowserOptions,
   logger: Logger,
 ): Promise<string> {
-  if ('extensionId' in target) return ensureExtension(target.extensionId, options.extensionStoreUrl, options.extensionCacheDir, logger);
+  if ('extensionId' in target)
+    return ensureExtension(target.extensionId, options.extensionStoreUrl, options.extensionCacheDir, logger);
   const dir = path.resolve(target.extensionPath);
   if (!existsSync(path.join(dir, 'manifest.json'))) {
     throw new Error(`No unpacked extension at ${dir}: there is no manifest.json in it`);
@@ -76,7 +77,8 @@ export function extensionPageUrl(id: string, abpPage: string | undefined): strin
   const base = `chrome-extension://${id}/`;
   const page = abpPage ?? DEFAULT_ABP_PAGE;
   const url = new URL(page.replace(/^\/+/, ''), base);
-  if (url.protocol !== 'chrome-extension:' || url.host !== id) throw new Error(`abpPage must be a page inside the extension, not ${page}`);
+  if (url.protocol !== 'chrome-extension:' || url.host !== id)
+    throw new Error(`abpPage must be a page inside the extension, not ${page}`);
   return url.href;
 }
 

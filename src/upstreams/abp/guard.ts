@@ -15,14 +15,27 @@ interface PageFlags {
   __abpDownloadHint?: boolean;
 }
 
+/** The little of the DOM the page script touches (this project compiles without DOM types). */
+interface Anchor {
+  href: string;
+  isConnected: boolean;
+  hasAttribute(name: string): boolean;
+}
+
+interface PageWindow extends PageFlags {
+  __abpLinksWatched?: boolean;
+  location: { href: string };
+  HTMLAnchorElement?: { prototype: { click(this: Anchor, ...args: unknown[]): unknown } };
+  addEventListener(type: 'click', listener: (event: { target: unknown; defaultPrevented: boolean }) => void): void;
+}
+
 /**
  * Runs in the page, first thing in every document. `print` is replaced, so apps that keep a reference to it
  * get ours; link clicks that may start a download are noted, because the browser announces a download only
  * after the call that clicked has returned.
  */
 function instrumentPage(): void {
-  // No DOM types in this project's lib: the page's globals are reached through loose casts.
-  const w = globalThis as unknown as PageFlags & Record<string, any>;
+  const w = globalThis as unknown as PageWindow;
   const print = function print(): void {
     w.__abpPrintCalled = true;
   };
@@ -33,19 +46,20 @@ function instrumentPage(): void {
   }
   if (w.__abpLinksWatched || !w.HTMLAnchorElement) return;
   w.__abpLinksWatched = true;
-  const note = (anchor: any): void => {
+  const note = (anchor: Anchor): void => {
     const sameDocument = String(anchor.href).split('#')[0] === String(w.location.href).split('#')[0];
     if (anchor.hasAttribute('download') || !sameDocument) w.__abpDownloadHint = true;
   };
   // Detached anchors (the usual `a.download = ...; a.click()`) never reach a window listener.
   const click = w.HTMLAnchorElement.prototype.click;
-  w.HTMLAnchorElement.prototype.click = function (this: any, ...args: unknown[]) {
+  w.HTMLAnchorElement.prototype.click = function (this: Anchor, ...args: unknown[]) {
     if (!this.isConnected) note(this);
     return click.apply(this, args);
   };
   // Bubbling, so a click a router cancelled (preventDefault) is not taken for a download.
-  w.addEventListener('click', (event: any) => {
-    const anchor = event.target && typeof event.target.closest === 'function' ? event.target.closest('a[href]') : null;
+  w.addEventListener('click', (event) => {
+    const target = event.target as { closest?: (selector: string) => Anchor | null } | null;
+    const anchor = target && typeof target.closest === 'function' ? target.closest('a[href]') : null;
     if (anchor && !event.defaultPrevented) note(anchor);
   });
 }
@@ -128,13 +142,19 @@ export class BrowserEventGuard {
         w.__abpDownloadHint = false;
         return seen;
       });
-      flags = await within(read, this.options.evaluateTimeoutMs, 'reading what the call did').catch((error: unknown) => {
-        this.logger.warn({ err: error }, 'could not check the page for print() and link clicks');
-        return flags;
-      });
+      flags = await within(read, this.options.evaluateTimeoutMs, 'reading what the call did').catch(
+        (error: unknown) => {
+          this.logger.warn({ err: error }, 'could not check the page for print() and link clicks');
+          return flags;
+        },
+      );
       if (flags.printed) {
         try {
-          const pdf = await this.page.pdf({ format: 'A4', printBackground: true, timeout: this.options.evaluateTimeoutMs });
+          const pdf = await this.page.pdf({
+            format: 'A4',
+            printBackground: true,
+            timeout: this.options.evaluateTimeoutMs,
+          });
           outputs.push({ kind: 'print', bytes: Buffer.from(pdf), mimeType: 'application/pdf', filename: 'print.pdf' });
           this.logger.info('window.print() was called: the page was saved as a PDF');
         } catch (error) {
@@ -156,7 +176,11 @@ export class BrowserEventGuard {
     this.browser.off('disconnected', this.#onDisconnected);
     if (this.#pageScript && !this.#lostReason) {
       const remove = this.page.removeScriptToEvaluateOnNewDocument(this.#pageScript);
-      await within(remove, Math.min(this.options.evaluateTimeoutMs, DETACH_TIMEOUT_MS), 'removing the page script').catch(() => undefined);
+      await within(
+        remove,
+        Math.min(this.options.evaluateTimeoutMs, DETACH_TIMEOUT_MS),
+        'removing the page script',
+      ).catch(() => undefined);
     }
     await this.#downloads.stop();
   }

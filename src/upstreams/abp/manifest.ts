@@ -14,7 +14,12 @@ export interface ManifestLimits {
   maxRedirects: number;
 }
 
-export const MANIFEST_LIMITS: ManifestLimits = { headBytes: 50 * 1024, timeoutMs: 10_000, maxBytes: 1024 * 1024, maxRedirects: 5 };
+export const MANIFEST_LIMITS: ManifestLimits = {
+  headBytes: 50 * 1024,
+  timeoutMs: 10_000,
+  maxBytes: 1024 * 1024,
+  maxRedirects: 5,
+};
 
 export interface DiscoveredManifest {
   manifest: AbpManifest;
@@ -58,7 +63,8 @@ function describe(error: unknown): string {
   return cause ? `${message}: ${cause}` : message;
 }
 
-const statusText = (response: Response): string => `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
+const statusText = (response: Response): string =>
+  `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
 
 /** The page's HTML up to `</head>` or `limit` bytes, whichever comes first, and the URL it was served from. */
 async function readHead(pageUrl: string, limits: ManifestLimits): Promise<{ head: string; finalUrl: string }> {
@@ -103,7 +109,8 @@ async function readHead(pageUrl: string, limits: ManifestLimits): Promise<{ head
 /** GET following at most `maxRedirects` redirects, the body capped at `maxBytes`, all within `timeoutMs`. */
 async function fetchManifestText(manifestUrl: string, limits: ManifestLimits): Promise<string> {
   const signal = AbortSignal.timeout(limits.timeoutMs);
-  const timedOut = (): Error => new Error(`Fetching the ABP manifest ${manifestUrl} timed out after ${limits.timeoutMs} ms`);
+  const timedOut = (): Error =>
+    new Error(`Fetching the ABP manifest ${manifestUrl} timed out after ${limits.timeoutMs} ms`);
   let url = manifestUrl;
   let response: Response;
   for (let redirects = 0; ; redirects++) {
@@ -111,7 +118,7 @@ async function fetchManifestText(manifestUrl: string, limits: ManifestLimits): P
       response = await fetch(url, { signal, redirect: 'manual', headers: { accept: 'application/json' } });
     } catch (error) {
       if (signal.aborted) throw timedOut();
-      throw new Error(`Could not fetch the ABP manifest ${manifestUrl}: ${describe(error)}`);
+      throw new Error(`Could not fetch the ABP manifest ${manifestUrl}: ${describe(error)}`, { cause: error });
     }
     const location = response.headers.get('location');
     if (response.status < 300 || response.status >= 400 || !location) break;
@@ -125,7 +132,8 @@ async function fetchManifestText(manifestUrl: string, limits: ManifestLimits): P
     await response.body?.cancel().catch(() => undefined);
     throw new Error(`Could not fetch the ABP manifest ${url}: ${statusText(response)}`);
   }
-  const tooLarge = (): Error => new Error(`The ABP manifest ${url} is larger than the ${limits.maxBytes} bytes allowed`);
+  const tooLarge = (): Error =>
+    new Error(`The ABP manifest ${url} is larger than the ${limits.maxBytes} bytes allowed`);
   const declared = Number(response.headers.get('content-length'));
   if (Number.isFinite(declared) && declared > limits.maxBytes) {
     await response.body?.cancel().catch(() => undefined);
@@ -179,7 +187,10 @@ export function validateManifest(value: unknown, manifestUrl: string): AbpManife
 }
 
 /** Steps 1 of the web-app connect: no browser involved, so a bad URL fails fast and cheaply. */
-export async function discoverManifest(pageUrl: string, limits: ManifestLimits = MANIFEST_LIMITS): Promise<DiscoveredManifest> {
+export async function discoverManifest(
+  pageUrl: string,
+  limits: ManifestLimits = MANIFEST_LIMITS,
+): Promise<DiscoveredManifest> {
   let parsed: URL;
   try {
     parsed = new URL(pageUrl);
@@ -187,7 +198,9 @@ export async function discoverManifest(pageUrl: string, limits: ManifestLimits =
     throw new Error(`Not a valid URL: ${pageUrl}`);
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new Error(`Only http and https pages can be connected by URL, not ${pageUrl} (use extensionPath for extensions)`);
+    throw new Error(
+      `Only http and https pages can be connected by URL, not ${pageUrl} (use extensionPath for extensions)`,
+    );
   }
   const { head, finalUrl } = await readHead(parsed.href, limits);
   const href = findManifestHref(head);
@@ -208,7 +221,7 @@ export async function discoverManifest(pageUrl: string, limits: ManifestLimits =
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new Error(`The ABP manifest ${manifestUrl} is not valid JSON: ${(error as Error).message}`);
+    throw new Error(`The ABP manifest ${manifestUrl} is not valid JSON: ${(error as Error).message}`, { cause: error });
   }
   return { manifest: validateManifest(json, manifestUrl), manifestUrl };
 }

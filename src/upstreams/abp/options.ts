@@ -97,7 +97,8 @@ export function abpEnvironment(env: NodeJS.ProcessEnv): EnvironmentDefaults {
   const level = env.ABP_LOG_LEVEL?.trim().toLowerCase();
   if (level) {
     if ((LOG_LEVELS as readonly string[]).includes(level)) values.logLevel = level as AbpLogLevel;
-    else problems.push(`ABP_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(env.ABP_LOG_LEVEL)}`);
+    else
+      problems.push(`ABP_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got ${JSON.stringify(env.ABP_LOG_LEVEL)}`);
   }
   return { values, problems };
 }
@@ -132,7 +133,11 @@ export function resolveAbpOptions(doc: AbpOptionsDoc = {}, env: NodeJS.ProcessEn
 }
 
 /** What the browser side needs for one named session: its own profile folder when profiles persist. */
-export function browserOptionsFor(options: AbpOptions, session: string, agent: BrowserOptions['agent']): BrowserOptions {
+export function browserOptionsFor(
+  options: AbpOptions,
+  session: string,
+  agent: BrowserOptions['agent'],
+): BrowserOptions {
   return {
     ...(options.executablePath !== undefined ? { executablePath: options.executablePath } : {}),
     headless: options.headless,
@@ -158,4 +163,3 @@ export function abpRequestTimeoutMs(options: AbpOptions): number {
   const connect = 2 * options.browserTimeoutMs + options.abpWaitMs;
   return Math.min(Math.max(calls, connect) + 10_000, 2 ** 31 - 1);
 }
-

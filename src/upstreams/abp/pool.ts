@@ -71,7 +71,9 @@ export class SessionPool {
 
   /** Slots in the order they were first used, the default first. */
   all(): BrowserSlot[] {
-    return [...this.slots.values()].sort((a, b) => Number(b.name === DEFAULT_SESSION) - Number(a.name === DEFAULT_SESSION));
+    return [...this.slots.values()].sort(
+      (a, b) => Number(b.name === DEFAULT_SESSION) - Number(a.name === DEFAULT_SESSION),
+    );
   }
 
   /** Disconnects first when connected; on failure the slot is left disconnected and the error thrown. */
@@ -93,7 +95,10 @@ export class SessionPool {
         slot.registry = new CapabilityRegistry(info.manifest.capabilities, STATIC_TOOL_NAMES);
         slot.registry.update(info.capabilities);
         if (slot.registry.shadowed.length) {
-          log.warn({ capabilities: slot.registry.shadowed }, 'capabilities whose tool name is taken; reachable through abp_call only');
+          log.warn(
+            { capabilities: slot.registry.shadowed },
+            'capabilities whose tool name is taken; reachable through abp_call only',
+          );
         }
         log.info({ app: info.app.name, pageUrl: info.pageUrl, sessionId: info.sessionId }, 'ABP app connected');
         this.hooks.toolsChanged();
@@ -124,7 +129,9 @@ export class SessionPool {
   /** Every browser closed; later connects are refused. Safe to call more than once. */
   closeAll(): Promise<void> {
     this.closing ??= Promise.all(
-      [...this.slots.values()].map((slot) => slot.exclusive(() => (slot.session ? this.release(slot) : Promise.resolve()))),
+      [...this.slots.values()].map((slot) =>
+        slot.exclusive(() => (slot.session ? this.release(slot) : Promise.resolve())),
+      ),
     ).then(() => undefined);
     return this.closing;
   }
@@ -155,7 +162,10 @@ export class SessionPool {
     try {
       await session?.disconnect();
     } catch (error) {
-      this.log.warn({ session: slot.name, err: error instanceof Error ? error.message : String(error) }, 'disconnect failed; the session is dropped anyway');
+      this.log.warn(
+        { session: slot.name, err: error instanceof Error ? error.message : String(error) },
+        'disconnect failed; the session is dropped anyway',
+      );
     }
     this.log.info({ session: slot.name }, 'ABP session disconnected');
   }

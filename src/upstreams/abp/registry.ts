@@ -39,7 +39,9 @@ export class CapabilityRegistry {
    * manifest is informational. Without a runtime list the manifest stands.
    */
   update(runtime: readonly AbpCapability[] | undefined): void {
-    this.capabilities = runtime ? mergeCapabilities([...this.manifest], [...runtime]) : this.manifest.map((c) => ({ ...c }));
+    this.capabilities = runtime
+      ? mergeCapabilities([...this.manifest], [...runtime])
+      : this.manifest.map((c) => ({ ...c }));
     this.byName.clear();
     this.byTool.clear();
     this.shadowed.length = 0;

@@ -39,8 +39,16 @@ export function pdfResult(bytes: Buffer, filename = 'render.pdf'): CallToolResul
  * `CODE: message (retryable)`, the ABP bridge's inline error, with details when the app gave some and
  * how often it was tried when that was more than once.
  */
-export function appErrorResult(error: AbpError | undefined, how: { cancelled?: boolean; attempts?: number } = {}): CallToolResult {
-  if (!error) return errorResult(how.cancelled ? 'CANCELLED: the call was cancelled' : 'OPERATION_FAILED: the app reported a failure without an error');
+export function appErrorResult(
+  error: AbpError | undefined,
+  how: { cancelled?: boolean; attempts?: number } = {},
+): CallToolResult {
+  if (!error)
+    return errorResult(
+      how.cancelled
+        ? 'CANCELLED: the call was cancelled'
+        : 'OPERATION_FAILED: the app reported a failure without an error',
+    );
   const lines = [`${error.code}: ${error.message}${error.retryable ? ' (retryable)' : ''}`];
   if (error.details !== undefined) lines.push(`Details: ${capped(error.details)}`);
   if (error.alternatives !== undefined) lines.push(`Alternatives: ${capped(error.alternatives)}`);
@@ -72,7 +80,13 @@ function interceptedDocument(outputs: readonly InterceptedOutput[]): Record<stri
 }
 
 function binaryData(bytes: Buffer, mimeType: string, filename?: string): Record<string, unknown> {
-  return { content: bytes.toString('base64'), mimeType, encoding: 'base64', size: bytes.length, ...(filename ? { filename } : {}) };
+  return {
+    content: bytes.toString('base64'),
+    mimeType,
+    encoding: 'base64',
+    size: bytes.length,
+    ...(filename ? { filename } : {}),
+  };
 }
 
 /** Objects get the field; anything else (an array, a string, null) is wrapped as `{data, handledDialogs}`. */

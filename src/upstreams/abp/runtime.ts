@@ -35,7 +35,10 @@ export class PageBusyError extends Error {
 export async function within<T>(operation: Promise<T>, timeoutMs: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new PageBusyError(`${what} did not finish within ${timeoutMs} ms (is the page busy or stuck?)`)), timeoutMs);
+    timer = setTimeout(
+      () => reject(new PageBusyError(`${what} did not finish within ${timeoutMs} ms (is the page busy or stuck?)`)),
+      timeoutMs,
+    );
   });
   operation.catch(() => undefined); // may settle after the deadline
   try {
@@ -74,25 +77,36 @@ export async function waitForAbp(page: Page, timeoutMs: number): Promise<void> {
     );
   } catch (error) {
     if ((error as Error).name !== 'TimeoutError') throw error;
-    throw new Error(`window.abp did not appear on ${page.url()} within ${timeoutMs} ms: the page does not implement ABP`);
+    throw new Error(
+      `window.abp did not appear on ${page.url()} within ${timeoutMs} ms: the page does not implement ABP`,
+      { cause: error },
+    );
   }
 }
 
 export async function initialize(page: Page, params: unknown): Promise<InitializeResult> {
-  const result = await page.evaluate(async (p) => {
-    const abp = (globalThis as unknown as PageGlobals).abp!;
-    if (typeof abp.initialize !== 'function') return { __error: 'window.abp has no initialize() method' };
-    try {
-      const answer = (await abp.initialize(p)) as Record<string, unknown> | null | undefined;
-      return { answer: answer ?? null, sessionId: abp.sessionId ?? null, app: abp.app ?? null };
-    } catch (e) {
-      return { __error: `initialize() threw: ${e instanceof Error ? e.message : String(e)}` };
-    }
-  }, params as Record<string, unknown>);
+  const result = await page.evaluate(
+    async (p) => {
+      const abp = (globalThis as unknown as PageGlobals).abp!;
+      if (typeof abp.initialize !== 'function') return { __error: 'window.abp has no initialize() method' };
+      try {
+        const answer = (await abp.initialize(p)) as Record<string, unknown> | null | undefined;
+        return { answer: answer ?? null, sessionId: abp.sessionId ?? null, app: abp.app ?? null };
+      } catch (e) {
+        return { __error: `initialize() threw: ${e instanceof Error ? e.message : String(e)}` };
+      }
+    },
+    params as Record<string, unknown>,
+  );
   if ('__error' in result) throw new Error(String(result.__error));
-  const answer: Record<string, unknown> = typeof result.answer === 'object' && result.answer !== null ? result.answer : {};
+  const answer: Record<string, unknown> =
+    typeof result.answer === 'object' && result.answer !== null ? result.answer : {};
   const sessionId = answer.sessionId ?? result.sessionId;
-  return { ...answer, sessionId: typeof sessionId === 'string' ? sessionId : String(sessionId ?? ''), app: answer.app ?? result.app ?? undefined };
+  return {
+    ...answer,
+    sessionId: typeof sessionId === 'string' ? sessionId : String(sessionId ?? ''),
+    app: answer.app ?? result.app ?? undefined,
+  };
 }
 
 /** The callbacks of the second event convention (`abp.onX(cb)`), forwarding to the exposed functions. */
@@ -144,24 +158,46 @@ export async function listCapabilities(page: Page): Promise<unknown> {
 }
 
 /** `window.abp.call`; an exception in the app becomes an OPERATION_FAILED response, never a crash. */
-export async function callInPage(page: Page, name: string, params: unknown, options: Record<string, unknown>): Promise<AbpResponse> {
+export async function callInPage(
+  page: Page,
+  name: string,
+  params: unknown,
+  options: Record<string, unknown>,
+): Promise<AbpResponse> {
   const answer: unknown = await page.evaluate(
     async (capability, args, callOptions) => {
       const abp = (globalThis as unknown as PageGlobals).abp;
       if (!abp || typeof abp.call !== 'function') {
-        return { success: false, error: { code: 'NOT_INITIALIZED', message: 'window.abp is gone from the page (was it reloaded?)', retryable: false } };
+        return {
+          success: false,
+          error: {
+            code: 'NOT_INITIALIZED',
+            message: 'window.abp is gone from the page (was it reloaded?)',
+            retryable: false,
+          },
+        };
       }
       try {
         const answer = (await abp.call(capability, args, callOptions)) as Record<string, unknown> | null;
         if (typeof answer !== 'object' || answer === null || typeof answer.success !== 'boolean') {
           const shown = JSON.stringify(answer) ?? String(answer);
-          return { success: false, error: { code: 'OPERATION_FAILED', message: `the app answered something that is not an ABP response: ${shown.slice(0, 200)}`, retryable: false } };
+          return {
+            success: false,
+            error: {
+              code: 'OPERATION_FAILED',
+              message: `the app answered something that is not an ABP response: ${shown.slice(0, 200)}`,
+              retryable: false,
+            },
+          };
         }
         return answer;
       } catch (e) {
         const message = e instanceof Error ? e.message : String(e);
         const details = { thrown: e instanceof Error ? e.name : typeof e };
-        return { success: false, error: { code: 'OPERATION_FAILED', message: `the app threw: ${message}`, retryable: false, details } };
+        return {
+          success: false,
+          error: { code: 'OPERATION_FAILED', message: `the app threw: ${message}`, retryable: false, details },
+        };
       }
     },
     name,

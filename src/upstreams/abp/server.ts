@@ -67,18 +67,30 @@ export function createAbpServer(options: AbpOptions, log: Logger, createSession:
     const call = {
       requestId: extra.requestId,
       signal: extra.signal,
-      sendNotification: (n: { method: string; params?: Record<string, unknown> }) => extra.sendNotification(n as ServerNotification),
+      sendNotification: (n: { method: string; params?: Record<string, unknown> }) =>
+        extra.sendNotification(n as ServerNotification),
       ...(extra._meta?.progressToken !== undefined ? { progressToken: extra._meta.progressToken } : {}),
     };
     if (STATIC_TOOL_NAMES.has(name)) return handleStaticTool(name, args, { pool, runner, call, log });
     const offered = pool.capabilityTools().find((tool) => tool.toolName === name);
     if (!offered) {
-      return errorResult(`Unknown tool "${name}": no connected browser session offers it. Call abp_status to see what is connected, or abp_connect first.`);
+      return errorResult(
+        `Unknown tool "${name}": no connected browser session offers it. Call abp_status to see what is connected, or abp_connect first.`,
+      );
     }
     const { session, params } = splitSession(args, hasSessionParameter(offered.capability.inputSchema));
-    const slotName = session ?? (offered.sessions.includes(DEFAULT_SESSION) ? DEFAULT_SESSION : offered.sessions.length === 1 ? offered.sessions[0]! : DEFAULT_SESSION);
+    const slotName =
+      session ??
+      (offered.sessions.includes(DEFAULT_SESSION)
+        ? DEFAULT_SESSION
+        : offered.sessions.length === 1
+          ? offered.sessions[0]!
+          : DEFAULT_SESSION);
     const slot = pool.get(slotName);
-    if (!slot?.connected) return errorResult(`NOT_CONNECTED: no ABP app is connected in session "${slotName}"; offered by: ${offered.sessions.join(', ')}`);
+    if (!slot?.connected)
+      return errorResult(
+        `NOT_CONNECTED: no ABP app is connected in session "${slotName}"; offered by: ${offered.sessions.join(', ')}`,
+      );
     return runner.run(slot, offered.capability.name, params, call);
   });
 
@@ -105,7 +117,12 @@ function forwardProgress(runner: CallRunner, slot: BrowserSlot, progress: AbpPro
   void call
     .sendNotification({
       method: 'notifications/progress',
-      params: { progressToken: call.progressToken, progress: value, ...(total !== undefined ? { total } : {}), ...(message ? { message } : {}) },
+      params: {
+        progressToken: call.progressToken,
+        progress: value,
+        ...(total !== undefined ? { total } : {}),
+        ...(message ? { message } : {}),
+      },
     })
     .catch(() => undefined);
 }
@@ -134,7 +151,10 @@ async function elicit(
     return answerFrom(plan, result);
   } catch (error) {
     const fallback = options.elicitation === 'defaults' ? plan.fallback() : CANCELLED;
-    log.info({ method: request.method, err: error instanceof Error ? error.message : String(error), fallback }, 'elicitation not answered by the client; using the fallback');
+    log.info(
+      { method: request.method, err: error instanceof Error ? error.message : String(error), fallback },
+      'elicitation not answered by the client; using the fallback',
+    );
     return fallback;
   }
 }

@@ -11,7 +11,6 @@ import { isPlainObject } from '../../config/pointer.js';
 
 export const CAPABILITIES_CHANGED = 'notifications/capabilities/list_changed';
 
-
 /** Passes the notification on; true when it announces a capability change (the caller re-lists). */
 export function handleNotification(raw: unknown, events: SessionEvents, logger: Logger): boolean {
   if (!isPlainObject(raw)) {
@@ -21,7 +20,10 @@ export function handleNotification(raw: unknown, events: SessionEvents, logger: 
   const method = typeof raw.method === 'string' ? raw.method : undefined;
   logger.debug({ method }, 'app notification');
   try {
-    events.onNotification({ ...(method !== undefined ? { method } : {}), ...(raw.params !== undefined ? { params: raw.params } : {}) });
+    events.onNotification({
+      ...(method !== undefined ? { method } : {}),
+      ...(raw.params !== undefined ? { params: raw.params } : {}),
+    });
   } catch (error) {
     logger.warn({ err: error, method }, 'a notification handler failed');
   }
@@ -30,7 +32,11 @@ export function handleNotification(raw: unknown, events: SessionEvents, logger: 
 
 export function handleProgress(raw: unknown, events: SessionEvents, logger: Logger): void {
   const operationId = isPlainObject(raw) ? raw.operationId : undefined;
-  if (!isPlainObject(raw) || (typeof operationId !== 'string' && typeof operationId !== 'number') || typeof raw.progress !== 'number') {
+  if (
+    !isPlainObject(raw) ||
+    (typeof operationId !== 'string' && typeof operationId !== 'number') ||
+    typeof raw.progress !== 'number'
+  ) {
     logger.debug({ progress: raw }, 'ignored a progress event without operationId and a numeric progress');
     return;
   }
@@ -47,9 +53,16 @@ export function handleProgress(raw: unknown, events: SessionEvents, logger: Logg
 }
 
 /** The MCP side's answer, handed back to the page; a malformed request or a failing handler is an error answer. */
-export async function handleElicitation(raw: unknown, events: SessionEvents, logger: Logger): Promise<AbpElicitationAnswer> {
+export async function handleElicitation(
+  raw: unknown,
+  events: SessionEvents,
+  logger: Logger,
+): Promise<AbpElicitationAnswer> {
   if (!isPlainObject(raw) || typeof raw.method !== 'string') {
-    return { success: false, error: { code: 'INVALID_PARAMS', message: 'an elicitation request needs a method', retryable: false } };
+    return {
+      success: false,
+      error: { code: 'INVALID_PARAMS', message: 'an elicitation request needs a method', retryable: false },
+    };
   }
   const request = { method: raw.method, ...(isPlainObject(raw.params) ? { params: raw.params } : {}) };
   logger.info({ method: request.method }, 'the app asks the agent (elicitation)');
@@ -57,7 +70,10 @@ export async function handleElicitation(raw: unknown, events: SessionEvents, log
     return await events.onElicitation(request);
   } catch (error) {
     logger.warn({ err: error, method: request.method }, 'the elicitation could not be answered');
-    return { success: false, error: { code: 'OPERATION_FAILED', message: (error as Error).message ?? String(error), retryable: false } };
+    return {
+      success: false,
+      error: { code: 'OPERATION_FAILED', message: (error as Error).message ?? String(error), retryable: false },
+    };
   }
 }
 
@@ -65,7 +81,12 @@ export async function handleElicitation(raw: unknown, events: SessionEvents, log
  * The first event convention: Node functions exposed on the page, there before any of its scripts run (and
  * in every later document). `onCapabilitiesChanged` is called for either kind of change announcement.
  */
-export async function exposeHandlers(page: Page, events: SessionEvents, logger: Logger, onCapabilitiesChanged: () => void): Promise<void> {
+export async function exposeHandlers(
+  page: Page,
+  events: SessionEvents,
+  logger: Logger,
+  onCapabilitiesChanged: () => void,
+): Promise<void> {
   await page.exposeFunction(EXPOSED.notification, (n: unknown) => {
     if (handleNotification(n, events, logger)) onCapabilitiesChanged();
   });

@@ -7,8 +7,20 @@ import type { Page } from 'puppeteer-core';
 import type { Logger } from '../../logger.js';
 import { launchBrowser, navigate, renderHtmlToPdf, type LaunchedBrowser } from './browser.js';
 import { callWithDeadline } from './call-deadline.js';
-import { hasBinaryData, mergeCapabilities, normaliseCapabilities, runtimeApp, synthesiseManifest } from './capabilities.js';
-import { discoverExtensionId, extensionAppInfo, extensionDirFor, extensionPageUrl, unpackedExtensionId } from './extension.js';
+import {
+  hasBinaryData,
+  mergeCapabilities,
+  normalizeCapabilities,
+  runtimeApp,
+  synthesizeManifest,
+} from './capabilities.js';
+import {
+  discoverExtensionId,
+  extensionAppInfo,
+  extensionDirFor,
+  extensionPageUrl,
+  unpackedExtensionId,
+} from './extension.js';
 import { BrowserEventGuard } from './guard.js';
 import { discoverManifest, type DiscoveredManifest } from './manifest.js';
 import {
@@ -44,7 +56,6 @@ export { hasBinaryData };
 const SHUTDOWN_TIMEOUT_MS = 2000;
 const FEATURES = { notifications: true, progress: true, elicitation: true };
 
-
 export class AbpBrowserSession implements BrowserSession {
   #launched: LaunchedBrowser | undefined;
   #guard: BrowserEventGuard | undefined;
@@ -74,7 +85,10 @@ export class AbpBrowserSession implements BrowserSession {
     this.#busy = true;
     try {
       this.#info = await this.#connect(target);
-      this.logger.info({ app: this.#info.app.id, sessionId: this.#info.sessionId, pageUrl: this.#info.pageUrl }, 'ABP session connected');
+      this.logger.info(
+        { app: this.#info.app.id, sessionId: this.#info.sessionId, pageUrl: this.#info.pageUrl },
+        'ABP session connected',
+      );
       return this.#info;
     } catch (error) {
       await this.#teardown();
@@ -91,11 +105,20 @@ export class AbpBrowserSession implements BrowserSession {
     if ('url' in target) {
       this.logger.info({ url: target.url }, 'discovering the ABP manifest');
       discovered = await discoverManifest(target.url);
-      this.logger.info({ manifestUrl: discovered.manifestUrl, capabilities: discovered.manifest.capabilities.length }, 'manifest loaded');
+      this.logger.info(
+        { manifestUrl: discovered.manifestUrl, capabilities: discovered.manifest.capabilities.length },
+        'manifest loaded',
+      );
     } else {
       extensionDir = await extensionDirFor(target, o, this.logger);
     }
-    const launch = { executablePath: o.executablePath, headless: o.headless, timeoutMs: o.browserTimeoutMs, userDataDir: o.userDataDir, extensionDir };
+    const launch = {
+      executablePath: o.executablePath,
+      headless: o.headless,
+      timeoutMs: o.browserTimeoutMs,
+      userDataDir: o.userDataDir,
+      extensionDir,
+    };
     const launched = (this.#launched = await launchBrowser(launch, this.logger));
     const { browser, page } = launched;
     let extensionId: string | undefined;
@@ -107,7 +130,16 @@ export class AbpBrowserSession implements BrowserSession {
       pageUrl = extensionPageUrl(extensionId, target.abpPage);
     }
 
-    const guard = (this.#guard = new BrowserEventGuard(browser, page, { downloadTimeoutMs: o.downloadTimeoutMs, evaluateTimeoutMs: o.browserTimeoutMs, onPageLost: (r) => this.#pageLost(r) }, this.logger));
+    const guard = (this.#guard = new BrowserEventGuard(
+      browser,
+      page,
+      {
+        downloadTimeoutMs: o.downloadTimeoutMs,
+        evaluateTimeoutMs: o.browserTimeoutMs,
+        onPageLost: (r) => this.#pageLost(r),
+      },
+      this.logger,
+    ));
     await guard.attach();
     await exposeHandlers(page, this.events, this.logger, () => this.#scheduleRefresh());
     this.logger.info({ url: pageUrl }, 'navigating');
@@ -115,11 +147,14 @@ export class AbpBrowserSession implements BrowserSession {
     await waitForAbp(page, o.abpWaitMs);
     await guard.pageReady();
     const init = await this.#initialize(page);
-    const runtime = normaliseCapabilities(await within(listCapabilities(page), o.browserTimeoutMs, 'listCapabilities()'), this.logger);
+    const runtime = normalizeCapabilities(
+      await within(listCapabilities(page), o.browserTimeoutMs, 'listCapabilities()'),
+      this.logger,
+    );
 
     const manifest = discovered
       ? discovered.manifest
-      : synthesiseManifest(init, runtime, await extensionAppInfo(extensionDir!, extensionId!));
+      : synthesizeManifest(init, runtime, await extensionAppInfo(extensionDir!, extensionId!));
     this.#manifestCapabilities = discovered ? manifest.capabilities : [];
     return {
       pageUrl: page.url(),
@@ -168,8 +203,12 @@ export class AbpBrowserSession implements BrowserSession {
   async #refreshCapabilities(): Promise<void> {
     const info = this.#info;
     if (!info || !this.#launched || this.#guard?.lostReason) return;
-    const listed = await within(listCapabilities(this.#launched.page), this.options.browserTimeoutMs, 'listCapabilities()');
-    const runtime = normaliseCapabilities(listed, this.logger);
+    const listed = await within(
+      listCapabilities(this.#launched.page),
+      this.options.browserTimeoutMs,
+      'listCapabilities()',
+    );
+    const runtime = normalizeCapabilities(listed, this.logger);
     const capabilities = mergeCapabilities(this.#manifestCapabilities, runtime);
     if (this.#info !== info || JSON.stringify(capabilities) === JSON.stringify(info.capabilities)) return;
     this.#info = { ...info, capabilities };
@@ -200,10 +239,23 @@ export class AbpBrowserSession implements BrowserSession {
     const guard = this.#guard;
     if (!this.#info || !launched || !guard) throw new Error('Not connected to an ABP app: connect first');
     const lost = (): string | undefined =>
-      guard.lostReason ?? (launched.page.isClosed() ? 'the page was closed' : !launched.browser.connected ? 'the browser went away' : undefined);
+      guard.lostReason ??
+      (launched.page.isClosed()
+        ? 'the page was closed'
+        : !launched.browser.connected
+          ? 'the browser went away'
+          : undefined);
     if (lost()) throw this.#lostError(lost()!);
     if (options.signal?.aborted) {
-      return { response: { success: false, cancelled: true, error: { code: 'CANCELLED', message: `${capability} was cancelled before it started`, retryable: false } }, outputs: [], dialogs: [] };
+      return {
+        response: {
+          success: false,
+          cancelled: true,
+          error: { code: 'CANCELLED', message: `${capability} was cancelled before it started`, retryable: false },
+        },
+        outputs: [],
+        dialogs: [],
+      };
     }
     const started = Date.now();
     let response: AbpResponse;
@@ -213,7 +265,14 @@ export class AbpBrowserSession implements BrowserSession {
       response = await callWithDeadline(launched.page, capability, params, options, this.logger);
     } catch (error) {
       if (lost()) throw this.#lostError(lost()!);
-      response = { success: false, error: { code: 'OPERATION_FAILED', message: `the call failed in the browser: ${(error as Error).message}`, retryable: false } };
+      response = {
+        success: false,
+        error: {
+          code: 'OPERATION_FAILED',
+          message: `the call failed in the browser: ${(error as Error).message}`,
+          retryable: false,
+        },
+      };
       // A page that did not even answer the preparations has nothing to collect, and would only make us wait again.
       if (error instanceof PageBusyError) return { response, outputs: [], dialogs: [] };
     }
@@ -222,13 +281,17 @@ export class AbpBrowserSession implements BrowserSession {
       return { outputs: [], dialogs: [] };
     });
     const level = response.success ? 'info' : 'warn';
-    this.logger[level]({ capability, duration: Date.now() - started, code: response.error?.code, outputs: outputs.length }, 'capability call finished');
+    this.logger[level](
+      { capability, duration: Date.now() - started, code: response.error?.code, outputs: outputs.length },
+      'capability call finished',
+    );
     return { response, outputs, dialogs };
   }
 
   async renderToPdf(html: string, options: Record<string, unknown> = {}): Promise<Buffer> {
     const launched = this.#launched;
-    if (!this.#info || !launched) throw new Error('Not connected to an ABP app: connect first (the PDF is rendered by its browser)');
+    if (!this.#info || !launched)
+      throw new Error('Not connected to an ABP app: connect first (the PDF is rendered by its browser)');
     return renderHtmlToPdf(launched.browser, html, options, this.options.browserTimeoutMs, this.logger);
   }
 
@@ -254,7 +317,9 @@ export class AbpBrowserSession implements BrowserSession {
     this.#guard = undefined;
     this.#info = undefined;
     this.#manifestCapabilities = [];
-    await guard?.detach().catch((error: unknown) => this.logger.warn({ err: error }, 'detaching the browser event guard failed'));
+    await guard
+      ?.detach()
+      .catch((error: unknown) => this.logger.warn({ err: error }, 'detaching the browser event guard failed'));
     await launched?.close();
   }
 }

@@ -19,25 +19,42 @@ export interface StaticContext {
   log: Logger;
 }
 
-export async function handleStaticTool(name: string, args: Record<string, unknown>, context: StaticContext): Promise<CallToolResult> {
+export async function handleStaticTool(
+  name: string,
+  args: Record<string, unknown>,
+  context: StaticContext,
+): Promise<CallToolResult> {
   const session = args.session ?? DEFAULT_SESSION;
   if (typeof session !== 'string' || !SESSION_NAME.test(session)) {
-    return errorResult(`INVALID_PARAMS: "session" must be 1 to 32 letters, digits, "_" or "-", got ${JSON.stringify(args.session)}`);
+    return errorResult(
+      `INVALID_PARAMS: "session" must be 1 to 32 letters, digits, "_" or "-", got ${JSON.stringify(args.session)}`,
+    );
   }
   const { pool } = context;
   switch (name) {
     case STATIC_TOOLS.connect:
       return connect(pool, session, args);
     case STATIC_TOOLS.disconnect:
-      return textResult((await pool.disconnect(session)) ? `Disconnected session "${session}".` : `Session "${session}" was not connected.`);
+      return textResult(
+        (await pool.disconnect(session))
+          ? `Disconnected session "${session}".`
+          : `Session "${session}" was not connected.`,
+      );
     case STATIC_TOOLS.status:
       return textResult(status(args.session === undefined ? pool.all() : pool.all().filter((s) => s.name === session)));
     case STATIC_TOOLS.call: {
       const slot = pool.get(session);
       if (!slot?.connected) return errorResult(notConnected(session));
-      if (typeof args.capability !== 'string' || args.capability === '') return errorResult('INVALID_PARAMS: "capability" must be the name of a capability, e.g. "export.pdf"');
-      if (args.params !== undefined && !isPlainObject(args.params)) return errorResult('INVALID_PARAMS: "params" must be an object');
-      return context.runner.run(slot, args.capability, (args.params as Record<string, unknown> | undefined) ?? {}, context.call);
+      if (typeof args.capability !== 'string' || args.capability === '')
+        return errorResult('INVALID_PARAMS: "capability" must be the name of a capability, e.g. "export.pdf"');
+      if (args.params !== undefined && !isPlainObject(args.params))
+        return errorResult('INVALID_PARAMS: "params" must be an object');
+      return context.runner.run(
+        slot,
+        args.capability,
+        (args.params as Record<string, unknown> | undefined) ?? {},
+        context.call,
+      );
     }
     case STATIC_TOOLS.renderToPdf:
       return renderToPdf(pool.get(session), session, args, context.log);
@@ -75,10 +92,12 @@ export function connectTarget(args: Record<string, unknown>): ConnectTarget | st
   const key = given[0]!;
   const value = args[key];
   if (typeof value !== 'string' || value.trim() === '') return `"${key}" must be a non-empty string`;
-  if (args.abpPage !== undefined && (typeof args.abpPage !== 'string' || args.abpPage === '')) return '"abpPage" must be a non-empty string';
+  if (args.abpPage !== undefined && (typeof args.abpPage !== 'string' || args.abpPage === ''))
+    return '"abpPage" must be a non-empty string';
   if (key === 'url') {
     if (args.abpPage !== undefined) return '"abpPage" applies to extensions only; give the page in "url" itself';
-    if (!/^https?:\/\//i.test(value)) return `"url" must be an http:// or https:// address, got ${JSON.stringify(value)}`;
+    if (!/^https?:\/\//i.test(value))
+      return `"url" must be an http:// or https:// address, got ${JSON.stringify(value)}`;
     return { url: value };
   }
   const page = args.abpPage !== undefined ? { abpPage: args.abpPage as string } : {};
@@ -109,10 +128,17 @@ function status(slots: BrowserSlot[]): string {
     .join('\n\n');
 }
 
-async function renderToPdf(slot: BrowserSlot | undefined, session: string, args: Record<string, unknown>, log: Logger): Promise<CallToolResult> {
+async function renderToPdf(
+  slot: BrowserSlot | undefined,
+  session: string,
+  args: Record<string, unknown>,
+  log: Logger,
+): Promise<CallToolResult> {
   if (!slot?.connected || !slot.session) return errorResult(notConnected(session));
-  if (typeof args.html !== 'string' || args.html === '') return errorResult('INVALID_PARAMS: "html" must be a non-empty string');
-  if (args.options !== undefined && !isPlainObject(args.options)) return errorResult('INVALID_PARAMS: "options" must be an object');
+  if (typeof args.html !== 'string' || args.html === '')
+    return errorResult('INVALID_PARAMS: "html" must be a non-empty string');
+  if (args.options !== undefined && !isPlainObject(args.options))
+    return errorResult('INVALID_PARAMS: "options" must be an object');
   try {
     return pdfResult(await slot.session.renderToPdf(args.html, args.options as Record<string, unknown> | undefined));
   } catch (error) {

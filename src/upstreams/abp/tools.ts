@@ -37,7 +37,10 @@ export const STATIC_TOOL_LIST: Tool[] = [
       type: 'object',
       properties: {
         url: { type: 'string', description: 'Address of the ABP web app (http or https).' },
-        extensionPath: { type: 'string', description: 'Directory of an unpacked Chrome extension that serves an ABP page.' },
+        extensionPath: {
+          type: 'string',
+          description: 'Directory of an unpacked Chrome extension that serves an ABP page.',
+        },
         extensionId: { type: 'string', description: 'Chrome Web Store id of an extension (32 letters a to p).' },
         abpPage: { type: 'string', description: 'Page of the extension that runs the ABP app. Default: abp-app.html.' },
         session: SESSION_PROPERTY,
@@ -71,12 +74,16 @@ export const STATIC_TOOL_LIST: Tool[] = [
   },
   {
     name: STATIC_TOOLS.renderToPdf,
-    description: 'Render HTML to a PDF file with the connected browser (A4, backgrounds printed unless options say otherwise).',
+    description:
+      'Render HTML to a PDF file with the connected browser (A4, backgrounds printed unless options say otherwise).',
     inputSchema: {
       type: 'object',
       properties: {
         html: { type: 'string', description: 'The HTML document to render.' },
-        options: { type: 'object', description: 'Options of Puppeteer\'s page.pdf(), e.g. {"format": "Letter", "landscape": true}.' },
+        options: {
+          type: 'object',
+          description: 'Options of Puppeteer\'s page.pdf(), e.g. {"format": "Letter", "landscape": true}.',
+        },
         session: SESSION_PROPERTY,
       },
       required: ['html'],
@@ -89,10 +96,13 @@ export function dynamicTool({ toolName, capability }: CapabilityTool, sessions: 
   const schema = { ...(capability.inputSchema ?? {}) } as Record<string, unknown>;
   const properties = { ...(isPlainObject(schema.properties) ? schema.properties : {}) };
   if (!('session' in properties)) {
-    const offeredBy = sessions.length > 1 || sessions[0] !== DEFAULT_SESSION ? ` Offered by: ${sessions.join(', ')}.` : '';
+    const offeredBy =
+      sessions.length > 1 || sessions[0] !== DEFAULT_SESSION ? ` Offered by: ${sessions.join(', ')}.` : '';
     properties.session = { ...SESSION_PROPERTY, description: `${SESSION_PROPERTY.description}${offeredBy}` };
   }
-  const notes = [capability.experimental ? '(experimental)' : '', capability.deprecated ? '(deprecated)' : ''].filter(Boolean);
+  const notes = [capability.experimental ? '(experimental)' : '', capability.deprecated ? '(deprecated)' : ''].filter(
+    Boolean,
+  );
   const description = [capability.description ?? `ABP capability ${capability.name}`, ...notes].join(' ');
   return {
     name: toolName,
@@ -102,9 +112,11 @@ export function dynamicTool({ toolName, capability }: CapabilityTool, sessions: 
 }
 
 /** The capability's own arguments: `session` is ours unless the capability declares it. */
-export function splitSession(args: Record<string, unknown>, capabilityHasSession: boolean): { session?: string; params: Record<string, unknown> } {
+export function splitSession(
+  args: Record<string, unknown>,
+  capabilityHasSession: boolean,
+): { session?: string; params: Record<string, unknown> } {
   if (capabilityHasSession) return { params: args };
   const { session, ...params } = args;
   return { ...(typeof session === 'string' ? { session } : {}), params };
 }
-

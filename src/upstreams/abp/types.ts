@@ -33,9 +33,7 @@ export interface AbpManifest {
 
 /** Exactly one of url, extensionPath, extensionId; `abpPage` only for extensions (default `abp-app.html`). */
 export type ConnectTarget =
-  | { url: string }
-  | { extensionPath: string; abpPage?: string }
-  | { extensionId: string; abpPage?: string };
+  { url: string } | { extensionPath: string; abpPage?: string } | { extensionId: string; abpPage?: string };
 
 export interface BrowserOptions {
   /** Resolved executable: config, then CHROME_PATH, then well-known locations (see browser.ts). */
@@ -109,7 +107,7 @@ export interface ConnectionInfo {
   pageUrl: string;
   sessionId: string;
   app: AbpAppInfo;
-  /** Fetched (web apps) or synthesised from the runtime (extensions). */
+  /** Fetched (web apps) or synthesized from the runtime (extensions). */
   manifest: AbpManifest;
   /** Manifest and runtime merged: runtime entries win, runtime-only ones are added. */
   capabilities: AbpCapability[];

@@ -34,7 +34,10 @@ export class ArgumentValidator {
       validate = this.engine(schema).compile(schema);
     } catch (error) {
       // A broken schema is the app's problem: the call goes on and the app answers for itself.
-      this.log.warn({ capability, err: error instanceof Error ? error.message : String(error) }, 'cannot compile the input schema; arguments are not checked');
+      this.log.warn(
+        { capability, err: error instanceof Error ? error.message : String(error) },
+        'cannot compile the input schema; arguments are not checked',
+      );
       validate = null;
     }
     this.compiled.set(schema, validate);
@@ -46,7 +49,8 @@ export class ArgumentValidator {
     const key = dialect.includes('2020-12') ? '2020' : dialect.includes('2019-09') ? '2019' : 'draft-07';
     let engine = this.engines.get(key);
     if (!engine) {
-      engine = key === '2020' ? new Ajv2020(AJV_OPTIONS) : key === '2019' ? new Ajv2019(AJV_OPTIONS) : new Ajv(AJV_OPTIONS);
+      engine =
+        key === '2020' ? new Ajv2020(AJV_OPTIONS) : key === '2019' ? new Ajv2019(AJV_OPTIONS) : new Ajv(AJV_OPTIONS);
       this.engines.set(key, engine);
     }
     return engine;

@@ -59,12 +59,20 @@ export interface ConfigDoc {
   http?: { host?: string; port?: number } & Partial<HttpRequestOptions>;
   auth?: Partial<AuthOptions>;
   gateway?: { separator?: string; pageSize?: number; startupTimeoutMs?: number; shutdownGraceMs?: number };
-  artifacts?: Partial<Omit<ArtifactOptions, 'tools' | 'links'>> & { tools?: Partial<ArtifactOptions['tools']>; links?: Partial<LinkOptions> };
+  artifacts?: Partial<Omit<ArtifactOptions, 'tools' | 'links'>> & {
+    tools?: Partial<ArtifactOptions['tools']>;
+    links?: Partial<LinkOptions>;
+  };
   pipeline?: PipelinePatch;
   rules?: (PipelinePatch & { server?: string; tool?: string })[];
 }
 
-export function normaliseConfig(doc: ConfigDoc, file: string, nodes: Map<string, NodeInfo>, env: NodeJS.ProcessEnv = process.env): Config {
+export function normalizeConfig(
+  doc: ConfigDoc,
+  file: string,
+  nodes: Map<string, NodeInfo>,
+  env: NodeJS.ProcessEnv = process.env,
+): Config {
   const mapKey = serverMapKey(doc as Record<string, unknown>);
   const serverDocs = doc[mapKey] ?? {};
   const servers = Object.keys(serverDocs).map((name) => {
@@ -72,7 +80,7 @@ export function normaliseConfig(doc: ConfigDoc, file: string, nodes: Map<string,
     const position = info?.key ?? info?.value ?? { line: 1, column: 1 };
     return {
       order: [position.line, position.column] as const,
-      server: normaliseServer(name, serverDocs[name]!, doc.defaults ?? {}, { file, ...position }, env),
+      server: normalizeServer(name, serverDocs[name]!, doc.defaults ?? {}, { file, ...position }, env),
     };
   });
   // Object key order puts integer-like names ("1", "42") first; the file's order is what users expect.
@@ -80,12 +88,12 @@ export function normaliseConfig(doc: ConfigDoc, file: string, nodes: Map<string,
 
   const config: Config = {
     logLevel: doc.logLevel ?? DEFAULTS.logLevel,
-    httpOptions: normaliseHttpOptions(doc.http),
+    httpOptions: normalizeHttpOptions(doc.http),
     auth: { ...DEFAULTS.auth, ...doc.auth, tokens: (doc.auth?.tokens ?? []).map((t) => ({ ...t })) },
     gateway: { ...DEFAULTS.gateway, ...doc.gateway },
-    artifacts: normaliseArtifacts(doc.artifacts),
+    artifacts: normalizeArtifacts(doc.artifacts),
     pipeline: resolveTransform(doc.pipeline ?? {}, file),
-    rules: (doc.rules ?? []).map((rule, index) => normaliseRule(rule, file, nodes.get(`/rules/${index}`)?.value?.line)),
+    rules: (doc.rules ?? []).map((rule, index) => normalizeRule(rule, file, nodes.get(`/rules/${index}`)?.value?.line)),
     servers: servers.map((s) => s.server),
   };
   for (const server of config.servers) if (server.pipeline) server.pipeline = resolveTransform(server.pipeline, file);
@@ -93,7 +101,7 @@ export function normaliseConfig(doc: ConfigDoc, file: string, nodes: Map<string,
   return config;
 }
 
-function normaliseServer(
+function normalizeServer(
   name: string,
   doc: ServerDoc,
   defaults: DefaultsDoc,
@@ -104,10 +112,10 @@ function normaliseServer(
   restart.maxDelayMs = Math.max(restart.maxDelayMs, restart.initialDelayMs);
   const common = {
     name,
-    enabled: doc.enabled ?? (doc.disabled !== undefined ? !doc.disabled : defaults.enabled ?? true),
+    enabled: doc.enabled ?? (doc.disabled !== undefined ? !doc.disabled : (defaults.enabled ?? true)),
     timeoutMs: doc.timeoutMs ?? defaults.timeoutMs ?? DEFAULTS.timeoutMs,
     tools: { allow: [...(doc.tools?.allow ?? [])], deny: [...(doc.tools?.deny ?? [])] },
-    prefix: normalisePrefix(doc),
+    prefix: normalizePrefix(doc),
     whenDown: doc.whenDown ?? defaults.whenDown ?? DEFAULTS.whenDown,
     restart,
     source,
@@ -138,7 +146,7 @@ function normaliseServer(
 }
 
 /** Absent: the gateway decides; false, null or "": never prefix; otherwise that prefix. */
-function normalisePrefix(doc: ServerDoc): string | null | undefined {
+function normalizePrefix(doc: ServerDoc): string | null | undefined {
   if (!Object.prototype.hasOwnProperty.call(doc, 'prefix')) return undefined;
   return doc.prefix === false || doc.prefix === null || doc.prefix === '' || doc.prefix === undefined
     ? null
@@ -151,15 +159,20 @@ function transportOfType(type: ServerDoc['type']): HttpTransportKind {
   return 'auto';
 }
 
-function normaliseArtifacts(doc: ConfigDoc['artifacts']): ArtifactOptions {
+function normalizeArtifacts(doc: ConfigDoc['artifacts']): ArtifactOptions {
   const { tools, links, ...rest } = doc ?? {};
-  const artifacts = { ...DEFAULTS.artifacts, ...rest, tools: { ...DEFAULTS.artifacts.tools, ...tools }, links: { ...DEFAULTS.artifacts.links, ...links } };
+  const artifacts = {
+    ...DEFAULTS.artifacts,
+    ...rest,
+    tools: { ...DEFAULTS.artifacts.tools, ...tools },
+    links: { ...DEFAULTS.artifacts.links, ...links },
+  };
   // Links are built by appending paths; one trailing slash would double them.
   if (artifacts.publicUrl) artifacts.publicUrl = artifacts.publicUrl.replace(/\/+$/, '');
   return artifacts;
 }
 
-function normaliseHttpOptions(doc: ConfigDoc['http']): HttpRequestOptions {
+function normalizeHttpOptions(doc: ConfigDoc['http']): HttpRequestOptions {
   return {
     maxBodyBytes: doc?.maxBodyBytes ?? DEFAULTS.httpOptions.maxBodyBytes,
     allowedHosts: [...(doc?.allowedHosts ?? [])],
@@ -167,7 +180,7 @@ function normaliseHttpOptions(doc: ConfigDoc['http']): HttpRequestOptions {
   };
 }
 
-function normaliseRule(rule: NonNullable<ConfigDoc['rules']>[number], file: string, line?: number): RuleConfig {
+function normalizeRule(rule: NonNullable<ConfigDoc['rules']>[number], file: string, line?: number): RuleConfig {
   const { server, tool, ...settings } = rule;
   return {
     server: server ?? '*',
