@@ -60,7 +60,8 @@ function describeUpstream(upstream: ServedUpstream): string {
   ];
   if (upstream.state === 'up') return `  server "${upstream.name}": ${counts.join(', ')}`;
   const why = upstream.lastError ? ` (${upstream.lastError})` : '';
-  return `  server "${upstream.name}": ${upstream.state}${why}; it is retried in the background`;
+  const next = upstream.state === 'failed' ? 'it is not retried' : 'it is retried in the background';
+  return `  server "${upstream.name}": ${upstream.state}${why}; ${next}`;
 }
 
 function count(n: number, noun: string): string {
