@@ -83,6 +83,7 @@ export function createHandlers(deps: HandlerDeps): Record<string, RequestHandler
         args: p.arguments as Params | undefined,
         owner: session.owner,
         links: session.identity.links,
+        client: session.clientInfo,
       };
       let processed: Result;
       try {

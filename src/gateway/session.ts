@@ -87,6 +87,11 @@ export class DownstreamSession {
     return this.server.getClientCapabilities();
   }
 
+  /** What the client said it is in `initialize` (its name decides its budget: pipeline/client-budgets.ts). */
+  get clientInfo(): Implementation | undefined {
+    return this.server.getClientVersion();
+  }
+
   /** Whether the client has finished the handshake, so its capabilities are known. */
   get isInitialized(): boolean {
     return this.server.getClientCapabilities() !== undefined;

@@ -2,6 +2,7 @@ import type { ArtifactStore } from '../artifacts/store.js';
 import type { Logger } from '../logger.js';
 import { markersIn, outstandingBlobs, releaseBlob, restoreBlobs } from '../transports/blobs.js';
 import { chainFor } from './chain.js';
+import { forClient } from './settings.js';
 import type { RuleBook } from './rules.js';
 import { PipelineRun } from './run.js';
 import type { CallInfo, Result } from './types.js';
@@ -21,7 +22,7 @@ export class ResultPipeline {
   ) {}
 
   async process(result: Result, call: CallInfo): Promise<Result> {
-    const settings = this.rules.settingsFor(call.server, call.tool);
+    const settings = forClient(this.rules.settingsFor(call.server, call.tool), call.client);
     const chain = chainFor(result, settings);
     if (!chain.length) return result;
     try {

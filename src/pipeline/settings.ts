@@ -1,3 +1,5 @@
+import type { Implementation } from '@modelcontextprotocol/sdk/types.js';
+import { budgetFor, DEFAULT_BUDGET } from './client-budgets.js';
 /**
  * What the result pipeline does for one tool: the settings a rule can give. Global defaults,
  * per-server and per-tool rules each give some of these; src/pipeline/rules.ts merges them.
@@ -28,17 +30,33 @@ export interface FieldRule {
   encoding?: 'base64' | 'utf-8';
 }
 
+/**
+ * What vision and audio models still see. An image within both image limits passes as it came; a larger
+ * one is stored, and a copy scaled down to fit them is shown in its place next to the link to the full
+ * one. 0 bytes: no image stays, and none is shown scaled down.
+ */
 export interface InlineKeep {
-  /** Images up to this many decoded bytes stay inline (for vision models); 0 = none. */
+  /** Decoded bytes of an image shown inline. */
   imageMaxBytes: number;
-  /** Audio up to this many decoded bytes stays inline; 0 = none. */
+  /** Pixels on an image's long edge (1568: what Claude's vision reads without scaling it down itself). */
+  imageMaxEdge: number;
+  /** Decoded bytes of audio kept inline; 0: none. */
   audioMaxBytes: number;
 }
 
+/** A limit, or the one of the client's budget (client-budgets.ts), settled for each call. */
+export type Limit = number | 'client';
+
 export interface PipelineSettings {
   mode: PipelineMode;
-  /** Text longer than this many characters is stored and replaced by a preview. */
-  inlineLimit: number;
+  /** Text a model works with (code, prose) longer than this many characters is stored and previewed. */
+  inlineLimit: Limit;
+  /** Text that is not for reading (base64, minified code, JSON on one line) longer than this is stored. */
+  dumpLimit: number;
+  /** Text with more lines than this is stored; 0: no limit. */
+  lineLimit: Limit;
+  /** A result whose JSON has more bytes than this has its longest texts stored until it fits; 0: no limit. */
+  resultLimit: Limit;
   /** The same limit as an estimated token count (4 characters a token); the smaller limit wins. 0 = not used. */
   inlineTokens: number;
   /** Strings shorter than this are never examined for hidden binary data. */
@@ -70,11 +88,14 @@ export interface PipelineSettings {
 
 export const DEFAULT_PIPELINE: PipelineSettings = {
   mode: 'auto',
-  inlineLimit: 10_000,
+  inlineLimit: 'client',
+  dumpLimit: 10_000,
+  lineLimit: 'client',
+  resultLimit: 'client',
   inlineTokens: 0,
   minBinaryLength: 1000,
   previewChars: 500,
-  keepInline: { imageMaxBytes: 0, audioMaxBytes: 0 },
+  keepInline: { imageMaxBytes: 1024 * 1024, imageMaxEdge: 1568, audioMaxBytes: 128 * 1024 },
   summary: '',
   dryRun: false,
   errorLimit: 20_000,
@@ -90,9 +111,10 @@ export const DEFAULT_PIPELINE: PipelineSettings = {
  */
 const FILE_MODE: Partial<PipelineSettings> = {
   inlineLimit: 0,
+  dumpLimit: 0,
   inlineTokens: 0,
   previewChars: 0,
-  keepInline: { imageMaxBytes: 0, audioMaxBytes: 0 },
+  keepInline: { imageMaxBytes: 0, imageMaxEdge: 0, audioMaxBytes: 0 },
   jsonPayloads: 'summaries',
 };
 
@@ -117,7 +139,31 @@ export interface RuleConfig {
   line?: number;
 }
 
-/** The characters of text allowed inline, from both limits. */
+/** The settings of one call: limits left to the client take its budget. */
+export function forClient(settings: PipelineSettings, client: Implementation | undefined): PipelineSettings {
+  if (settings.inlineLimit !== 'client' && settings.lineLimit !== 'client' && settings.resultLimit !== 'client')
+    return settings;
+  const budget = budgetFor(client);
+  return {
+    ...settings,
+    inlineLimit: settings.inlineLimit === 'client' ? budget.textChars : settings.inlineLimit,
+    lineLimit: settings.lineLimit === 'client' ? budget.maxLines : settings.lineLimit,
+    resultLimit: settings.resultLimit === 'client' ? budget.resultBytes : settings.resultLimit,
+  };
+}
+
+/** The characters of text to read allowed inline, from both limits (a client's unknown: the default budget's). */
 export function inlineChars(settings: PipelineSettings): number {
-  return settings.inlineTokens > 0 ? Math.min(settings.inlineLimit, settings.inlineTokens * 4) : settings.inlineLimit;
+  const chars = settings.inlineLimit === 'client' ? DEFAULT_BUDGET.textChars : settings.inlineLimit;
+  return settings.inlineTokens > 0 ? Math.min(chars, settings.inlineTokens * 4) : chars;
+}
+
+/** The characters of text not for reading allowed inline: never more than text to read. */
+export function dumpChars(settings: PipelineSettings): number {
+  return Math.min(settings.dumpLimit, inlineChars(settings));
+}
+
+/** A settled limit as a number (0: none). */
+export function limitOf(limit: Limit, fallback: number): number {
+  return limit === 'client' ? fallback : limit;
 }

@@ -1,4 +1,4 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Implementation } from '@modelcontextprotocol/sdk/types.js';
 import type { ArtifactRecord, PieceSource } from '../artifacts/types.js';
 import type { LiteralForm, LiteralKind } from '../artifacts/literals.js';
 import type { PipelineSettings } from './settings.js';
@@ -12,6 +12,8 @@ export interface CallInfo {
   owner: string;
   /** Set when the client reaches the gateway over HTTP: summaries then name a download URL. */
   links?: ArtifactLinks;
+  /** The client's `clientInfo`: its budget sets the text limits (client-budgets.ts). */
+  client?: Implementation;
 }
 
 export interface ArtifactLinks {

@@ -3,11 +3,10 @@ import { createHash } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, ContentBlock, ResourceLink } from '@modelcontextprotocol/sdk/types.js';
 import { NODE, connectDirect, type StdioConnection } from './fixtures.js';
-import { ALL_CLIENT_CAPABILITIES, startProxy, testConfig, type ProxyUnderTest, type TestOptions } from './proxy.js';
+import { connectAs, startProxy, testConfig, type ProxyUnderTest, type TestOptions } from './proxy.js';
 
 /** Absolute path of the tableau fixture server. */
 export const TABLEAU = fileURLToPath(new URL('../fixtures/tableau-server.mjs', import.meta.url));
@@ -111,12 +110,8 @@ export async function expectSameResults(
 }
 
 /** A second client session on the same gateway, over its own in-memory transport pair. */
-export async function connectSecondClient(proxy: ProxyUnderTest): Promise<Client> {
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await proxy.gateway.createSession().connect(serverSide);
-  const client = new Client({ name: 'second-client', version: '1.0.0' }, { capabilities: ALL_CLIENT_CAPABILITIES });
-  await client.connect(clientSide);
-  return client;
+export function connectSecondClient(proxy: ProxyUnderTest): Promise<Client> {
+  return connectAs(proxy.gateway, { name: 'second-client', version: '1.0.0' });
 }
 
 /** The blob of a resources/read answer, decoded (fails when the answer is not one blob). */

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import type { ClientCapabilities, Implementation } from '@modelcontextprotocol/sdk/types.js';
 import {
   DEFAULTS,
   defaultConfig,
@@ -86,14 +86,7 @@ export async function startProxy(
   const log = options.log ?? (process.env.TEST_LOG ? createLogger(process.env.TEST_LOG as never) : silentLogger);
   const gateway = new Gateway(config, log);
   await gateway.start();
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await gateway.createSession().connect(serverSide);
-  const client = new Client(
-    { name: 'test-client', version: '1.0.0' },
-    { capabilities: options.capabilities ?? ALL_CLIENT_CAPABILITIES },
-  );
-  options.setup?.(client);
-  await client.connect(clientSide);
+  const client = await connectAs(gateway, { name: 'test-client', version: '1.0.0' }, options);
   return {
     gateway,
     client,
@@ -103,4 +96,18 @@ export async function startProxy(
       if (config.artifacts.dir?.startsWith(tmpdir())) await rm(config.artifacts.dir, { recursive: true, force: true });
     },
   };
+}
+
+/** One more client of a running gateway, introducing itself as `clientInfo` (its name picks its budget). */
+export async function connectAs(
+  gateway: Gateway,
+  clientInfo: Implementation,
+  options: { capabilities?: ClientCapabilities; setup?: (client: Client) => void } = {},
+): Promise<Client> {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await gateway.createSession().connect(serverSide);
+  const client = new Client(clientInfo, { capabilities: options.capabilities ?? ALL_CLIENT_CAPABILITIES });
+  options.setup?.(client);
+  await client.connect(clientSide);
+  return client;
 }

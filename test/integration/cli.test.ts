@@ -496,7 +496,7 @@ describe('artifacts through the CLI', () => {
   test('--artifact-dir receives the extracted image; gc removes it once expired', async () => {
     const dir = join(tmp, 'store-a');
     const proxy = await connectLinear(['--log-level', 'warn', '--artifact-dir', dir, '--', NODE, FIXTURES.bigResult]);
-    const result = await proxy.client.callTool({ name: 'big-image', arguments: { mb: 1 } });
+    const result = await proxy.client.callTool({ name: 'big-image', arguments: { mb: 2 } });
     const link = (result.content as { type: string; uri?: string }[]).find((b) => b.type === 'resource_link');
     expect(link?.uri).toMatch(/^artifact:\/\/big-result\/big-image_[0-9a-f]{12}\.png$/);
     expect(await filesIn(dir)).toHaveLength(1);
@@ -533,7 +533,7 @@ describe('artifacts through the CLI', () => {
     const dir = join(tmp, 'store-c');
     const args = ['--log-level', 'warn', '--artifact-dir', dir, '--', NODE, FIXTURES.bigResult];
     const first = await connectLinear(args);
-    const result = await first.client.callTool({ name: 'big-image', arguments: { mb: 1 } });
+    const result = await first.client.callTool({ name: 'big-image', arguments: { mb: 2 } });
     const uri = (result.content as { type: string; uri?: string }[]).find((b) => b.type === 'resource_link')?.uri;
     expect((await first.client.listResources()).resources.map((r) => r.uri)).toContain(uri);
     await first.close();
@@ -556,7 +556,7 @@ describe('artifacts through the CLI', () => {
       NODE,
       FIXTURES.bigResult,
     ]);
-    const result = await proxy.client.callTool({ name: 'big-image', arguments: { mb: 1 } });
+    const result = await proxy.client.callTool({ name: 'big-image', arguments: { mb: 2 } });
     const image = (result.content as { type: string; data?: string }[]).find((b) => b.type === 'image');
     expect(image?.data?.length).toBeGreaterThan(1_000_000);
     expect(await filesIn(dir)).toEqual([]);

@@ -53,7 +53,7 @@ describe('faults', () => {
     );
     expect(await filesIn(config.artifacts.dir!)).toEqual([]);
     await waitFor(() => proxy.gateway.upstreams[0].state === 'up', 10_000, 50, 'the restart');
-    const ok = await proxy.client.callTool({ name: 'big-image', arguments: { mb: 1 } });
+    const ok = await proxy.client.callTool({ name: 'big-image', arguments: { mb: 2 } });
     expect(ok.content).toContainEqual(expect.objectContaining({ type: 'resource_link' }));
     expect(await filesIn(config.artifacts.dir!)).toHaveLength(1);
   });

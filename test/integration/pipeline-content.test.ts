@@ -1,5 +1,6 @@
 // MCP's own binary content kinds (image, audio, embedded resources) from real servers:
 // server-everything over stdio and the big-result fixture; keepInline for small images.
+import sharp from 'sharp';
 import { readFile } from 'node:fs/promises';
 import { gunzipSync } from 'node:zlib';
 import type { CallToolResult, ContentBlock, ImageContent } from '@modelcontextprotocol/sdk/types.js';
@@ -9,6 +10,8 @@ import { startProxy, testConfig, type ProxyUnderTest } from '../helpers/proxy.js
 
 const everything = { name: 'everything', command: NODE, args: [EVERYTHING_ENTRY, 'stdio'] };
 const big = { name: 'big', command: NODE, args: [FIXTURES.bigResult, '--name', 'big'] };
+/** Every image and audio block stored, whatever its size: what is kept inline is the keepInline tests' part. */
+const STORE_ALL_MEDIA = { pipeline: { keepInline: { imageMaxBytes: 0, audioMaxBytes: 0 } } };
 
 function imageOf(result: CallToolResult): ImageContent {
   const image = result.content.find((b): b is ImageContent => b.type === 'image');
@@ -21,7 +24,7 @@ describe('server-everything over stdio', () => {
   let direct: StdioConnection;
   beforeAll(async () => {
     [proxy, direct] = await Promise.all([
-      startProxy(testConfig([everything])),
+      startProxy(testConfig([everything], STORE_ALL_MEDIA)),
       connectDirect(NODE, [EVERYTHING_ENTRY, 'stdio']),
     ]);
   });
@@ -94,7 +97,7 @@ describe('server-everything over stdio', () => {
 describe('big-result fixture', () => {
   let proxy: ProxyUnderTest;
   beforeAll(async () => {
-    proxy = await startProxy(testConfig([big]));
+    proxy = await startProxy(testConfig([big], STORE_ALL_MEDIA));
   });
   afterAll(() => proxy?.close());
 
@@ -162,12 +165,12 @@ describe('big-result fixture', () => {
   });
 });
 
-describe('keepInline', () => {
+describe('what vision and audio models still see (keepInline, by default)', () => {
   let proxy: ProxyUnderTest;
   let direct: StdioConnection;
   beforeAll(async () => {
     [proxy, direct] = await Promise.all([
-      startProxy(testConfig([everything, big], { pipeline: { keepInline: { imageMaxBytes: 10_000 } } })),
+      startProxy(testConfig([everything, big])),
       connectDirect(NODE, [EVERYTHING_ENTRY, 'stdio']),
     ]);
   });
@@ -176,10 +179,37 @@ describe('keepInline', () => {
     await direct?.close();
   });
 
-  test('a small image stays inline for vision models; a 1 MB image is still extracted', async () => {
+  const images = (result: CallToolResult) =>
+    result.content.filter((b) => b.type === 'image') as { data: string; mimeType: string }[];
+
+  test('an image within 1 MiB and 1568 px passes as it came, and so does short audio', async () => {
     expect(await call(proxy.client, 'everything__get-tiny-image')).toEqual(await call(direct.client, 'get-tiny-image'));
-    const result = await call(proxy.client, 'big__big-image', { mb: 1 });
-    expect(result.content.some((b) => b.type === 'image')).toBe(false);
-    expect(onlyLink(result)).toMatchObject({ mimeType: 'image/png', size: 1024 * 1024 });
+    const mixed = await call(proxy.client, 'big__mixed', { kb: 4 });
+    expect(mixed.content.map((b) => b.type)).toEqual(expect.arrayContaining(['image', 'audio']));
+  });
+
+  test('an image too wide is stored, and shown scaled down to 1568 px next to the link to the full one', async () => {
+    const result = await call(proxy.client, 'big__wide-image', { width: 6000, height: 4000 });
+    expect(result.content.map((b) => b.type)).toEqual(['text', 'text', 'image', 'resource_link']);
+    const [shown] = images(result);
+    const size = await sharp(Buffer.from(shown!.data, 'base64')).metadata();
+    expect([size.width, size.height]).toEqual([1568, 1045]);
+    expect(texts(result)[1]).toBe('Shown below scaled down to 1568x1045 (the file is 6000x4000).');
+    expect(summaries(result)[0]).toMatch(/^Dimensions: 6000x4000$/m);
+    const stored = await readFile(artifactMeta(result)[0]!.path);
+    expect((await sharp(stored).metadata()).width).toBe(6000);
+  });
+
+  test('an image over 1 MiB is stored whole; what is shown fits in 1 MiB', async () => {
+    const result = await call(proxy.client, 'big__big-image', { mb: 3 });
+    expect(onlyLink(result)).toMatchObject({ mimeType: 'image/png', size: 3 * 1024 * 1024 });
+    const [shown] = images(result);
+    expect(Buffer.from(shown!.data, 'base64').length).toBeLessThanOrEqual(1024 * 1024);
+  });
+
+  test('audio over 128 KiB is stored', async () => {
+    const result = await call(proxy.client, 'big__big-audio', { mb: 1 });
+    expect(result.content.some((b) => b.type === 'audio')).toBe(false);
+    expect(onlyLink(result)).toMatchObject({ mimeType: 'audio/wav' });
   });
 });

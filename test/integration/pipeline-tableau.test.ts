@@ -266,7 +266,8 @@ describe('markdown with a data: image', () => {
 describe('the same image twice in one result', () => {
   let proxy: ProxyUnderTest;
   beforeAll(async () => {
-    proxy = await startTableau();
+    // Stored whatever its size (a 20x20 chart would stay inline for a vision model by default).
+    proxy = await startTableau({ pipeline: { keepInline: { imageMaxBytes: 0 } } });
   });
   afterAll(() => proxy?.close());
 

@@ -85,7 +85,7 @@ describe('sidecar: the artifact gallery in headless Chromium', () => {
     expect(await shownIds(page)).not.toContain(bobId);
     // Thumbnails for the two PNGs, loaded through signed links.
     const images = await page.$$eval('li.artifact img', (imgs) =>
-      imgs.map((img) => ({ ok: img.complete && img.naturalWidth === 4, src: img.getAttribute('src') })),
+      imgs.map((img) => ({ ok: img.complete && img.naturalWidth === 1600, src: img.getAttribute('src') })),
     );
     expect(images).toHaveLength(2);
     for (const image of images) {
@@ -138,7 +138,7 @@ describe('sidecar: the artifact gallery in headless Chromium', () => {
     const opened = await page.goto(href, { waitUntil: 'load' });
     // 304: the thumbnail is in the cache, revalidated by its ETag.
     expect([200, 304]).toContain(opened!.status());
-    expect(await page.evaluate('document.images[0]?.naturalWidth')).toBe(4);
+    expect(await page.evaluate('document.images[0]?.naturalWidth')).toBe(1600);
     await page.close();
   });
 

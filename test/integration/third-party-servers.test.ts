@@ -3,7 +3,7 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { closeAllDirect, connectDirect, NODE } from '../helpers/fixtures.js';
-import { startProxy, testConfig, type ProxyUnderTest } from '../helpers/proxy.js';
+import { connectAs, startProxy, testConfig, type ProxyUnderTest } from '../helpers/proxy.js';
 import { artifactMeta, call, links, sha256, summaries } from '../helpers/pipeline.js';
 import { filesystem, filesystemRoot, FILESYSTEM_ENTRY, memory, MEMORY_ENTRY } from '../helpers/third-party.js';
 import { DEFAULTS } from '../../src/config/types.js';
@@ -64,7 +64,7 @@ describe('server-filesystem', () => {
 
 describe('server-memory', () => {
   test('a graph too big for the context is stored once as the JSON the server wrote; the reference fits the advertised schema', async () => {
-    const entities = Array.from({ length: 300 }, (_, i) => ({
+    const entities = Array.from({ length: 1500 }, (_, i) => ({
       name: `e${i}`,
       entityType: 'thing',
       observations: [`fact ${i}`],
@@ -75,7 +75,7 @@ describe('server-memory', () => {
     expect(meta).toHaveLength(1);
     expect(result.structuredContent).toMatchObject({ $artifact: meta[0]!.uri, mimeType: 'application/json' });
     const stored = await readFile(meta[0]!.path, 'utf8');
-    expect((JSON.parse(stored) as { entities: unknown[] }).entities).toHaveLength(300);
+    expect((JSON.parse(stored) as { entities: unknown[] }).entities).toHaveLength(1500);
   });
 });
 
@@ -145,5 +145,87 @@ test('with argumentRefs off the stand-ins go upstream as they are, and the note 
     expect(await readFile(path, 'utf8')).toMatch(/!\[x\]\(artifact:\/\/plainfs\/read_text_file_[0-9a-f]{12}\.png\)/);
   } finally {
     await plain.close();
+  }
+});
+
+describe('server-filesystem: budgets fit the client', () => {
+  /** Source code of about `chars` characters, in lines a model edits. */
+  function sourceCode(chars: number): string {
+    const lines: string[] = [];
+    for (let i = 0; lines.join('\n').length < chars; i++) {
+      lines.push(`export function step${i}(input: number): number {`, `  return input * ${i} + 1;`, '}', '');
+    }
+    return lines.join('\n');
+  }
+  const clients = new Map<string, Awaited<ReturnType<typeof connectAs>>>();
+  async function readAs(clientName: string, name: string, text: string) {
+    let client = clients.get(clientName);
+    if (!client) {
+      client = await connectAs(files.gateway, { name: clientName, version: '1.0.0' });
+      clients.set(clientName, client);
+    }
+    const path = join(root, name);
+    await writeFile(path, text);
+    return call(client, 'read_text_file', { path });
+  }
+  afterAll(async () => {
+    await Promise.all([...clients.values()].map((client) => client.close()));
+  });
+
+  test('a 16 KB source file reaches an unknown client whole, as the server sent it', async () => {
+    const code = sourceCode(16_000);
+    const result = await readAs('some-agent', 'small.ts', code);
+    expect(texts(result)).toEqual([code]);
+    expect(result.structuredContent).toEqual({ content: code });
+    expect(artifactMeta(result)).toEqual([]);
+  });
+
+  test('a 16 KB dump (minified code on one line) is stored: a model cannot use it inline', async () => {
+    const minified = Array.from({ length: 600 }, (_, i) => `function f${i}(a){return a*${i}+1}`).join(';');
+    expect(minified.length).toBeGreaterThan(16_000);
+    const result = await readAs('some-agent', 'bundle.min.js', minified);
+    const [meta] = artifactMeta(result);
+    expect(sha256(await readFile(meta!.path))).toBe(sha256(minified));
+    expect(result.structuredContent).toEqual({ content: meta!.uri });
+  });
+
+  test('Claude Code keeps 45 000 characters of code inline; an unknown client gets them stored', async () => {
+    const code = sourceCode(45_000);
+    expect(texts(await readAs('claude-code', 'mid.ts', code))).toEqual([code]);
+    expect(artifactMeta(await readAs('some-agent', 'mid.ts', code))).toHaveLength(1);
+  });
+
+  test('Claude Desktop (claude-ai) keeps 90 000 characters inline; Claude Code gets them stored', async () => {
+    const code = sourceCode(90_000);
+    expect(texts(await readAs('claude-ai', 'large.ts', code))).toEqual([code]);
+    expect(artifactMeta(await readAs('claude-code', 'large.ts', code))).toHaveLength(1);
+  });
+
+  test('Codex cuts at 256 lines: 300 short lines are stored for it, with a preview of their start and end', async () => {
+    const log = Array.from({ length: 300 }, (_, i) => `line ${i}`).join('\n');
+    expect(texts(await readAs('claude-code', 'short.log', log))).toEqual([log]);
+    const result = await readAs('codex-mcp-client', 'short.log', log);
+    const [meta] = artifactMeta(result);
+    expect(await readFile(meta!.path, 'utf8')).toBe(log);
+    const preview = texts(result).find((text) => text.startsWith('Preview'))!;
+    expect(preview).toMatch(/^Preview \(its start and its end\):\nline 0\nline 1\n/);
+    expect(preview).toMatch(/\nline 299$/);
+    const shown = preview.split('\n').filter((line) => line.startsWith('line '));
+    expect(new Set(shown).size).toBe(shown.length);
+  });
+});
+
+test('a configured inlineLimit overrides the client: 2 000 characters of code are stored even for Claude Desktop', async () => {
+  const strict = await startProxy(testConfig([filesystem(root, 'strict-fs')], { pipeline: { inlineLimit: 1000 } }));
+  const desktop = await connectAs(strict.gateway, { name: 'claude-ai', version: '1.0.0' });
+  try {
+    const path = join(root, 'strict.ts');
+    const code = Array.from({ length: 100 }, (_, i) => `const v${i} = ${i};`).join('\n');
+    await writeFile(path, code);
+    const result = await call(desktop, 'read_text_file', { path });
+    expect(await readFile(artifactMeta(result)[0]!.path, 'utf8')).toBe(code);
+  } finally {
+    await desktop.close();
+    await strict.close();
   }
 });

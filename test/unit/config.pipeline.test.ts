@@ -121,7 +121,7 @@ describe('rule precedence', () => {
     expect(download.mode).toBe('auto');
     expect(download.inlineLimit).toBe(300);
     expect(download.previewChars).toBe(20);
-    expect(download.keepInline).toEqual({ imageMaxBytes: 0, audioMaxBytes: 5 });
+    expect(download.keepInline).toEqual({ ...DEFAULT_PIPELINE.keepInline, audioMaxBytes: 5 });
   });
 
   test('a per-server rule beats the global block and the server block', () => {
@@ -138,7 +138,7 @@ describe('rule precedence', () => {
       inlineLimit: 100,
       previewChars: 10,
       summary: 'preset',
-      keepInline: { imageMaxBytes: 0, audioMaxBytes: 5 },
+      keepInline: { ...DEFAULT_PIPELINE.keepInline, audioMaxBytes: 5 },
     });
   });
 

@@ -27,7 +27,7 @@ beforeAll(async () => {
   await store.init();
   pipeline = new ResultPipeline(new RuleBook({ pipeline: {}, rules: [], servers: [] }), store, silentLogger);
   roomy = new ResultPipeline(
-    new RuleBook({ pipeline: { inlineLimit: 1_000_000 }, rules: [], servers: [] }),
+    new RuleBook({ pipeline: { inlineLimit: 1_000_000, dumpLimit: 1_000_000 }, rules: [], servers: [] }),
     store,
     silentLogger,
   );

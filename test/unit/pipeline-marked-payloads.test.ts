@@ -17,8 +17,13 @@ import { padTo, pdf, png } from './detect-fixtures.js';
 
 let dir: string;
 let store: ArtifactStore;
+/** Images are stored here whatever their size (by default a vision model's may stay inline). */
 const pipelineWith = (pipeline: Record<string, unknown> = {}) =>
-  new ResultPipeline(new RuleBook({ pipeline, rules: [], servers: [] }), store, silentLogger);
+  new ResultPipeline(
+    new RuleBook({ pipeline: { keepInline: { imageMaxBytes: 0 }, ...pipeline }, rules: [], servers: [] }),
+    store,
+    silentLogger,
+  );
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'marked-payloads-'));
@@ -90,7 +95,7 @@ test('an image block that is not base64 after all is left as it was, nothing sto
 
 test('BinaryData in JSON that is not base64 after all gets the note it always got', async () => {
   const doc = { report: { content: broken, mimeType: 'application/pdf' } };
-  const output = await pipelineWith({ inlineLimit: 10_000_000 }).process(
+  const output = await pipelineWith({ inlineLimit: 10_000_000, dumpLimit: 10_000_000, resultLimit: 0 }).process(
     readResult({ content: [{ type: 'text', text: JSON.stringify(doc) }] }),
     {
       server: 's',

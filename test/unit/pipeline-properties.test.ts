@@ -20,8 +20,10 @@ beforeAll(async () => {
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
+/** Images are stored here whatever their size (by default a vision model's may stay inline). */
 function pipelineWith(pipeline: PipelinePatch = {}): ResultPipeline {
-  return new ResultPipeline(new RuleBook({ pipeline, rules: [], servers: [] }), store, silentLogger);
+  const settings = { ...pipeline, keepInline: { imageMaxBytes: 0, ...pipeline.keepInline } };
+  return new ResultPipeline(new RuleBook({ pipeline: settings, rules: [], servers: [] }), store, silentLogger);
 }
 
 const call = { server: 'props', tool: 'anything', owner: 's1' };

@@ -3,35 +3,87 @@ import { announce, isNote, mapContent, note, originalText, placeOutcome } from '
 import { restoreInlaid } from '../../transports/blobs.js';
 import { findStringsDeep, pathText, setAtPath, type JsonPath } from '../detect/walk.js';
 import { referenceTo } from '../reference.js';
-import { inlineChars } from '../settings.js';
-import { previewText } from '../summary/preview.js';
-import { textMimeType } from '../text-kind.js';
+import { dumpChars, inlineChars, limitOf, type PipelineSettings } from '../settings.js';
+import { splitLines } from '../../artifacts/lines.js';
+import { headAndTail } from '../summary/preview.js';
+import { isForReading, textMimeType } from '../text-kind.js';
 import type { Extraction, Layer, LayerContext, Result } from '../types.js';
 
 /**
- * Layer 5, the safety net: text still over the inline limit after the other layers is stored (as .json,
- * .csv, .md or .txt by its content) and replaced by a preview; so is a structuredContent whose JSON is over
- * the limit. What a text block and structuredContent both carry is stored once (see structuredInPlace).
+ * Layer 5, the safety net: what is still too long for the client after the other layers is stored (as .json,
+ * .csv, .md or .txt by its content) and replaced by a summary and a preview of its start and end. Text a
+ * model works with (code, prose) may be as long as the client takes (`inlineLimit`, client-budgets.ts);
+ * a dump (base64, minified code, JSON on one line) only `dumpLimit`; the client's line limit counts too.
+ * structuredContent over the limit is handled by storeStructured; a result still over the client's
+ * `resultLimit` then has its longest texts stored until it fits.
  */
 export const sizeLimitLayer: Layer = {
   name: 'size-limit',
   applies: (result, settings) => {
-    const limit = inlineChars(settings);
-    if ((result.content ?? []).some((block) => isLongText(block, limit))) return true;
-    return isContainer(result.structuredContent) && JSON.stringify(result.structuredContent).length > limit;
+    if ((result.content ?? []).some((block) => isTooLong(block, settings))) return true;
+    if (
+      isContainer(result.structuredContent) &&
+      JSON.stringify(result.structuredContent).length > inlineChars(settings)
+    ) {
+      return true;
+    }
+    return overResultLimit(result, settings);
   },
   run: async (result, run) => {
     const limit = inlineChars(run.settings);
     let next = result;
     if (isContainer(result.structuredContent)) {
       const json = JSON.stringify(result.structuredContent);
-      if (json.length > limit) next = await storeStructured(result, json, limit, run);
+      const stored = new Set(
+        (result.content ?? []).filter((b) => isTooLong(b, run.settings)).map((b) => (b as TextContent).text),
+      );
+      if (json.length > limit || [...stored].some((text) => json.includes(JSON.stringify(text).slice(1, -1)))) {
+        next = await storeStructured(result, json, limit, stored, run);
+      }
     }
-    return mapContent(next, async (block, index) =>
-      isLongText(block, limit) ? storeText(block as TextContent, `content[${index}]`, run) : undefined,
+    next = await mapContent(next, async (block, index) =>
+      isTooLong(block, run.settings) ? storeText(block as TextContent, `content[${index}]`, run) : undefined,
     );
+    return fitResult(next, run);
   },
 };
+
+/** A text the upstream sent (or a layer rewrote in place) that is too long or has too many lines for the client. */
+function isTooLong(block: ContentBlock, settings: PipelineSettings): boolean {
+  if (block.type !== 'text' || isNote(block)) return false;
+  const { text } = block;
+  if (
+    text.length > dumpChars(settings) &&
+    text.length > (isForReading(text) ? inlineChars(settings) : dumpChars(settings))
+  ) {
+    return true;
+  }
+  const maxLines = limitOf(settings.lineLimit, 0);
+  return maxLines > 0 && text.length > maxLines && splitLines(text).length > maxLines;
+}
+
+function overResultLimit(result: Result, settings: PipelineSettings): boolean {
+  const limit = limitOf(settings.resultLimit, 0);
+  return limit > 0 && Buffer.byteLength(JSON.stringify(result)) > limit;
+}
+
+/** A result the client would refuse or cut as a whole: its longest texts are stored until it fits. */
+async function fitResult(result: Result, run: LayerContext): Promise<Result> {
+  let next = result;
+  while (overResultLimit(next, run.settings)) {
+    const content = next.content ?? [];
+    let longest = -1;
+    for (const [index, block] of content.entries()) {
+      if (block.type !== 'text' || isNote(block)) continue;
+      if (longest === -1 || block.text.length > (content[longest] as TextContent).text.length) longest = index;
+    }
+    if (longest === -1) break;
+    const replacement = await storeText(content[longest] as TextContent, `content[${longest}]`, run);
+    if (!replacement) break;
+    next = { ...next, content: [...content.slice(0, longest), ...replacement, ...content.slice(longest + 1)] };
+  }
+  return next;
+}
 
 /**
  * structuredContent over the limit. Servers send their structured result as text too (the spec asks
@@ -42,12 +94,15 @@ export const sizeLimitLayer: Layer = {
  * by a reference (output-schema.ts widens the root of schemas that allow that). With a limit of 0 (mode
  * file) nothing can stay, so the document is stored whole.
  */
-async function storeStructured(result: Result, json: string, limit: number, run: LayerContext): Promise<Result> {
+async function storeStructured(
+  result: Result,
+  json: string,
+  limit: number,
+  storedTexts: Set<string>,
+  run: LayerContext,
+): Promise<Result> {
   const structured = result.structuredContent as object;
-  const texts = (result.content ?? []).flatMap((block) =>
-    block.type === 'text' && !isNote(block) ? [block.text] : [],
-  );
-  const sameDocument = texts.find((text) => text.length > limit && sameJson(text, json));
+  const sameDocument = [...storedTexts].find((text) => sameJson(text, json));
   if (sameDocument !== undefined) {
     const outcome = await run.save({
       data: { text: sameDocument },
@@ -60,7 +115,7 @@ async function storeStructured(result: Result, json: string, limit: number, run:
   let next = structured;
   let length = json.length;
   const announced: ContentBlock[] = [];
-  for (const { path, text, inText } of candidateStrings(structured, limit, texts)) {
+  for (const { path, text, inText } of candidateStrings(structured, limit, storedTexts)) {
     if (!inText && length <= limit) continue;
     const outcome = await run.save({
       data: { text },
@@ -105,9 +160,8 @@ const MIN_STORED_STRING = 200;
 function candidateStrings(
   doc: unknown,
   limit: number,
-  texts: string[],
+  carried: Set<string>,
 ): { path: JsonPath; text: string; inText: boolean }[] {
-  const carried = new Set(texts.filter((text) => text.length > limit));
   const found: { path: JsonPath; text: string; inText: boolean }[] = [];
   findStringsDeep(doc, (text, path) => {
     const inText = carried.has(text);
@@ -125,12 +179,8 @@ async function storeText(block: TextContent, source: string, run: LayerContext):
   const blocks = announce(outcome.extraction, run.announced);
   if (!blocks.length) return [note(`[stored as ${outcome.extraction.record.uri}]`)];
   if (run.settings.previewChars <= 0) return blocks;
-  const { preview, truncated } = previewText(text, run.settings.previewChars);
-  return [
-    blocks[0],
-    note(`Preview${truncated ? ` (first ${preview.length} characters)` : ''}:\n${preview}`),
-    ...blocks.slice(1),
-  ];
+  const { preview, truncated } = headAndTail(text, run.settings.previewChars);
+  return [blocks[0], note(`Preview${truncated ? ' (its start and its end)' : ''}:\n${preview}`), ...blocks.slice(1)];
 }
 
 /** Whether a text is the JSON document `json` is the compact form of. */
@@ -146,11 +196,6 @@ function sameJson(text: string, json: string): boolean {
 
 function reference(extraction: Extraction): Record<string, unknown> {
   return referenceTo(extraction) as unknown as Record<string, unknown>;
-}
-
-/** A text the upstream sent (or a layer rewrote in place) that is over the limit. */
-function isLongText(block: ContentBlock, limit: number): boolean {
-  return block.type === 'text' && !isNote(block) && block.text.length > limit;
 }
 
 function isContainer(value: unknown): value is object {

@@ -1,15 +1,17 @@
 import type { ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import { base64Data, base64DecodedSize, dataSize } from '../decode.js';
 import { inlineChars, type PipelineSettings } from '../settings.js';
-import { mapContent, placeOutcome } from '../blocks.js';
-import type { Layer, LayerContext, Payload } from '../types.js';
+import { mapContent, note, placeOutcome } from '../blocks.js';
+import { fitsVision, imagePreview } from '../image-preview.js';
+import type { Extraction, Layer, LayerContext, Payload } from '../types.js';
 
 type Block = ContentBlock & Record<string, unknown>;
 
 /**
  * Layer 3: the content kinds MCP itself marks as binary or large: image and audio blocks,
  * embedded resources with a blob, and embedded text resources over the inline limit.
- * resource_link blocks are already references and pass unchanged.
+ * resource_link blocks are already references and pass unchanged. Images a vision model can take
+ * stay; a larger one is stored and shown scaled down beside its link (image-preview.ts).
  */
 export const typedContentLayer: Layer = {
   name: 'typed-content',
@@ -17,10 +19,11 @@ export const typedContentLayer: Layer = {
   run: (result, run) => mapContent(result, (block, index) => replace(block as Block, index, run)),
 };
 
-/** Whether the block is one this layer stores; decides on sizes alone, decoding nothing. */
+/** Whether the block is one this layer stores; decides on sizes (and an image's first bytes) alone. */
 function wouldStore(block: Block, settings: PipelineSettings): boolean {
-  if ((block.type === 'image' || block.type === 'audio') && typeof block.data === 'string') {
-    const limit = block.type === 'image' ? settings.keepInline.imageMaxBytes : settings.keepInline.audioMaxBytes;
+  if (block.type === 'image' && typeof block.data === 'string') return !fitsVision(block.data, settings.keepInline);
+  if (block.type === 'audio' && typeof block.data === 'string') {
+    const limit = settings.keepInline.audioMaxBytes;
     return !(limit > 0 && base64DecodedSize(block.data) <= limit);
   }
   if (block.type !== 'resource' || typeof block.resource !== 'object' || block.resource === null) return false;
@@ -75,5 +78,30 @@ async function storeBase64(
     return undefined;
   }
   const size = dataSize(data);
-  return placeOutcome(outcome!, [original], `this ${payload.mimeType ?? ''} ${what} (${size} bytes)`, run.announced);
+  const blocks = placeOutcome(
+    outcome!,
+    [original],
+    `this ${payload.mimeType ?? ''} ${what} (${size} bytes)`,
+    run.announced,
+  );
+  return original.type === 'image' && outcome!.ok === true && blocks
+    ? withPreview(blocks, outcome!.extraction, run)
+    : blocks;
+}
+
+/** The summary, then the image scaled down for the model to see, then the link to the full one. */
+async function withPreview(blocks: ContentBlock[], extraction: Extraction, run: LayerContext): Promise<ContentBlock[]> {
+  // A repeat of an image already shown is a one-line marker: its preview is above.
+  if (!blocks.some((block) => block.type === 'resource_link')) return blocks;
+  const [summary, ...rest] = blocks;
+  const preview = summary && (await imagePreview(extraction.record.path, run.settings.keepInline));
+  if (!preview) return blocks;
+  const { width, height } = extraction.record.facts;
+  const from = typeof width === 'number' && typeof height === 'number' ? ` (the file is ${width}x${height})` : '';
+  return [
+    summary,
+    note(`Shown below scaled down to ${preview.width}x${preview.height}${from}.`),
+    { type: 'image', data: preview.data, mimeType: preview.mimeType },
+    ...rest,
+  ];
 }
