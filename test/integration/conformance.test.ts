@@ -1,0 +1,241 @@
+// The official MCP conformance suite (@modelcontextprotocol/conformance, its `server` command) run
+// against our conformance fixture three ways: directly over Streamable HTTP, through the proxy
+// with the fixture as its stdio upstream, and through the proxy with the direct fixture as its
+// --url upstream. The proxy, in its default mode, must pass every scenario that direct passes.
+//
+// The suite needs Node >= 22 while the project runs on 20, so test/conformance/ pins both the
+// suite and a Node 22 (the `node` package); .ci/run installs it, and this file does when it is missing.
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { cliEnv, leftovers, REPO_ROOT, removeArtifactDir, startCli, stopAllCli } from '../helpers/cli.js';
+import { NODE } from '../helpers/fixtures.js';
+
+const CONFORMANCE_DIR = join(REPO_ROOT, 'test', 'conformance');
+const NODE_22 = join(CONFORMANCE_DIR, 'node_modules', 'node', 'bin', 'node');
+const SUITE = join(CONFORMANCE_DIR, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
+const FIXTURE = join(REPO_ROOT, 'test', 'fixtures', 'conformance-server.mjs');
+
+/**
+ * Every server scenario of the pinned suite (0.1.16, `--suite all`: the active ones and the two
+ * it calls pending, json-schema-2020-12 and server-sse-polling). Listed here so that a scenario
+ * the run silently skips, or one a new suite version adds, fails the test instead of passing unseen.
+ */
+const SCENARIOS = [
+  'server-initialize',
+  'logging-set-level',
+  'ping',
+  'completion-complete',
+  'tools-list',
+  'tools-call-simple-text',
+  'tools-call-image',
+  'tools-call-audio',
+  'tools-call-embedded-resource',
+  'tools-call-mixed-content',
+  'tools-call-with-logging',
+  'tools-call-error',
+  'tools-call-with-progress',
+  'tools-call-sampling',
+  'tools-call-elicitation',
+  'json-schema-2020-12',
+  'elicitation-sep1034-defaults',
+  'server-sse-polling',
+  'server-sse-multiple-streams',
+  'elicitation-sep1330-enums',
+  'resources-list',
+  'resources-read-text',
+  'resources-read-binary',
+  'resources-templates-read',
+  'resources-subscribe',
+  'resources-unsubscribe',
+  'prompts-list',
+  'prompts-get-simple',
+  'prompts-get-with-args',
+  'prompts-get-embedded-resource',
+  'prompts-get-with-image',
+  'dns-rebinding-protection',
+].sort();
+
+/** One check as the suite writes it to <output dir>/server-<scenario>-<timestamp>/checks.json. */
+interface Check {
+  id: string;
+  status: 'SUCCESS' | 'FAILURE' | 'WARNING' | 'INFO' | 'SKIPPED';
+  description?: string;
+  errorMessage?: string;
+}
+
+/** What one run of the suite found: the checks of each scenario it ran, and its own output. */
+interface SuiteRun {
+  scenarios: Map<string, Check[]>;
+  output: string;
+}
+
+/** A scenario passes when none of its checks failed (warnings are the suite's "should"s). */
+function failuresOf(checks: Check[]): string[] {
+  return checks.filter((c) => c.status === 'FAILURE').map((c) => `${c.id}: ${c.errorMessage ?? c.description ?? ''}`);
+}
+
+const work = mkdtempSync(join(tmpdir(), 'mcp-offload-conformance-'));
+const children = new Set<ChildProcess>();
+
+/** Spawns with the helpers' environment (so leftovers() sees it) and remembers it for afterAll. */
+function spawnTracked(command: string, args: string[]): { child: ChildProcess; output: () => string } {
+  const child = spawn(command, args, { cwd: REPO_ROOT, env: cliEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.setEncoding('utf8').on('data', (s: string) => (output += s));
+  child.stderr!.setEncoding('utf8').on('data', (s: string) => (output += s));
+  children.add(child);
+  child.once('close', () => children.delete(child));
+  return { child, output: () => output };
+}
+
+function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const kill = setTimeout(() => child.kill('SIGKILL'), 5000);
+    child.once('close', () => {
+      clearTimeout(kill);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+/** Installs test/conformance from its lock file when this checkout does not have it yet. */
+async function ensureSuiteInstalled(): Promise<void> {
+  if (!existsSync(NODE_22) || !existsSync(SUITE)) {
+    await promisify(execFile)('npm', ['ci', '--prefix', CONFORMANCE_DIR], {
+      cwd: REPO_ROOT,
+      timeout: 300_000,
+      maxBuffer: 16 * 1024 * 1024,
+    });
+  }
+  const { stdout } = await promisify(execFile)(NODE_22, ['--version']);
+  expect(Number(/^v(\d+)\./.exec(stdout)?.[1])).toBeGreaterThanOrEqual(22);
+}
+
+/** Starts the fixture on an HTTP port of its choosing and resolves with its endpoint. */
+async function startDirect(): Promise<string> {
+  const { child, output } = spawnTracked(NODE, [FIXTURE, '--http', '0']);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`fixture did not start within 15 s:\n${output()}`)), 15_000);
+    const check = () => {
+      const m = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(output());
+      if (!m) return;
+      clearTimeout(timer);
+      resolve(m[1]!);
+    };
+    child.stderr!.on('data', check);
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`fixture exited with code ${code}:\n${output()}`));
+    });
+  });
+}
+
+/** Starts the proxy over HTTP in its default mode and resolves with its endpoint. */
+async function startProxy(upstream: string[]): Promise<string> {
+  const artifacts = mkdtempSync(join(work, 'artifacts-'));
+  const cli = startCli(['--http', '127.0.0.1:0', '--artifact-dir', artifacts, ...upstream]);
+  const [, url] = await cli.waitForStderr(/^mcp-offload listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)$/m);
+  return url!;
+}
+
+/** Runs every scenario of the suite against `url`, one after the other, and reads their checks. */
+async function runSuite(label: string, url: string): Promise<SuiteRun> {
+  const outDir = join(work, label);
+  const { child, output } = spawnTracked(NODE_22, [SUITE, 'server', '--url', url, '--suite', 'all', '-o', outDir]);
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`the suite still ran against ${label} after 4 minutes:\n${output().slice(-4000)}`));
+    }, 240_000);
+    child.once('close', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+  // Its exit code only says whether something failed; the per-scenario checks say what.
+  const scenarios = new Map<string, Check[]>();
+  for (const entry of existsSync(outDir) ? readdirSync(outDir) : []) {
+    const m = /^server-(.+)-\d{4}-\d{2}-\d{2}T[\d-]+Z$/.exec(entry);
+    const file = join(outDir, entry, 'checks.json');
+    if (m && existsSync(file)) scenarios.set(m[1]!, JSON.parse(readFileSync(file, 'utf8')) as Check[]);
+  }
+  return { scenarios, output: output() };
+}
+
+/** The scenario names a run reported, or a failure naming the run's output when they differ from SCENARIOS. */
+function expectEveryScenario(run: SuiteRun): void {
+  const ran = [...run.scenarios.keys()].sort();
+  if (ran.join() !== SCENARIOS.join()) {
+    throw new Error(
+      `expected the suite to report exactly the listed scenarios\n` +
+        `  missing: ${SCENARIOS.filter((s) => !run.scenarios.has(s)).join(', ') || '-'}\n` +
+        `  unexpected: ${ran.filter((s) => !SCENARIOS.includes(s)).join(', ') || '-'}\n` +
+        `suite output (tail):\n${run.output.slice(-4000)}`,
+    );
+  }
+}
+
+let direct: SuiteRun | undefined;
+let directUrl = '';
+
+beforeAll(async () => {
+  await ensureSuiteInstalled();
+  directUrl = await startDirect();
+}, 360_000);
+
+afterAll(async () => {
+  await Promise.all([...children].map(stop));
+  await stopAllCli();
+  expect(leftovers()).toEqual([]);
+  removeArtifactDir();
+  rmSync(work, { recursive: true, force: true });
+}, 60_000);
+
+describe('MCP conformance suite: direct (the fixture over Streamable HTTP)', () => {
+  beforeAll(async () => {
+    direct = await runSuite('direct', directUrl);
+  }, 300_000);
+
+  test('reports every listed scenario', () => {
+    expectEveryScenario(direct!);
+  });
+
+  test.each(SCENARIOS)('%s passes', (scenario) => {
+    const checks = direct!.scenarios.get(scenario);
+    expect(checks).toBeDefined();
+    expect({ scenario, failures: failuresOf(checks!) }).toEqual({ scenario, failures: [] });
+  });
+});
+
+const PROXIED: Array<[string, () => string[]]> = [
+  ['through the proxy, stdio upstream', () => ['--', NODE, FIXTURE, '--stdio']],
+  ['through the proxy, HTTP upstream', () => ['--url', directUrl]],
+];
+
+describe.each(PROXIED)('MCP conformance suite: %s', (label, upstream) => {
+  let proxied: SuiteRun | undefined;
+
+  beforeAll(async () => {
+    const url = await startProxy(upstream());
+    proxied = await runSuite(label.replace(/\W+/g, '-'), url);
+  }, 300_000);
+
+  test('reports every listed scenario', () => {
+    expectEveryScenario(proxied!);
+  });
+
+  // Default mode must pass every scenario direct passes; each one named, with what failed.
+  test.each(SCENARIOS)('%s passes as it does direct', (scenario) => {
+    const directChecks = direct?.scenarios.get(scenario);
+    const checks = proxied!.scenarios.get(scenario);
+    expect(checks).toBeDefined();
+    if (directChecks && failuresOf(directChecks).length === 0) {
+      expect({ scenario, failures: failuresOf(checks!) }).toEqual({ scenario, failures: [] });
+    }
+  });
+});
