@@ -13,6 +13,13 @@ function entry(pkg: string): string {
 
 export const FILESYSTEM_ENTRY = entry('@modelcontextprotocol/server-filesystem');
 export const MEMORY_ENTRY = entry('@modelcontextprotocol/server-memory');
+export const CHROME_DEVTOOLS_ENTRY = path.join(
+  path.dirname(require.resolve('chrome-devtools-mcp/package.json')),
+  'build',
+  'src',
+  'bin',
+  'chrome-devtools-mcp.js',
+);
 
 /** A fresh directory for server-filesystem to serve (real path: the server resolves symlinks). */
 export function filesystemRoot(): string {
@@ -32,4 +39,28 @@ export const memory = (file: string, name = 'memory') => ({
   command: NODE,
   args: [MEMORY_ENTRY],
   env: { MEMORY_FILE_PATH: file },
+});
+
+/**
+ * chrome-devtools-mcp driving headless Debian chromium (`executablePath`), in a throwaway profile, with
+ * one page and no page ids to pass, as a server of testConfig.
+ */
+export const chromeDevtools = (executablePath: string, name = 'chrome-devtools') => ({
+  name,
+  command: NODE,
+  args: [
+    CHROME_DEVTOOLS_ENTRY,
+    '--headless',
+    '--isolated',
+    '--executablePath',
+    executablePath,
+    '--chromeArg=--no-sandbox',
+    '--chromeArg=--disable-gpu',
+    '--usageStatistics=false',
+    '--performanceCrux=false',
+    '--viewport',
+    '1280x720',
+    '--no-page-id-routing',
+  ],
+  env: { CI: '1', CHROME_DEVTOOLS_MCP_NO_USAGE_STATISTICS: '1' },
 });
