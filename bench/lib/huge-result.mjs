@@ -92,6 +92,8 @@ function checkProxy(where, result, bytes, artifactDir) {
  *   payloadChars(bytes) the characters of the payload string the server sends (checked in direct modes)
  *   checkDirect(result, bytes) error message or undefined: the whole payload reached the client
  *   checkProxy(result, bytes)  error message or undefined: the payload did not reach the client
+ *   inlineUpTo   optional: payloads of at most this many bytes pass through the proxy as they came (checked
+ *                as in direct modes)
  *   method       markdown: the group's own introduction (the common part is appended)
  */
 export function hugeResultGroup(spec) {
@@ -102,9 +104,10 @@ export function hugeResultGroup(spec) {
     const { result } = call;
     const where = `${mode}, ${fmt.bytes(bytes)} ${spec.what}`;
     if (result.isError) throw new Error(`${where}: the tool returned isError: ${JSON.stringify(result.blocks)}`);
-    const problem = mode === 'proxy' ? spec.checkProxy(result, bytes) : spec.checkDirect(result, bytes);
+    const stored = mode === 'proxy' && bytes > (spec.inlineUpTo ?? -1);
+    const problem = stored ? spec.checkProxy(result, bytes) : spec.checkDirect(result, bytes);
     if (problem) throw new Error(`${where}: ${problem}`);
-    if (mode === 'proxy') checkProxy(where, result, bytes, artifactDir);
+    if (stored) checkProxy(where, result, bytes, artifactDir);
   }
 
   const proxyRows = (rows) => rows.filter((r) => r.mode === 'proxy' && !r.skipped);

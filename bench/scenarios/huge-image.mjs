@@ -27,8 +27,14 @@ export default hugeResultGroup({
       return `expected one image block of ${base64Length(bytes)} base64 chars, got ${JSON.stringify(result.blocks)}`;
     }
   },
-  checkProxy(result) {
-    if (result.blocks.some((b) => b.type === 'image')) return 'the image reached the client inline';
+  // keepInline.imageMaxBytes: an image of up to 1 MiB (this one is 1x1 px) is for vision models, as it came.
+  inlineUpTo: MiB,
+  checkProxy(result, bytes) {
+    const full = base64Length(bytes);
+    // What may be inline is the scaled-down preview, never the stored image itself.
+    if (result.blocks.some((b) => b.type === 'image' && (b.dataLength === full || b.dataLength > base64Length(MiB)))) {
+      return 'the image reached the client inline';
+    }
   },
 
   method: `One \`tools/call\` of \`big-image {mb}\` (test/fixtures/big-result-server.mjs): a single \`image/png\` block whose
@@ -38,8 +44,10 @@ decoded size is mb MiB, sent base64-encoded. The two compared modes both use an 
 - **direct**: the client spawns \`node test/fixtures/big-result-server.mjs\`; the whole base64 payload reaches the client
   (the result schema also checks the base64 with \`atob\`).
 - **proxy**: the client spawns \`node dist/cli.js --log-level warn --artifact-dir <fresh temp dir> -- node test/fixtures/big-result-server.mjs\`
-  with default settings: the proxy writes the image to the artifact directory and answers with a short summary and a \`resource_link\`
-  (checked on every run: no image block, a resource_link of the exact size, and exactly one file of that size in the artifact directory).
+  with default settings: the proxy writes the image to the artifact directory and answers with a short summary, a preview scaled
+  down to fit a vision model and a \`resource_link\` (checked on every run: no image block but the preview, a resource_link of the
+  exact size, and exactly one file of that size in the artifact directory). An image of up to 1 MiB (\`keepInline.imageMaxBytes\`)
+  passes inline as it came, as the default settings keep it for vision models: its proxy row is the cost of the pass-through.
 - **direct-linear** (reference, not one of the compared modes): as direct, but the client's transport is mcp-offload's own
   \`ProcessTransport\` (dist/transports/process-transport.js, a linear stdio reader) instead of the SDK's \`StdioClientTransport\`.
   The difference from direct is the cost of the SDK's reader alone.`,

@@ -12,16 +12,21 @@ import * as fmt from '../lib/format.mjs';
 
 const RULES = 500;
 
-/** Rules that never match server-everything's `echo`, in five shapes of glob, plus four that do. */
+/**
+ * Rules that never match server-everything's `echo`, in five shapes of glob, plus four that do. Every rule's
+ * server glob matches the configured server (validate refuses a rule naming no server): what differs is the
+ * tool glob, the part that has to be matched on each call.
+ */
 function rules() {
   const out = [];
   for (let i = 0; out.length < RULES - 4; i++) {
     const shape = i % 5;
-    if (shape === 0) out.push(`  - { server: "srv-${i}", tool: "tool_${i}_*", inlineLimit: ${10_000 + i} }`);
-    if (shape === 1) out.push(`  - { server: "srv-${i}-*", tool: "get_*_${i}", minBinaryLength: ${1000 + i} }`);
-    if (shape === 2) out.push(`  - { server: "{alpha,beta}-${i}", previewChars: ${100 + i} }`);
+    if (shape === 0) out.push(`  - { server: everything, tool: "tool_${i}_*", inlineLimit: ${10_000 + i} }`);
+    if (shape === 1) out.push(`  - { server: "every*", tool: "get_*_${i}", minBinaryLength: ${1000 + i} }`);
+    if (shape === 2)
+      out.push(`  - { server: "{everything,other}", tool: "{alpha,beta}-${i}", previewChars: ${100 + i} }`);
     if (shape === 3) out.push(`  - { server: "*", tool: "tool_${i}_{read,write}", inlineLimit: ${20_000 + i} }`);
-    if (shape === 4) out.push(`  - { server: "team-[0-9]*-${i}", tool: "*_${i}", dryRun: false }`);
+    if (shape === 4) out.push(`  - { server: "e[a-z]*g", tool: "*_${i}", dryRun: false }`);
   }
   out.push(
     '  - { server: everything, tool: echo, inlineLimit: 20000 }',
@@ -54,9 +59,10 @@ export default {
 
   method: `\`echo\` calls of server-everything through \`node dist/cli.js --log-level warn --config <file> --artifact-dir <tmp>\` (stdio), where
 the YAML file wraps server-everything (\`servers: { everything: { command: node, args: [<everything>, stdio], prefix: false } }\`) and has
-either no \`rules:\` or ${RULES} of them: ${RULES - 4} that never match \`everything\`/\`echo\`, in five glob shapes taken in turn
-(\`{server: "srv-N", tool: "tool_N_*", inlineLimit: N}\`, \`{server: "srv-N-*", tool: "get_*_N"}\`, a server-only rule \`{server: "{alpha,beta}-N"}\`,
-\`{server: "*", tool: "tool_N_{read,write}"}\` (its server glob matches, its tool glob does not), \`{server: "team-[0-9]*-N", tool: "*_N"}\`),
+either no \`rules:\` or ${RULES} of them: ${RULES - 4} that never match \`everything\`/\`echo\`, in five glob shapes taken in turn, each
+with a server glob that matches \`everything\` (a rule naming no configured server does not validate) and a tool glob that does not match
+\`echo\` (\`{server: everything, tool: "tool_N_*", inlineLimit: N}\`, \`{server: "every*", tool: "get_*_N"}\`,
+\`{server: "{everything,other}", tool: "{alpha,beta}-N"}\`, \`{server: "*", tool: "tool_N_{read,write}"}\`, \`{server: "e[a-z]*g", tool: "*_N"}\`),
 and 4 that do match \`echo\` (\`{server: everything, tool: echo}\`, \`{server: "*", tool: "ec*"}\`, \`{server: "every*"}\`,
 \`{server: everything, tool: "{echo,get-sum}"}\`). Both files are checked with \`mcp-offload validate\` first.
 

@@ -161,8 +161,11 @@ function trailingPadding(segments: readonly Buffer[]): number {
 
 /** Decoded size of a base64 string (or of a marked payload) without decoding it. */
 export function base64DecodedSize(value: string): number {
-  const length = isBlobMarker(value) ? blobLength(value) : value.length;
-  return Math.floor((length * 3) / 4);
+  if (isBlobMarker(value)) {
+    return Math.floor((blobLength(value) * 3) / 4) - trailingPadding(blobSegments(value) ?? []);
+  }
+  const padding = value.endsWith('==') ? 2 : value.endsWith('=') ? 1 : 0;
+  return Math.floor((value.length * 3) / 4) - padding;
 }
 
 /**

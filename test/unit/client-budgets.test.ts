@@ -1,4 +1,14 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { CallToolResult, TextContent } from '@modelcontextprotocol/sdk/types.js';
+import { ArtifactStore } from '../../src/artifacts/store.js';
+import { silentLogger } from '../../src/logger.js';
 import { budgetFor, DEFAULT_BUDGET, KNOWN_CLIENTS } from '../../src/pipeline/client-budgets.js';
+import { ARTIFACTS_META_KEY, ResultPipeline } from '../../src/pipeline/pipeline.js';
+import { RuleBook } from '../../src/pipeline/rules.js';
+import { base64DecodedSize } from '../../src/pipeline/decode.js';
+import { keepBlob, releaseBlob } from '../../src/transports/blobs.js';
 import { DEFAULT_PIPELINE, dumpChars, forClient, inlineChars } from '../../src/pipeline/settings.js';
 import { isForReading } from '../../src/pipeline/text-kind.js';
 
@@ -63,5 +73,58 @@ describe('text to read and dumps', () => {
     ['JSON on one line', oneLineJson, false],
   ])('%s', (_kind, text, forReading) => {
     expect(isForReading(text)).toBe(forReading);
+  });
+});
+
+describe("a result over the client's whole-result limit", () => {
+  let dir: string;
+  let pipeline: ResultPipeline;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'client-budgets-'));
+    const store = new ArtifactStore({ dir, maxArtifactBytes: 50_000_000, quotaBytes: 0, ttlMs: 0 }, silentLogger);
+    await store.init();
+    pipeline = new ResultPipeline(new RuleBook({ pipeline: {}, rules: [], servers: [] }), store, silentLogger);
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  /** Lines of code, `chars` characters in all. */
+  const code = (chars: number, name: string) =>
+    `export const ${name} = [\n${'  "an ordinary line of source code",\n'.repeat(chars / 38)}];\n`.slice(0, chars);
+  const result: CallToolResult = {
+    content: [
+      { type: 'text', text: code(45_000, 'first') },
+      { type: 'text', text: code(30_000, 'second') },
+      { type: 'text', text: code(40_000, 'third') },
+    ],
+  };
+  const callAs = (name: string) =>
+    pipeline.process(result, { server: 's', tool: 't', owner: 'o', client: { name, version: '1.0.0' } });
+
+  test('Claude Code (100 000 bytes): the longest texts are stored until the rest fits, the others stay as they were', async () => {
+    const output = await callAs('claude-code');
+    expect(Buffer.byteLength(JSON.stringify(output))).toBeLessThanOrEqual(100_000);
+    const artifacts = output._meta?.[ARTIFACTS_META_KEY] as { path: string; source: string }[];
+    expect(artifacts.map((a) => a.source)).toEqual(['content[0]']);
+    expect(await readFile(artifacts[0]!.path, 'utf8')).toBe((result.content[0] as TextContent).text);
+    const texts = output.content.map((block) => (block as TextContent).text);
+    expect(texts).toContain((result.content[1] as TextContent).text);
+    expect(texts).toContain((result.content[2] as TextContent).text);
+  });
+
+  test('Claude Desktop (1 MiB) takes the same result whole: it reaches the client as the server sent it', async () => {
+    expect(await callAs('claude-ai')).toBe(result);
+  });
+});
+
+describe('the size of base64 without decoding it', () => {
+  test.each([1, 2, 3, 1024 * 1024, 1024 * 1024 + 1])('%i bytes, as a string and as kept bytes', (bytes) => {
+    const base64 = Buffer.alloc(bytes, 7).toString('base64');
+    expect(base64DecodedSize(base64)).toBe(bytes);
+    expect(base64DecodedSize(base64.replace(/=+$/, ''))).toBe(bytes);
+    // Kept as bytes by the stdio reader, in pieces that may split the padding.
+    const raw = Buffer.from(base64, 'latin1');
+    const marker = keepBlob([raw.subarray(0, raw.length - 1), raw.subarray(raw.length - 1)], raw.length);
+    expect(base64DecodedSize(marker)).toBe(bytes);
+    releaseBlob(marker);
   });
 });

@@ -7,8 +7,7 @@ import { essence as essenceOf, isTextMimeType } from '../../artifacts/mime.js';
 import type { FactsWatcher, WrittenFile } from '../../artifacts/types.js';
 import { imageFacts, imageFactsOfFile } from './image.js';
 import { jsonOutline } from './json-outline.js';
-import { PageCounter, pdfFacts, pdfFactsOf } from './pdf.js';
-import { MAX_PARSED_BYTES, pdfPageCount } from './pdf-pages.js';
+import { PageCounter, pdfFacts, pdfFactsOrParsed } from './pdf.js';
 import { csvFacts, decodeStart, textFacts } from './text.js';
 
 export { estimateTokens } from './text.js';
@@ -71,10 +70,7 @@ export function factsWatcher(mimeType: string): FactsWatcher {
   }
   if (essence === 'application/pdf') {
     const counter = new PageCounter();
-    const finish = async (file: WrittenFile) => {
-      const pages = file.size <= MAX_PARSED_BYTES ? await pdfPageCount(await readAll(file)) : undefined;
-      return pages !== undefined ? { pages } : pdfFactsOf(counter.finish(), file.head);
-    };
+    const finish = (file: WrittenFile) => pdfFactsOrParsed(counter.finish(), file.head, () => readAll(file), file.size);
     return courtesy({ add: (piece) => counter.add(piece), finish });
   }
   if (!isTextMimeType(essence)) return { add() {}, finish: async () => ({}) };

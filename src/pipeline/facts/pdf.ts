@@ -1,11 +1,12 @@
 /**
- * A PDF's page count: from its page tree (pdf.js, see pdf-pages.ts) for files it can hold in memory; for
- * larger ones, by counting `/Type /Page` objects in the bytes as they pass, which works when page objects
- * are stored plainly (most generators, and every PDF before 1.5; not in compressed object streams) and
- * else uses a linearized file's `/N`, or gives no count rather than a wrong one. Only the first 50 MB are
- * scanned.
+ * A PDF's page count: by counting `/Type /Page` objects in the bytes as they pass, which works when page
+ * objects are stored plainly (most generators, and every PDF before 1.5), else a linearized file's `/N`;
+ * when neither tells (the pages sit in compressed object streams), from the page tree, read by pdf.js
+ * (pdf-pages.ts) for files it can hold in memory. No count rather than a wrong one. The scan comes first
+ * because it is cheap: pdf.js costs its loading and a copy of the file in memory on every file it opens.
+ * Only the first 50 MB are scanned.
  */
-import { pdfPageCount } from './pdf-pages.js';
+import { MAX_PARSED_BYTES, pdfPageCount } from './pdf-pages.js';
 
 export const MAX_SCAN_BYTES = 50 * 1024 * 1024;
 /** Bytes of the file's start the linearization dictionary is looked for in. */
@@ -16,17 +17,28 @@ const PAGE = Buffer.from('/Page', 'latin1');
 const LINEARIZED_PAGES = /\/Linearized\s[^>]{0,200}?\/N\s+(\d+)/;
 
 export async function pdfFacts(bytes: Buffer): Promise<{ pages?: number }> {
-  const pages = await pdfPageCount(bytes);
-  if (pages !== undefined) return { pages };
   const counter = new PageCounter();
   counter.add(bytes);
-  return pdfFactsOf(counter.finish(), bytes);
+  return pdfFactsOrParsed(counter.finish(), bytes, async () => bytes, bytes.length);
+}
+
+/** The facts of the byte scan, else of the page tree when the file is small enough to parse. */
+export async function pdfFactsOrParsed(
+  pageObjects: number,
+  head: Buffer,
+  readAll: () => Promise<Uint8Array>,
+  size: number,
+): Promise<{ pages?: number }> {
+  const scanned = pdfFactsOf(pageObjects, head);
+  if (scanned.pages !== undefined || size > MAX_PARSED_BYTES) return scanned;
+  const pages = await pdfPageCount(await readAll());
+  return pages !== undefined ? { pages } : {};
 }
 
 /**
  * The facts from a count of page objects and the file's first bytes (`LINEARIZED_HEAD_BYTES` of them, if it has them).
  */
-export function pdfFactsOf(pageObjects: number, head: Buffer): { pages?: number } {
+function pdfFactsOf(pageObjects: number, head: Buffer): { pages?: number } {
   if (pageObjects > 0) return { pages: pageObjects };
   const linearized = LINEARIZED_PAGES.exec(head.toString('latin1', 0, Math.min(LINEARIZED_HEAD_BYTES, head.length)));
   if (linearized) return { pages: Number(linearized[1]) };
