@@ -2,8 +2,8 @@
  * A PDF's page count as its page tree states it (`/Pages /Count`), read by pdf.js (Mozilla's parser):
  * right for compressed object streams, where counting page objects in the bytes finds none. pdf.js reads
  * only what the count needs, but wants the whole file in memory, so it is asked only when the byte scan
- * (pdf.ts) has no count, and never for files over `MAX_PARSED_BYTES`. Loaded on first use: most results
- * hold no PDF.
+ * (pdf.ts) has no count and the file has object streams, and never for files over `MAX_PARSED_BYTES`.
+ * Loaded on first use: most results hold no PDF.
  */
 export const MAX_PARSED_BYTES = 64 * 1024 * 1024;
 

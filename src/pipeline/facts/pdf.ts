@@ -1,10 +1,10 @@
 /**
  * A PDF's page count: by counting `/Type /Page` objects in the bytes as they pass, which works when page
  * objects are stored plainly (most generators, and every PDF before 1.5), else a linearized file's `/N`;
- * when neither tells (the pages sit in compressed object streams), from the page tree, read by pdf.js
- * (pdf-pages.ts) for files it can hold in memory. No count rather than a wrong one. The scan comes first
- * because it is cheap: pdf.js costs its loading and a copy of the file in memory on every file it opens.
- * Only the first 50 MB are scanned.
+ * when neither tells and the file has compressed object streams (where the pages then sit), from the page
+ * tree, read by pdf.js (pdf-pages.ts) for files it can hold in memory. No count rather than a wrong one.
+ * The scan comes first because it is cheap: pdf.js costs its loading and a copy of the file in memory on
+ * every file it opens. Only the first 50 MB are scanned.
  */
 import { MAX_PARSED_BYTES, pdfPageCount } from './pdf-pages.js';
 
@@ -13,6 +13,7 @@ export const MAX_SCAN_BYTES = 50 * 1024 * 1024;
 export const LINEARIZED_HEAD_BYTES = 2048;
 const TYPE = Buffer.from('/Type', 'latin1');
 const PAGE = Buffer.from('/Page', 'latin1');
+const OBJECT_STREAM = Buffer.from('/ObjStm', 'latin1');
 // The linearization dictionary is the first object of a linearized file and holds the page count as /N.
 const LINEARIZED_PAGES = /\/Linearized\s[^>]{0,200}?\/N\s+(\d+)/;
 
@@ -31,7 +32,10 @@ export async function pdfFactsOrParsed(
 ): Promise<{ pages?: number }> {
   const scanned = pdfFactsOf(pageObjects, head);
   if (scanned.pages !== undefined || size > MAX_PARSED_BYTES) return scanned;
-  const pages = await pdfPageCount(await readAll());
+  const bytes = await readAll();
+  // Page objects the scan cannot see are in compressed object streams; without any, pdf.js finds none either.
+  if (Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).indexOf(OBJECT_STREAM) === -1) return scanned;
+  const pages = await pdfPageCount(bytes);
   return pages !== undefined ? { pages } : {};
 }
 
