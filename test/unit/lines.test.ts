@@ -10,8 +10,9 @@ test.each([
   ['\n', 1],
   ['\n\n', 2],
   ['a\n\nb', 3],
-])('%j has %i lines, counted from its bytes and split from its text alike', (text, lines) => {
+])('%j has %i lines, counted from its bytes or its text and split from its text alike', (text, lines) => {
   expect(countLines(Buffer.from(text))).toBe(lines);
+  expect(countLines(text)).toBe(lines);
   expect(splitLines(text)).toHaveLength(lines);
 });
 

@@ -4,7 +4,7 @@ import { restoreInlaid } from '../../transports/blobs.js';
 import { findStringsDeep, pathText, setAtPath, type JsonPath } from '../detect/walk.js';
 import { referenceTo } from '../reference.js';
 import { dumpChars, inlineChars, limitOf, type PipelineSettings } from '../settings.js';
-import { splitLines } from '../../artifacts/lines.js';
+import { countLines } from '../../artifacts/lines.js';
 import { headAndTail } from '../summary/preview.js';
 import { isForReading, textMimeType } from '../text-kind.js';
 import type { Extraction, Layer, LayerContext, Result } from '../types.js';
@@ -31,18 +31,22 @@ export const sizeLimitLayer: Layer = {
   },
   run: async (result, run) => {
     const limit = inlineChars(run.settings);
+    // Decided once: telling text to read from a dump and counting lines scan the whole text.
+    const tooLong = new Set(
+      (result.content ?? []).filter((b) => isTooLong(b, run.settings)).map((b) => (b as TextContent).text),
+    );
     let next = result;
     if (isContainer(result.structuredContent)) {
       const json = JSON.stringify(result.structuredContent);
-      const stored = new Set(
-        (result.content ?? []).filter((b) => isTooLong(b, run.settings)).map((b) => (b as TextContent).text),
-      );
-      if (json.length > limit || [...stored].some((text) => json.includes(JSON.stringify(text).slice(1, -1)))) {
-        next = await storeStructured(result, json, limit, stored, run);
+      if (json.length > limit || [...tooLong].some((text) => json.includes(JSON.stringify(text).slice(1, -1)))) {
+        next = await storeStructured(result, json, limit, tooLong, run);
       }
     }
+    // What storeStructured added is notes and links: the texts are the upstream's, decided above.
     next = await mapContent(next, async (block, index) =>
-      isTooLong(block, run.settings) ? storeText(block as TextContent, `content[${index}]`, run) : undefined,
+      block.type === 'text' && !isNote(block) && tooLong.has(block.text)
+        ? storeText(block, `content[${index}]`, run)
+        : undefined,
     );
     return fitResult(next, run);
   },
@@ -59,7 +63,7 @@ function isTooLong(block: ContentBlock, settings: PipelineSettings): boolean {
     return true;
   }
   const maxLines = limitOf(settings.lineLimit, 0);
-  return maxLines > 0 && text.length > maxLines && splitLines(text).length > maxLines;
+  return maxLines > 0 && text.length > maxLines && countLines(text) > maxLines;
 }
 
 function overResultLimit(result: Result, settings: PipelineSettings): boolean {
