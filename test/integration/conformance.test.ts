@@ -1,10 +1,12 @@
 // The official MCP conformance suite (@modelcontextprotocol/conformance, its `server` command) run
 // against our conformance fixture three ways: directly over Streamable HTTP, through the proxy
 // with the fixture as its stdio upstream, and through the proxy with the direct fixture as its
-// --url upstream. The proxy, in its default mode, must pass every scenario that direct passes.
+// --url upstream. Two releases of the suite run: the last stable one (0.1.16) and the newest
+// (0.2.0-alpha.12, at the 2025-11-25 wire the proxy speaks). Through the proxy, in its default mode,
+// every check must end as it does direct: the same successes, and no warning direct does not have.
 //
-// The suite needs Node >= 22 while the project runs on 20, so test/conformance/ pins both the
-// suite and a Node 22 (the `node` package); .ci/run installs it, and this file does when it is missing.
+// The suite needs Node >= 22 while the project runs on 20, so test/conformance/ pins both releases
+// and a Node 22 (the `node` package); .ci/run installs it, and this file does when it is missing.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,15 +17,16 @@ import { NODE } from '../helpers/fixtures.js';
 
 const CONFORMANCE_DIR = join(REPO_ROOT, 'test', 'conformance');
 const NODE_22 = join(CONFORMANCE_DIR, 'node_modules', 'node', 'bin', 'node');
-const SUITE = join(CONFORMANCE_DIR, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
+const SUITE_STABLE = join(CONFORMANCE_DIR, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
+const SUITE_NEXT = join(CONFORMANCE_DIR, 'node_modules', 'conformance-next', 'dist', 'index.js');
 const FIXTURE = join(REPO_ROOT, 'test', 'fixtures', 'conformance-server.mjs');
 
 /**
- * Every server scenario of the pinned suite (0.1.16, `--suite all`: the active ones and the two
- * it calls pending, json-schema-2020-12 and server-sse-polling). Listed here so that a scenario
- * the run silently skips, or one a new suite version adds, fails the test instead of passing unseen.
+ * Every server scenario of 0.1.16 (`--suite all`: the active ones and the two it calls pending,
+ * json-schema-2020-12 and server-sse-polling). Listed here so that a scenario the run silently
+ * skips, or one a new suite version adds, fails the test instead of passing unseen.
  */
-const SCENARIOS = [
+const STABLE_SCENARIOS = [
   'server-initialize',
   'logging-set-level',
   'ping',
@@ -57,6 +60,35 @@ const SCENARIOS = [
   'prompts-get-with-image',
   'dns-rebinding-protection',
 ].sort();
+
+/**
+ * 0.2.0-alpha.12 with `--requirements 2025-11-25`: the 30 scenarios that revision requires, frozen at
+ * its release, and three it runs unscored (one added after the release, the two pending ones).
+ */
+const NEXT_SCENARIOS = [
+  ...STABLE_SCENARIOS.filter((s) => s !== 'json-schema-2020-12' && s !== 'server-sse-polling'),
+  'server-session-lifecycle',
+  'json-schema-2020-12',
+  'server-sse-polling',
+].sort();
+
+interface Suite {
+  version: string;
+  entry: string;
+  /** Which scenarios to run, at which wire. */
+  select: string[];
+  scenarios: string[];
+}
+
+const SUITES: Suite[] = [
+  { version: '0.1.16', entry: SUITE_STABLE, select: ['--suite', 'all'], scenarios: STABLE_SCENARIOS },
+  {
+    version: '0.2.0-alpha.12',
+    entry: SUITE_NEXT,
+    select: ['--requirements', '2025-11-25'],
+    scenarios: NEXT_SCENARIOS,
+  },
+];
 
 /** One check as the suite writes it to <output dir>/server-<scenario>-<timestamp>/checks.json. */
 interface Check {
@@ -105,7 +137,7 @@ function stop(child: ChildProcess): Promise<void> {
 
 /** Installs test/conformance from its lock file when this checkout does not have it yet. */
 async function ensureSuiteInstalled(): Promise<void> {
-  if (!existsSync(NODE_22) || !existsSync(SUITE)) {
+  if (!existsSync(NODE_22) || SUITES.some((suite) => !existsSync(suite.entry))) {
     await promisify(execFile)('npm', ['ci', '--prefix', CONFORMANCE_DIR], {
       cwd: REPO_ROOT,
       timeout: 300_000,
@@ -144,13 +176,13 @@ async function startProxy(upstream: string[]): Promise<string> {
 }
 
 /** Runs every scenario of the suite against `url`, one after the other, and reads their checks. */
-async function runSuite(label: string, url: string): Promise<SuiteRun> {
-  const outDir = join(work, label);
-  const { child, output } = spawnTracked(NODE_22, [SUITE, 'server', '--url', url, '--suite', 'all', '-o', outDir]);
+async function runSuite(suite: Suite, label: string, url: string): Promise<SuiteRun> {
+  const outDir = join(work, `${suite.version}-${label}`);
+  const { child, output } = spawnTracked(NODE_22, [suite.entry, 'server', '--url', url, ...suite.select, '-o', outDir]);
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`the suite still ran against ${label} after 4 minutes:\n${output().slice(-4000)}`));
+      reject(new Error(`suite ${suite.version} still ran against ${label} after 4 minutes:\n${output().slice(-4000)}`));
     }, 240_000);
     child.once('close', () => {
       clearTimeout(timer);
@@ -167,20 +199,34 @@ async function runSuite(label: string, url: string): Promise<SuiteRun> {
   return { scenarios, output: output() };
 }
 
-/** The scenario names a run reported, or a failure naming the run's output when they differ from SCENARIOS. */
-function expectEveryScenario(run: SuiteRun): void {
+/** The scenario names a run reported, or a failure naming the run's output when they differ from the suite's list. */
+function expectEveryScenario(suite: Suite, run: SuiteRun): void {
   const ran = [...run.scenarios.keys()].sort();
-  if (ran.join() !== SCENARIOS.join()) {
+  if (ran.join() !== suite.scenarios.join()) {
     throw new Error(
-      `expected the suite to report exactly the listed scenarios\n` +
-        `  missing: ${SCENARIOS.filter((s) => !run.scenarios.has(s)).join(', ') || '-'}\n` +
-        `  unexpected: ${ran.filter((s) => !SCENARIOS.includes(s)).join(', ') || '-'}\n` +
+      `expected suite ${suite.version} to report exactly the listed scenarios\n` +
+        `  missing: ${suite.scenarios.filter((s) => !run.scenarios.has(s)).join(', ') || '-'}\n` +
+        `  unexpected: ${ran.filter((s) => !suite.scenarios.includes(s)).join(', ') || '-'}\n` +
         `suite output (tail):\n${run.output.slice(-4000)}`,
     );
   }
 }
 
-let direct: SuiteRun | undefined;
+/**
+ * How each scored check ended, by id (INFO lines are the suite's narration and may differ with timing;
+ * a check id that occurs twice keeps its worst outcome).
+ */
+function outcomes(checks: Check[]): Record<string, Check['status']> {
+  const rank: Record<Check['status'], number> = { FAILURE: 0, WARNING: 1, SKIPPED: 2, SUCCESS: 3, INFO: 4 };
+  const out: Record<string, Check['status']> = {};
+  for (const check of checks) {
+    if (check.status === 'INFO') continue;
+    const seen = out[check.id];
+    if (seen === undefined || rank[check.status] < rank[seen]) out[check.id] = check.status;
+  }
+  return out;
+}
+
 let directUrl = '';
 
 beforeAll(async () => {
@@ -196,46 +242,49 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 }, 60_000);
 
-describe('MCP conformance suite: direct (the fixture over Streamable HTTP)', () => {
-  beforeAll(async () => {
-    direct = await runSuite('direct', directUrl);
-  }, 300_000);
-
-  test('reports every listed scenario', () => {
-    expectEveryScenario(direct!);
-  });
-
-  test.each(SCENARIOS)('%s passes', (scenario) => {
-    const checks = direct!.scenarios.get(scenario);
-    expect(checks).toBeDefined();
-    expect({ scenario, failures: failuresOf(checks!) }).toEqual({ scenario, failures: [] });
-  });
-});
-
 const PROXIED: Array<[string, () => string[]]> = [
   ['through the proxy, stdio upstream', () => ['--', NODE, FIXTURE, '--stdio']],
   ['through the proxy, HTTP upstream', () => ['--url', directUrl]],
 ];
 
-describe.each(PROXIED)('MCP conformance suite: %s', (label, upstream) => {
-  let proxied: SuiteRun | undefined;
+describe.each(SUITES)('MCP conformance suite $version', (suite) => {
+  let direct: SuiteRun | undefined;
 
-  beforeAll(async () => {
-    const url = await startProxy(upstream());
-    proxied = await runSuite(label.replace(/\W+/g, '-'), url);
-  }, 300_000);
+  describe('direct (the fixture over Streamable HTTP)', () => {
+    beforeAll(async () => {
+      direct = await runSuite(suite, 'direct', directUrl);
+    }, 300_000);
 
-  test('reports every listed scenario', () => {
-    expectEveryScenario(proxied!);
+    test('reports every listed scenario', () => {
+      expectEveryScenario(suite, direct!);
+    });
+
+    test.each(suite.scenarios)('%s passes', (scenario) => {
+      const checks = direct!.scenarios.get(scenario);
+      expect(checks).toBeDefined();
+      expect({ scenario, failures: failuresOf(checks!) }).toEqual({ scenario, failures: [] });
+    });
   });
 
-  // Default mode must pass every scenario direct passes; each one named, with what failed.
-  test.each(SCENARIOS)('%s passes as it does direct', (scenario) => {
-    const directChecks = direct?.scenarios.get(scenario);
-    const checks = proxied!.scenarios.get(scenario);
-    expect(checks).toBeDefined();
-    if (directChecks && failuresOf(directChecks).length === 0) {
-      expect({ scenario, failures: failuresOf(checks!) }).toEqual({ scenario, failures: [] });
-    }
+  describe.each(PROXIED)('%s', (label, upstream) => {
+    let proxied: SuiteRun | undefined;
+
+    beforeAll(async () => {
+      const url = await startProxy(upstream());
+      proxied = await runSuite(suite, label.replace(/\W+/g, '-'), url);
+    }, 300_000);
+
+    test('reports every listed scenario', () => {
+      expectEveryScenario(suite, proxied!);
+    });
+
+    // Default mode ends every check as direct does: each scenario named, with its checks' outcomes.
+    test.each(suite.scenarios)('%s ends as it does direct', (scenario) => {
+      const directChecks = direct?.scenarios.get(scenario);
+      const checks = proxied!.scenarios.get(scenario);
+      expect(directChecks).toBeDefined();
+      expect(checks).toBeDefined();
+      expect({ scenario, outcomes: outcomes(checks!) }).toEqual({ scenario, outcomes: outcomes(directChecks!) });
+    });
   });
 });
