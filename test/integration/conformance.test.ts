@@ -167,6 +167,24 @@ async function runSuite(label: string, url: string): Promise<SuiteRun> {
   return { scenarios, output: output() };
 }
 
+/**
+ * The suite's "should"s (warnings) that a run may miss: none, but for one probe the SDK's transport
+ * answers as the spec says rather than as the suite hopes. server-sse-polling sends its tools/call
+ * with `mcp-protocol-version: 2025-03-26` on a session that negotiated 2025-11-25, and the SDK (1.32
+ * and 2.4 alike) sends a priming event, and the retry field with it, only to clients of 2025-11-25
+ * and later: older ones cannot read an event without data. So direct (the fixture has an event store
+ * and a retry interval) and proxied both miss these two; with the negotiated version in the header
+ * both send them, which test/integration/http-resume.test.ts checks.
+ */
+const EXPECTED_WARNINGS: Record<string, string[]> = {
+  'server-sse-polling': ['server-sse-priming-event', 'server-sse-retry-field'],
+};
+
+/** The ids of a scenario's checks that warned, in order. */
+function warningsOf(checks: Check[]): string[] {
+  return checks.filter((c) => c.status === 'WARNING').map((c) => c.id);
+}
+
 /** The scenario names a run reported, or a failure naming the run's output when they differ from SCENARIOS. */
 function expectEveryScenario(run: SuiteRun): void {
   const ran = [...run.scenarios.keys()].sort();
@@ -210,6 +228,14 @@ describe('MCP conformance suite: direct (the fixture over Streamable HTTP)', () 
     expect(checks).toBeDefined();
     expect({ scenario, failures: failuresOf(checks!) }).toEqual({ scenario, failures: [] });
   });
+
+  test.each(SCENARIOS)('%s warns of nothing the SDK does not do by design', (scenario) => {
+    const checks = direct!.scenarios.get(scenario);
+    expect({ scenario, warnings: warningsOf(checks!) }).toEqual({
+      scenario,
+      warnings: EXPECTED_WARNINGS[scenario] ?? [],
+    });
+  });
 });
 
 const PROXIED: Array<[string, () => string[]]> = [
@@ -237,5 +263,13 @@ describe.each(PROXIED)('MCP conformance suite: %s', (label, upstream) => {
     if (directChecks && failuresOf(directChecks).length === 0) {
       expect({ scenario, failures: failuresOf(checks!) }).toEqual({ scenario, failures: [] });
     }
+  });
+
+  test.each(SCENARIOS)('%s warns of nothing the SDK does not do by design', (scenario) => {
+    const checks = proxied!.scenarios.get(scenario);
+    expect({ scenario, warnings: warningsOf(checks!) }).toEqual({
+      scenario,
+      warnings: EXPECTED_WARNINGS[scenario] ?? [],
+    });
   });
 });
