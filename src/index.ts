@@ -28,6 +28,12 @@ export {
 export { Gateway } from './gateway/gateway.js';
 export type { DownstreamSession, SessionIdentity } from './gateway/session.js';
 export { serveHttp, type HttpHandle, type HttpOptions } from './gateway/http-server.js';
+export type { EventId, EventStore, StreamId } from './http/event-store.js';
+export {
+  DEFAULT_EVENT_STORE_LIMITS,
+  MemoryEventStore,
+  type MemoryEventStoreLimits,
+} from './http/memory-event-store.js';
 export { StdioServerTransport } from './transports/stdio-server-transport.js';
 export { ArtifactStore } from './artifacts/store.js';
 export type { ArtifactRecord } from './artifacts/types.js';

@@ -56,7 +56,9 @@ export interface ConfigDoc {
   mcpServers?: Record<string, ServerDoc> | null;
   defaults?: DefaultsDoc;
   logLevel?: LogLevel;
-  http?: { host?: string; port?: number } & Partial<HttpRequestOptions>;
+  http?: { host?: string; port?: number } & Partial<Omit<HttpRequestOptions, 'eventStoreLimits'>> & {
+      eventStoreLimits?: Partial<HttpRequestOptions['eventStoreLimits']>;
+    };
   auth?: Partial<AuthOptions>;
   gateway?: { separator?: string; pageSize?: number; startupTimeoutMs?: number; shutdownGraceMs?: number };
   artifacts?: Partial<Omit<ArtifactOptions, 'tools' | 'links'>> & {
@@ -177,6 +179,9 @@ function normalizeHttpOptions(doc: ConfigDoc['http']): HttpRequestOptions {
     maxBodyBytes: doc?.maxBodyBytes ?? DEFAULTS.httpOptions.maxBodyBytes,
     allowedHosts: [...(doc?.allowedHosts ?? [])],
     allowedOrigins: [...(doc?.allowedOrigins ?? [])],
+    eventStore: doc?.eventStore ?? DEFAULTS.httpOptions.eventStore,
+    retryMs: doc?.retryMs ?? DEFAULTS.httpOptions.retryMs,
+    eventStoreLimits: { ...DEFAULTS.httpOptions.eventStoreLimits, ...doc?.eventStoreLimits },
   };
 }
 

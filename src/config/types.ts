@@ -1,5 +1,6 @@
 import type { PipelinePatch, RuleConfig } from '../pipeline/settings.js';
 import type { AbpOptions } from '../upstreams/abp/options.js';
+import { DEFAULT_EVENT_STORE_LIMITS, type MemoryEventStoreLimits } from '../http/memory-event-store.js';
 
 /**
  * The validated, normalized configuration every other module reads.
@@ -82,6 +83,12 @@ export interface HttpRequestOptions {
   /** Host names accepted on top of the defaults (see src/http/host-check.ts); "*" accepts any. */
   allowedHosts: string[];
   allowedOrigins: string[];
+  /** Where Streamable HTTP keeps sent messages for clients that reconnect; none: no resumption. */
+  eventStore: 'memory' | 'none';
+  /** The SSE `retry:` sent with each stream's priming event: how long a client waits to reconnect. */
+  retryMs: number;
+  /** The memory event store's bounds. */
+  eventStoreLimits: MemoryEventStoreLimits;
 }
 
 export interface AuthToken {
@@ -187,7 +194,14 @@ export const DEFAULTS = {
     tools: { enabled: true, listName: 'artifact_list', readName: 'artifact_read', readLimit: 20_000 },
     links: { ttlSeconds: 3600, showPath: false },
   } as ArtifactOptions,
-  httpOptions: { maxBodyBytes: 256 * 1024 * 1024, allowedHosts: [], allowedOrigins: [] } as HttpRequestOptions,
+  httpOptions: {
+    maxBodyBytes: 256 * 1024 * 1024,
+    allowedHosts: [],
+    allowedOrigins: [],
+    eventStore: 'memory',
+    retryMs: 1000,
+    eventStoreLimits: { ...DEFAULT_EVENT_STORE_LIMITS },
+  } as HttpRequestOptions,
   auth: { tokens: [], allowUnauthenticated: false, artifactScope: 'session', publicMetrics: false } as AuthOptions,
   /** Listen address when `http:` is given without a host: this machine only. */
   http: { host: '127.0.0.1' },
@@ -212,7 +226,12 @@ export function defaultServerSettings(): Pick<
 export function defaultConfig(servers: ServerConfig[] = []): Config {
   return {
     logLevel: DEFAULTS.logLevel,
-    httpOptions: { ...DEFAULTS.httpOptions, allowedHosts: [], allowedOrigins: [] },
+    httpOptions: {
+      ...DEFAULTS.httpOptions,
+      allowedHosts: [],
+      allowedOrigins: [],
+      eventStoreLimits: { ...DEFAULTS.httpOptions.eventStoreLimits },
+    },
     auth: { ...DEFAULTS.auth, tokens: [] },
     gateway: { ...DEFAULTS.gateway },
     artifacts: {

@@ -9,7 +9,9 @@ import { BearerAuth, refuseUnauthenticated } from '../http/auth.js';
 import { rpcError, sendJson, type HttpContext } from '../http/context.js';
 import { HostCheck } from '../http/host-check.js';
 import { LinkSigner } from '../http/link-signer.js';
+import type { EventStore } from '../http/event-store.js';
 import { McpEndpoints, SSE_MESSAGES_PATH } from '../http/mcp-endpoints.js';
+import { MemoryEventStore } from '../http/memory-event-store.js';
 import { gatewayMetrics } from '../http/metrics.js';
 import type { Gateway } from './gateway.js';
 
@@ -20,6 +22,11 @@ export interface HttpOptions {
   maxBodyBytes?: number;
   /** Bearer tokens; default the config's `auth.tokens` (the CLI adds MCP_OFFLOAD_AUTH_TOKEN). */
   tokens?: readonly AuthToken[];
+  /**
+   * Where Streamable HTTP keeps sent messages for clients that reconnect: your own store (a database
+   * shared by replicas), or false for none. Default: the config's `http.eventStore`.
+   */
+  eventStore?: EventStore | false;
 }
 
 export interface HttpHandle {
@@ -55,6 +62,7 @@ export async function serveHttp(gateway: Gateway, options: HttpOptions, log: Log
     auth,
     signer: new LinkSigner(config.artifacts.links.signingKey, config.artifacts.links.ttlSeconds),
     maxBodyBytes: options.maxBodyBytes ?? config.httpOptions.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+    ...resumption(config.httpOptions, options.eventStore),
     draining: () => draining,
   };
   const hostCheck = new HostCheck(options.host, config.httpOptions, config.artifacts.publicUrl);
@@ -143,6 +151,15 @@ export async function serveHttp(gateway: Gateway, options: HttpOptions, log: Log
       server.closeAllConnections();
     },
   };
+}
+
+function resumption(
+  http: Gateway['config']['httpOptions'],
+  chosen: EventStore | false | undefined,
+): Pick<HttpContext, 'resumption'> {
+  const store =
+    chosen ?? (http.eventStore === 'memory' ? new MemoryEventStore(http.eventStoreLimits) : undefined) ?? false;
+  return store ? { resumption: { store, retryMs: http.retryMs } } : {};
 }
 
 /** 200 when every enabled upstream is connected; otherwise 503 naming the ones that are not. */

@@ -3,6 +3,7 @@ import type { Config } from '../config/types.js';
 import type { Gateway } from '../gateway/gateway.js';
 import type { Logger } from '../logger.js';
 import type { BearerAuth } from './auth.js';
+import type { EventStore } from './event-store.js';
 import type { LinkSigner } from './link-signer.js';
 
 /** What the HTTP endpoints share. */
@@ -13,6 +14,8 @@ export interface HttpContext {
   auth: BearerAuth;
   signer: LinkSigner;
   maxBodyBytes: number;
+  /** Resumable Streamable HTTP: the store every session gets a view of, and the SSE retry to announce. */
+  resumption?: { store: EventStore; retryMs: number };
   /** True once shutdown began: no new sessions or requests. */
   draining(): boolean;
 }

@@ -8,6 +8,7 @@ import type { DownstreamSession, SessionIdentity } from '../gateway/session.js';
 import { BodyTooLargeError, readBody } from '../gateway/read-body.js';
 import { signedArtifactUrl, signedGalleryUrl } from './artifact-paths.js';
 import { baseUrl, header, rpcError, type HttpContext } from './context.js';
+import { sessionEventStore } from './session-event-store.js';
 
 /** The legacy SSE transport's POST endpoint (the GET stream is at /sse). */
 export const SSE_MESSAGES_PATH = '/messages';
@@ -73,15 +74,20 @@ export class McpEndpoints {
       return rpcError(res, 400, 'Bad Request: no mcp-session-id header and not an initialize request');
     }
     const session = this.ctx.gateway.createSession(this.identity(req, token));
+    const events = this.ctx.resumption && sessionEventStore(this.ctx.resumption.store);
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
         this.sessions.set(id, { token, session, transport });
         this.ctx.log.debug({ session: session.id, token }, 'http session opened');
       },
+      ...(events ? { eventStore: events.view, retryInterval: this.ctx.resumption!.retryMs } : {}),
     });
     transport.onclose = () => {
       if (transport.sessionId) this.sessions.delete(transport.sessionId);
+      events
+        ?.forget()
+        .catch((error: unknown) => this.ctx.log.warn({ err: String(error) }, 'event store: forget failed'));
     };
     await session.connect(transport);
     await transport.handleRequest(req, res, body);

@@ -1,5 +1,6 @@
 import { Gateway } from '../../src/gateway/gateway.js';
 import { serveHttp, type HttpHandle } from '../../src/gateway/http-server.js';
+import { MemoryEventStore } from '../../src/http/memory-event-store.js';
 import { silentLogger } from '../../src/logger.js';
 import { FIXTURES, NODE } from '../helpers/fixtures.js';
 import { NO_OFFLOAD, testConfig } from '../helpers/proxy.js';
@@ -53,6 +54,27 @@ describe('HTTP sessions', () => {
     const closed = await fetch(http.url, { method: 'DELETE', headers: { 'mcp-session-id': id! } });
     expect(closed.status).toBe(200);
     expect(gateway.sessionCount).toBe(0);
+  });
+
+  test('an event store given to serveHttp keeps what a session was sent, and frees it when the session ends', async () => {
+    const store = new MemoryEventStore();
+    const resumable = await serveHttp(gateway, { host: '127.0.0.1', port: 0, eventStore: store }, silentLogger);
+    try {
+      const response = await fetch(resumable.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ ...initialize, params: { ...initialize.params, protocolVersion: '2025-11-25' } }),
+      });
+      const events = await response.text();
+      // The priming event, then the initialize result, both with ids from the store.
+      expect(events).toMatch(/^id: 1-1\nretry: 1000\ndata: \n\nevent: message\nid: 1-2\ndata: \{/);
+      expect(store.eventCount).toBe(2);
+      const id = response.headers.get('mcp-session-id')!;
+      expect((await fetch(resumable.url, { method: 'DELETE', headers: { 'mcp-session-id': id } })).status).toBe(200);
+      expect([store.eventCount, store.streamCount, store.bytes]).toEqual([0, 0, 0]);
+    } finally {
+      await resumable.close();
+    }
   });
 
   test('a body over the limit is refused with 413', async () => {

@@ -347,6 +347,28 @@ describe('parseConfig: problems', () => {
     ]);
   });
 
+  test('resumable HTTP streams: the event store, its limits and the retry, with defaults for what is left out', () => {
+    expect(parse(yaml('servers: {a: {command: x}}')).httpOptions).toMatchObject({
+      eventStore: 'memory',
+      retryMs: 1000,
+      eventStoreLimits: { maxBytes: 64 * 1024 * 1024, maxEventsPerStream: 1000, keepAnsweredMs: 300_000 },
+    });
+    const config = parse(
+      yaml('servers: {a: {command: x}}', 'http: {eventStore: none, retryMs: 250, eventStoreLimits: {maxBytes: 1000}}'),
+    );
+    expect(config.httpOptions).toMatchObject({
+      eventStore: 'none',
+      retryMs: 250,
+      eventStoreLimits: { maxBytes: 1000, maxEventsPerStream: 1000, keepAnsweredMs: 300_000 },
+    });
+    expect(
+      problems(yaml('servers: {a: {command: x}}', 'http: {eventStore: redis, eventStoreLimits: {maxEvents: 5}}')),
+    ).toEqual([
+      '2:20 "eventStore" must be one of memory, none, got "redis"',
+      '2:46 unknown key "maxEvents" in "http.eventStoreLimits"',
+    ]);
+  });
+
   test('every problem is reported at once, sorted by line', () => {
     const text = yaml(
       'logLevel: verbose', // 1
