@@ -1,3 +1,5 @@
+import { encodePayload, likelyEncoding, PAYLOAD_ENCODINGS, type PayloadEncoding } from '../codec/base64.js';
+
 /**
  * How a payload was written where the proxy replaced it in place (a `data:` URI in a text, a base64 string
  * in JSON text), so the exact literal can be put back when the text comes back in a tool call. Most
@@ -7,30 +9,11 @@
  */
 export type LiteralKind = 'data-uri' | 'json-string';
 
-export type PayloadEncoding = 'base64' | 'base64-unpadded' | 'base64url' | 'base64url-unpadded' | 'utf8';
-
 export type LiteralForm =
   /** `before` + the bytes in `encoding` + `after`. */
   | { before: string; encoding: PayloadEncoding; after: string }
   /** Kept whole: the sha256 of the literal's UTF-8 bytes, the name of its sidecar. */
   | { sidecar: string };
-
-const ENCODINGS: readonly PayloadEncoding[] = ['base64', 'base64-unpadded', 'base64url', 'base64url-unpadded', 'utf8'];
-
-export function encodePayload(bytes: Buffer, encoding: PayloadEncoding): string {
-  switch (encoding) {
-    case 'base64':
-      return bytes.toString('base64');
-    case 'base64-unpadded':
-      return bytes.toString('base64').replace(/=+$/, '');
-    case 'base64url':
-      return bytes.toString('base64url').padEnd(Math.ceil(bytes.length / 3) * 4, '=');
-    case 'base64url-unpadded':
-      return bytes.toString('base64url');
-    case 'utf8':
-      return bytes.toString('utf8');
-  }
-}
 
 /**
  * The form of `literal`, whose payload is the text from `start` to `end`, for these bytes; undefined when
@@ -51,16 +34,7 @@ export function formOf(literal: string, start: number, end: number, bytes: Buffe
 }
 
 function likelyEncodings(payload: string): PayloadEncoding[] {
-  const urlSafe = /[-_]/.test(payload.slice(-4096)) || (!/[+/]/.test(payload) && /[-_]/.test(payload));
-  const padded = payload.endsWith('=');
-  const base64: PayloadEncoding = urlSafe
-    ? padded
-      ? 'base64url'
-      : 'base64url-unpadded'
-    : padded
-      ? 'base64'
-      : 'base64-unpadded';
-  return [base64, 'utf8'];
+  return [likelyEncoding(payload), 'utf8'];
 }
 
 /** The literal a form stands for, from the artifact's bytes (a sidecar's text is read by the caller). */
@@ -91,6 +65,8 @@ function isForm(value: unknown): value is LiteralForm {
   const v = value as Record<string, unknown>;
   if (typeof v.sidecar === 'string') return /^[0-9a-f]{64}$/.test(v.sidecar);
   return (
-    typeof v.before === 'string' && typeof v.after === 'string' && ENCODINGS.includes(v.encoding as PayloadEncoding)
+    typeof v.before === 'string' &&
+    typeof v.after === 'string' &&
+    PAYLOAD_ENCODINGS.includes(v.encoding as PayloadEncoding)
   );
 }

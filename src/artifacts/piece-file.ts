@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { open, rm } from 'node:fs/promises';
 import { tempPath, unwritable } from './atomic-write.js';
-import { tooLarge } from './decode.js';
+import { tooLarge } from './hash.js';
 import { resolveMimeTypeOfFile } from './mime.js';
 import type { ArtifactInput, PieceSource, WrittenFile } from './types.js';
 

@@ -3,7 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import type { Logger } from '../logger.js';
 import { atomicWrite, describeFsError, unwritable } from './atomic-write.js';
-import { hashBytes } from './decode.js';
+import { hashBytes } from './hash.js';
 import { defaultArtifactDir, prepareDirectory } from './directory.js';
 import { KeyedLock } from './key-lock.js';
 import { fileSize, loadRecords, newRecord, serializeRecord } from './metadata.js';

@@ -5,7 +5,8 @@ import type {
   Result,
   ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
-import { ErrorCode, ResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { sendRawRequest } from '../protocol/raw-messages.js';
 import type { Config } from '../config/types.js';
 import type { Logger } from '../logger.js';
 import { VERSION } from '../version.js';
@@ -236,11 +237,15 @@ export class Gateway {
       );
     }
     try {
-      return await session.server.request({ method, params: request.params } as never, ResultSchema, {
-        signal: extra.signal,
-        relatedRequestId: session.requestServedBy(upstream),
-        timeout: CLIENT_REQUEST_TIMEOUT_MS,
-      });
+      return await sendRawRequest(
+        session.server,
+        { method, params: request.params },
+        {
+          signal: extra.signal,
+          relatedRequestId: session.requestServedBy(upstream),
+          timeout: CLIENT_REQUEST_TIMEOUT_MS,
+        },
+      );
     } catch (error) {
       if (isMcpError(error)) throw new ClientError(error.code, originalMessage(error), error.data);
       throw error;

@@ -1,6 +1,7 @@
 import { ErrorCode, type CallToolResult, type Progress, type Result } from '@modelcontextprotocol/sdk/types.js';
 import { ClientError } from '../upstreams/errors.js';
-import type { Upstream } from '../upstreams/upstream.js';
+import type { Upstream, UpstreamReply } from '../upstreams/upstream.js';
+import { Blobs } from '../transports/blob-set.js';
 import type { Catalog } from './catalog.js';
 import type { RequestContext, RequestHandler } from './context.js';
 import { ARTIFACTS_META_KEY } from '../pipeline/pipeline.js';
@@ -86,6 +87,7 @@ export function createHandlers(deps: HandlerDeps): Record<string, RequestHandler
         client: session.clientInfo,
       };
       let processed: Result;
+      let blobs = Blobs.NONE;
       try {
         const resolved = await offload.resolveArguments(call);
         if ('refused' in resolved) {
@@ -96,15 +98,19 @@ export function createHandlers(deps: HandlerDeps): Record<string, RequestHandler
           };
         }
         const { args } = resolved;
-        const result = await forward(context, route.upstream, {
+        const reply = await forwardWithBlobs(context, route.upstream, {
           ...p,
           name: route.original,
           ...(args !== undefined ? { arguments: args } : {}),
         });
-        processed = isToolResult(result) ? await offload.processResult(result, call) : result;
+        blobs = reply.blobs;
+        const { result } = reply;
+        processed = blobs.deliver(isToolResult(result) ? await offload.processResult(result, call, blobs) : result);
       } catch (error) {
         report(server, route.original, 'failed');
         throw error;
+      } finally {
+        blobs.dispose();
       }
       report(server, route.original, (processed as CallToolResult).isError ? 'error' : 'ok', processed);
       // New artifacts are new resources of this session.
@@ -176,6 +182,16 @@ export function createHandlers(deps: HandlerDeps): Record<string, RequestHandler
  * for the progress sent before it, so the client never sees progress after its result.
  */
 export async function forward(context: RequestContext, upstream: Upstream, newParams?: Params): Promise<Result> {
+  const { result, blobs } = await forwardWithBlobs(context, upstream, newParams);
+  return blobs.deliver(result);
+}
+
+/** As `forward`, with the payloads the answer carried as bytes: the caller delivers them. */
+async function forwardWithBlobs(
+  context: RequestContext,
+  upstream: Upstream,
+  newParams?: Params,
+): Promise<UpstreamReply> {
   const { request, extra, session } = context;
   const clientToken = extra._meta?.progressToken;
   let progressSent: Promise<void> = Promise.resolve();
@@ -186,12 +202,12 @@ export async function forward(context: RequestContext, upstream: Upstream, newPa
       .catch(() => undefined);
   };
   session.routeTo(request.id, upstream);
-  const result = await upstream.request(request.method, newParams ?? (request.params as Params | undefined), {
+  const reply = await upstream.request(request.method, newParams ?? (request.params as Params | undefined), {
     signal: extra.signal,
     onprogress,
   });
   await progressSent;
-  return result;
+  return reply;
 }
 
 function resourceOwner(deps: HandlerDeps, uri: unknown): Upstream {

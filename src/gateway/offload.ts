@@ -22,6 +22,7 @@ import { ResultPipeline } from '../pipeline/pipeline.js';
 import { RuleBook } from '../pipeline/rules.js';
 import type { CallInfo } from '../pipeline/types.js';
 import { ClientError } from '../upstreams/errors.js';
+import type { Blobs } from '../transports/blob-set.js';
 import { abpPresets } from '../upstreams/abp/preset.js';
 
 const GC_INTERVAL_MS = 60 * 60_000;
@@ -113,8 +114,9 @@ export class Offload {
     return { ...tool, outputSchema: rewriteOutputSchema(tool.outputSchema, settings) as Tool['outputSchema'] };
   }
 
-  processResult(result: CallToolResult, call: CallInfo): Promise<CallToolResult> {
-    return this.pipeline.process(result, call);
+  /** `blobs`: the payloads the result arrived with as bytes; the caller delivers them. */
+  processResult(result: CallToolResult, call: CallInfo, blobs?: Blobs): Promise<CallToolResult> {
+    return this.pipeline.process(result, call, blobs);
   }
 
   /**

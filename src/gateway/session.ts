@@ -9,8 +9,8 @@ import type {
   ServerCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../logger.js';
+import { sendRawNotification } from '../protocol/raw-messages.js';
 import type { Upstream } from '../upstreams/upstream.js';
-import { restoreBlobs } from '../transports/blobs.js';
 import type { RequestContext, RequestHandler } from './context.js';
 import type { ArtifactLinks } from '../pipeline/types.js';
 import type { Who } from './events.js';
@@ -102,9 +102,6 @@ export class DownstreamSession {
   }
 
   connect(transport: Transport): Promise<void> {
-    // Payloads kept as bytes on their way through (transports/blobs.ts) become strings again here.
-    const send = transport.send.bind(transport);
-    transport.send = (message, options) => send(restoreBlobs(message), options);
     return this.server.connect(transport);
   }
 
@@ -139,7 +136,7 @@ export class DownstreamSession {
   async notify(notification: Notification): Promise<void> {
     if (this.closed) return;
     try {
-      await this.server.notification(notification as never);
+      await sendRawNotification(this.server, notification);
     } catch (error) {
       this.setup.log.debug({ err: String(error), method: notification.method }, 'notification not sent to client');
     }

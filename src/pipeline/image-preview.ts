@@ -3,8 +3,9 @@
  * from the stored file (sharp, libvips: it decodes large images in tiles, not whole in memory). Loaded on
  * first use: most results hold no image.
  */
-import { blobHead, isBlobMarker } from '../transports/blobs.js';
-import { base64DecodedSize, decodeBase64Strict } from './decode.js';
+import { decodeBase64Strict } from '../codec/base64.js';
+import type { BlobView } from '../transports/blob-view.js';
+import { base64DecodedSize } from './payload-data.js';
 import { imageFacts } from './facts/image.js';
 import type { InlineKeep } from './settings.js';
 
@@ -14,10 +15,10 @@ let loading: Promise<Sharp> | undefined;
 /** Base64 characters whose bytes hold any common format's dimensions. */
 const HEAD_CHARS = 64 * 1024;
 
-/** Whether an image (base64, or a marker of bytes kept for it) fits the limits; dimensions from its first bytes. */
-export function fitsVision(base64: string, keep: InlineKeep): boolean {
+/** Whether an image (base64, or the bytes kept for it) fits the limits; dimensions from its first bytes. */
+export function fitsVision(base64: string | BlobView, keep: InlineKeep): boolean {
   if (keep.imageMaxBytes <= 0 || base64DecodedSize(base64) > keep.imageMaxBytes) return false;
-  const head = isBlobMarker(base64) ? blobHead(base64, HEAD_CHARS) : base64.slice(0, HEAD_CHARS);
+  const head = typeof base64 === 'string' ? base64.slice(0, HEAD_CHARS) : base64.head(HEAD_CHARS);
   const bytes = decodeBase64Strict(head.slice(0, head.length - (head.length % 4)));
   const { width, height } = bytes ? imageFacts(bytes) : {};
   // Dimensions it cannot read: the size decides, as a model's API would take or refuse the image.

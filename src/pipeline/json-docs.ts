@@ -1,7 +1,8 @@
 import type { ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import { setAtPath } from './detect/walk.js';
 import { announce, note, outcomeNote, rewrittenText, standInNote } from './blocks.js';
-import { hasInlaidMarker, isBlobMarker, stringLength } from '../transports/blobs.js';
+import type { Blobs } from '../transports/blob-set.js';
+import { encodingOfPieces } from '../codec/base64.js';
 import {
   confirmJsonText,
   literalRange,
@@ -14,7 +15,6 @@ import { isReference, referenceTo } from './reference.js';
 import { isBinaryData } from './detect/abp-shapes.js';
 import type { Extraction, LayerContext, Payload, Result, SaveOutcome, WrittenLiteral } from './types.js';
 import { locateStrings, pathKey } from './json-locate.js';
-import { markedBase64Encoding } from './decode.js';
 
 export type { JsonPath } from './json-text.js';
 export { parseJsonText };
@@ -127,7 +127,7 @@ async function rewriteText(
 ): Promise<{ text: string; standIns: number }> {
   const ranges = new Map<JsonPath, LiteralRange | undefined>();
   for (const { path } of replacements)
-    ranges.set(path, literalRange(doc, path) ?? findLiteral(text, valueAt(doc, path)));
+    ranges.set(path, literalRange(doc, path) ?? findLiteral(text, valueAt(doc, path), run.blobs));
   const unplaced = replacements.filter(({ path }) => !ranges.get(path)).map(({ path }) => path);
   if (unplaced.length) {
     const located = locateStrings(text, unplaced);
@@ -159,10 +159,11 @@ async function withRecordedLiteral(
 ): Promise<unknown> {
   if (!extraction || !isReference(value)) return value;
   const original = valueAt(doc, path);
+  const kept = run.blobs.view(original);
   let written: WrittenLiteral;
-  if (typeof original === 'string' && isBlobMarker(original)) {
+  if (kept) {
     // Kept as bytes, it was an unescaped literal: its quotes around the base64 as it came.
-    const encoding = markedBase64Encoding(original);
+    const encoding = encodingOfPieces(kept.pieces());
     if (!encoding) return undefined;
     written = { form: { before: '"', encoding, after: '"' } };
   } else {
@@ -183,8 +184,8 @@ const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
  * and checked in place, so a payload of tens of megabytes is neither serialized again nor searched
  * for as a whole.
  */
-function findLiteral(text: string, original: unknown): LiteralRange | undefined {
-  if (typeof original === 'string' && isBlobMarker(original)) return findOnce(text, JSON.stringify(original));
+function findLiteral(text: string, original: unknown, blobs: Blobs): LiteralRange | undefined {
+  if (blobs.isMarker(original)) return findOnce(text, JSON.stringify(original));
   if (typeof original !== 'string' || original.length < 32 || NEEDS_ESCAPE.test(original)) return undefined;
   const head = `"${original.slice(0, 64)}`;
   const start = text.indexOf(head);
@@ -280,19 +281,19 @@ export function parentOf(root: unknown, path: JsonPath): Record<string, unknown>
 }
 
 /** Small sibling values of the node at `path`: what a summary shows as `Metadata:`. */
-export function siblingMetadata(root: unknown, path: JsonPath): Record<string, unknown> | undefined {
+export function siblingMetadata(root: unknown, path: JsonPath, blobs: Blobs): Record<string, unknown> | undefined {
   const parent = parentOf(root, path);
   if (!parent) return undefined;
   const key = path[path.length - 1];
   const metadata: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(parent)) {
     if (name === key) continue;
-    if (typeof value === 'string' && stringLength(value) > 200) continue;
+    if (typeof value === 'string' && blobs.lengthOf(value) > 200) continue;
     // A marker in an object stands for a long string: serialized, it is inlaid.
     if (
       typeof value === 'object' &&
       value !== null &&
-      (JSON.stringify(value).length > 200 || hasInlaidMarker(JSON.stringify(value)))
+      (JSON.stringify(value).length > 200 || blobs.hasInlaid(JSON.stringify(value)))
     )
       continue;
     metadata[name] = value;

@@ -1,6 +1,6 @@
 import type { ArtifactStore } from '../artifacts/store.js';
 import type { Logger } from '../logger.js';
-import { markersIn, outstandingBlobs, releaseBlob, restoreBlobs } from '../transports/blobs.js';
+import { Blobs } from '../transports/blob-set.js';
 import { chainFor } from './chain.js';
 import { forClient } from './settings.js';
 import type { RuleBook } from './rules.js';
@@ -21,20 +21,23 @@ export class ResultPipeline {
     private readonly log: Logger,
   ) {}
 
-  async process(result: Result, call: CallInfo): Promise<Result> {
+  /**
+   * `blobs` are the payloads the result arrived with as bytes (transports/blob-channel.ts): the caller
+   * owns them, and restores what the answer still marks when it delivers it.
+   */
+  async process(result: Result, call: CallInfo, blobs: Blobs = Blobs.NONE): Promise<Result> {
     const settings = forClient(this.rules.settingsFor(call.server, call.tool), call.client);
     const chain = chainFor(result, settings);
     if (!chain.length) return result;
     try {
-      let next = materialize(result, !settings.transform && !result.isError);
+      let next = materialize(result, blobs, !settings.transform && !result.isError);
       // Most results: no layer applies, nothing is copied or decoded.
-      if (!chain.some((layer) => layer.applies(next, settings))) return result;
-      const run = new PipelineRun(call, settings, this.store, this.log.child({ server: call.server, tool: call.tool }));
+      if (!chain.some((layer) => layer.applies(next, settings, blobs))) return result;
+      const log = this.log.child({ server: call.server, tool: call.tool });
+      const run = new PipelineRun(call, settings, this.store, log, blobs);
       // Each layer looks again at the result as the ones before it left it.
-      for (const layer of chain) if (layer.applies(next, settings)) next = await layer.run(next, run);
-      const output = run.extractions.length ? withArtifactMeta(next, run) : next;
-      releaseDropped(result, output);
-      return output;
+      for (const layer of chain) if (layer.applies(next, settings, blobs)) next = await layer.run(next, run);
+      return run.extractions.length ? withArtifactMeta(next, run) : next;
     } catch (error) {
       const err = error instanceof Error ? error.stack : String(error);
       this.log.error({ err, tool: call.tool }, 'result pipeline failed; passing the result on unchanged');
@@ -44,35 +47,25 @@ export class ResultPipeline {
 }
 
 /**
- * Payloads the stdio reader kept as bytes (transports/blobs.ts) stay so only where a layer decodes
+ * Payloads the stdio reader kept as bytes (transports/blob-table.ts) stay so only where a layer decodes
  * straight from the bytes: image and audio data and resource blobs, and, when no transformer runs, strings
  * of JSON inside the text blocks of a successful result (their markers inlaid in the text, see
  * transports/inlay.ts; the JSON layers read them, and restore what they leave). Every other string is
  * restored before the layers read it.
  */
-function materialize(result: Result, keepInlaid: boolean): Result {
-  if (outstandingBlobs() === 0) return result;
+function materialize(result: Result, blobs: Blobs, keepInlaid: boolean): Result {
+  if (blobs.size === 0) return result;
   const { content, ...rest } = result;
-  const restoredRest = restoreBlobs(rest, { release: false });
+  const restoredRest = blobs.restore(rest);
   let changed = restoredRest !== rest;
   const blocks = (content ?? []).map((block) => {
     if (block.type === 'image' || block.type === 'audio' || (block.type === 'resource' && 'blob' in block.resource))
       return block;
-    const restored = restoreBlobs(block, { keepInlaid: keepInlaid && block.type === 'text', release: false });
+    const restored = blobs.restore(block, { keepInlaid: keepInlaid && block.type === 'text' });
     if (restored !== block) changed = true;
     return restored;
   });
   return changed ? ({ ...restoredRest, content: blocks } as Result) : result;
-}
-
-/**
- * Bytes kept for the result that the answer no longer refers to are let go, now that it is final.
- * Not before: a layer that failed hands the client the result as it came, markers and all.
- */
-function releaseDropped(input: Result, output: Result): void {
-  if (outstandingBlobs() === 0) return;
-  const kept = markersIn(output);
-  for (const marker of markersIn(input)) if (!kept.has(marker)) releaseBlob(marker);
 }
 
 function withArtifactMeta(result: Result, run: PipelineRun): Result {

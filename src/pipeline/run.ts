@@ -5,7 +5,8 @@ import { humanSize } from '../artifacts/sizes.js';
 import type { Logger } from '../logger.js';
 import { drain } from '../artifacts/piece-file.js';
 import type { PieceSource } from '../artifacts/types.js';
-import { dataSize } from './decode.js';
+import { dataSize } from './payload-data.js';
+import type { Blobs } from '../transports/blob-set.js';
 import { factsFor, factsWatcher } from './facts/index.js';
 import { summaryText } from './summary/describe.js';
 import type { PipelineSettings } from './settings.js';
@@ -24,6 +25,7 @@ export class PipelineRun implements LayerContext {
     readonly settings: PipelineSettings,
     private readonly store: ArtifactStore,
     readonly log: Logger,
+    readonly blobs: Blobs,
   ) {}
 
   /**

@@ -1,6 +1,7 @@
 import type { CallToolResult, Implementation } from '@modelcontextprotocol/sdk/types.js';
 import type { ArtifactRecord, PieceSource } from '../artifacts/types.js';
 import type { LiteralForm, LiteralKind } from '../artifacts/literals.js';
+import type { Blobs } from '../transports/blob-set.js';
 import type { PipelineSettings } from './settings.js';
 
 /** The call a result answers. Names are the upstream's own, not the prefixed ones. */
@@ -70,7 +71,7 @@ export type Result = CallToolResult;
  */
 export interface Layer {
   readonly name: string;
-  applies(result: Result, settings: PipelineSettings): boolean;
+  applies(result: Result, settings: PipelineSettings, blobs: Blobs): boolean;
   /** Returns a new result, or the same object when nothing changed; never mutates its input. */
   run(result: Result, context: LayerContext): Promise<Result>;
 }
@@ -89,5 +90,7 @@ export interface LayerContext {
   literalUri(extraction: Extraction, kind: LiteralKind, written: WrittenLiteral): Promise<string | undefined>;
   /** Artifacts already announced in the content, by sha256, so each is summarized once. */
   announced: Set<string>;
+  /** The payloads the result arrived with as bytes: the only ones its markers stand for. */
+  blobs: Blobs;
   log: import('../logger.js').Logger;
 }

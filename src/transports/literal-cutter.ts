@@ -1,4 +1,4 @@
-import { BLOB_LITERAL_BYTES, inlaidMarkerBytes, keepBlob } from './blobs.js';
+import { BLOB_LITERAL_BYTES, type BlobTable } from './blob-table.js';
 import { findInlayRuns, inlay } from './inlay.js';
 
 const QUOTE = Buffer.from('"');
@@ -6,7 +6,7 @@ const QUOTE = Buffer.from('"');
 /**
  * Sits in front of the line reader of an upstream's stdout and takes long string literals out of
  * the stream as they arrive. A literal that spans chunks is held back as the chunks themselves (no
- * copy); once it closes, a long one without escapes is kept as a blob (see blobs.ts) and a short
+ * copy); once it closes, a long one without escapes is kept as a blob (see blob-table.ts) and a short
  * marker string goes on in its place; in a long one with escapes, the long strings of the JSON it
  * carries are kept as blobs with their markers inlaid (inlay.ts); any other is passed on as it was. The line
  * reader therefore never joins the payload's bytes into one buffer, and JSON.parse never sees them.
@@ -29,6 +29,7 @@ export class LiteralCutter {
     private readonly output: (bytes: Buffer) => void,
     /** A literal longer than this is passed on, for the line reader's own limit to refuse. */
     private readonly maxLiteralBytes: number,
+    private readonly table: BlobTable,
     /** Literals (and inner strings of an escaped one) this long are kept as blobs. */
     private readonly blobBytes = BLOB_LITERAL_BYTES,
   ) {}
@@ -102,10 +103,11 @@ export class LiteralCutter {
     const parts = this.parts!;
     this.parts = null;
     if (this.partsBytes < this.blobBytes) return this.passOn(parts);
-    if (!this.hasEscape) return this.output(Buffer.from(JSON.stringify(keepBlob(parts, this.partsBytes))));
+    if (!this.hasEscape) return this.output(Buffer.from(JSON.stringify(this.table.keep(parts, this.partsBytes))));
     // JSON inside the string: its long inner strings are kept, the rest goes on with their markers.
     const runs = findInlayRuns(parts, this.blobBytes);
-    this.passOn(runs.length ? inlay(parts, runs, (run, length) => inlaidMarkerBytes(keepBlob(run, length))) : parts);
+    const keep = (run: Buffer[], length: number) => this.table.inlaidMarkerBytes(this.table.keep(run, length));
+    this.passOn(runs.length ? inlay(parts, runs, keep) : parts);
   }
 
   private passOn(content: readonly Buffer[]): void {

@@ -5,6 +5,7 @@ import type { Logger } from '../logger.js';
 import { notFound } from '../config/commands.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, JsonLineReader, preview, toLine } from './json-lines.js';
 import { LiteralCutter } from './literal-cutter.js';
+import { BlobChannel } from './blob-channel.js';
 import { writeWithBackpressure } from './write-stream.js';
 
 export interface ProcessTransportOptions {
@@ -16,7 +17,7 @@ export interface ProcessTransportOptions {
   maxMessageBytes?: number;
   /** How long close() waits after ending stdin before it signals the process. */
   killGraceMs?: number;
-  /** Keep huge string literals as bytes (transports/blobs.ts): only for a proxy that restores them. */
+  /** Keep huge string literals as bytes (blob-channel.ts): only for a proxy that restores them. */
   cutLongLiterals?: boolean;
 }
 
@@ -71,8 +72,12 @@ export class ProcessTransport implements Transport {
   private exitInfo?: ProcessExit;
   private readonly stderrTail: string[] = [];
   private exited?: Promise<void>;
+  /** Where the payloads kept as bytes go with the response that carried them (with `cutLongLiterals`). */
+  readonly blobs?: BlobChannel;
 
-  constructor(private readonly options: ProcessTransportOptions) {}
+  constructor(private readonly options: ProcessTransportOptions) {
+    if (options.cutLongLiterals) this.blobs = new BlobChannel();
+  }
 
   get pid(): number | undefined {
     return this.child?.pid;
@@ -95,14 +100,24 @@ export class ProcessTransport implements Transport {
       this.child = child;
       const reader = new JsonLineReader(
         {
-          message: (message) => this.onmessage?.(message),
-          noise: (line, reason) => log.warn({ line: preview(line) }, `ignored a line on stdout (${reason})`),
-          oversize: (bytes) => this.onerror?.(new Error(`discarded a ${bytes}-byte message over the size limit`)),
+          message: (message) => this.onmessage?.(this.blobs ? this.blobs.received(message) : message),
+          noise: (line, reason) => {
+            this.blobs?.table.dropMessageBlobs();
+            log.warn({ line: preview(line) }, `ignored a line on stdout (${reason})`);
+          },
+          oversize: (bytes) => {
+            this.blobs?.table.dropMessageBlobs();
+            this.onerror?.(new Error(`discarded a ${bytes}-byte message over the size limit`));
+          },
         },
         this.options.maxMessageBytes,
       );
-      const cutter = this.options.cutLongLiterals
-        ? new LiteralCutter((bytes) => reader.push(bytes), this.options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES)
+      const cutter = this.blobs
+        ? new LiteralCutter(
+            (bytes) => reader.push(bytes),
+            this.options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+            this.blobs.table,
+          )
         : undefined;
       child.stdout!.on('data', (chunk: Buffer) => (cutter ? cutter.push(chunk) : reader.push(chunk)));
       child.stderr!.setEncoding('utf8');
@@ -118,6 +133,7 @@ export class ProcessTransport implements Transport {
           if (partial) this.logStderr(partial);
           cutter?.reset();
           const dropped = reader.reset();
+          this.blobs?.close();
           if (dropped > 0) log.warn({ bytes: dropped }, 'upstream exited in the middle of a message');
           this.exitInfo = { code, signal, stderrTail: [...this.stderrTail] };
           if (child.pid !== undefined) liveGroups.delete(child.pid);
@@ -143,6 +159,7 @@ export class ProcessTransport implements Transport {
   send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.child?.stdin;
     if (!stdin) return Promise.reject(new Error('not connected'));
+    this.blobs?.sent(message);
     return writeWithBackpressure(stdin, toLine(message));
   }
 

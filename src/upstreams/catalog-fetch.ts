@@ -1,6 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { sendRawRequest } from '../protocol/raw-messages.js';
 import {
-  ResultSchema,
   type Prompt,
   type Resource,
   type ResourceTemplate,
@@ -56,12 +56,10 @@ async function listAll(client: Client, method: string, key: string, timeout: num
   const seen = new Set<string>();
   let cursor: string | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
-    const result = await client.request(
-      { method, params: cursor === undefined ? {} : { cursor } } as never,
-      ResultSchema,
-      {
-        timeout,
-      },
+    const result = await sendRawRequest(
+      client,
+      { method, params: cursor === undefined ? {} : { cursor } },
+      { timeout },
     );
     const list = (result as Record<string, unknown>)[key];
     if (Array.isArray(list)) items.push(...list);

@@ -6,11 +6,16 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { AbpServerConfig, HttpServerConfig, ServerConfig } from '../config/types.js';
 import type { Logger } from '../logger.js';
 import { ProcessTransport } from '../transports/process-transport.js';
+import { DecoratedTransport } from '../transports/decorated-transport.js';
 
 export interface ConnectedClient {
   client: Client;
+  /** The upstream's own transport (the client may be connected to a decoration of it). */
   transport: Transport;
 }
+
+/** What the client connects to instead of the upstream's transport itself. */
+export type Decorate = (transport: Transport) => Transport;
 
 /**
  * Connects `makeClient()` to the server over the transport the config asks for. For `auto` HTTP
@@ -21,7 +26,9 @@ export async function connectClient(
   makeClient: () => Client,
   log: Logger,
   timeoutMs: number,
+  decorate: Decorate = (transport) => transport,
 ): Promise<ConnectedClient> {
+  const attempt = (client: Client, transport: Transport) => connectThrough(client, transport, decorate, timeoutMs);
   if (config.kind === 'stdio') {
     const transport = new ProcessTransport({
       command: config.command,
@@ -31,17 +38,17 @@ export async function connectClient(
       log,
       cutLongLiterals: true,
     });
-    return attempt(makeClient(), transport, timeoutMs);
+    return attempt(makeClient(), transport);
   }
-  if (config.kind === 'abp') return attempt(makeClient(), await abpTransport(config, log), timeoutMs);
-  if (config.transport === 'sse') return attempt(makeClient(), sse(config), timeoutMs);
+  if (config.kind === 'abp') return attempt(makeClient(), await abpTransport(config, log));
+  if (config.transport === 'sse') return attempt(makeClient(), sse(config));
   try {
-    return await attempt(makeClient(), streamable(config), timeoutMs);
+    return await attempt(makeClient(), streamable(config));
   } catch (error) {
     if (config.transport !== 'auto') throw error;
     log.info({ err: String(error) }, 'Streamable HTTP failed; trying legacy SSE');
     try {
-      return await attempt(makeClient(), sse(config), timeoutMs);
+      return await attempt(makeClient(), sse(config));
     } catch (sseError) {
       throw new Error(
         `could not connect to ${config.url}: Streamable HTTP failed (${message(error)}) and SSE failed (${message(sseError)})`,
@@ -51,9 +58,14 @@ export async function connectClient(
   }
 }
 
-async function attempt(client: Client, transport: Transport, timeoutMs: number): Promise<ConnectedClient> {
+async function connectThrough(
+  client: Client,
+  transport: Transport,
+  decorate: Decorate,
+  timeoutMs: number,
+): Promise<ConnectedClient> {
   try {
-    await client.connect(transport, { timeout: timeoutMs });
+    await client.connect(decorate(transport), { timeout: timeoutMs });
     return { client, transport };
   } catch (error) {
     await client.close().catch(() => undefined);
@@ -73,12 +85,7 @@ async function abpTransport(config: AbpServerConfig, log: Logger): Promise<Trans
   const backend = createAbpBackend(config.abp, log);
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await backend.server.connect(serverSide);
-  const closePair = clientSide.close.bind(clientSide);
-  clientSide.close = async () => {
-    await closePair();
-    await backend.close();
-  };
-  return clientSide;
+  return new DecoratedTransport(clientSide, { afterClose: () => backend.close() });
 }
 
 function streamable(config: HttpServerConfig): Transport {

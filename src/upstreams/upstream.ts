@@ -2,7 +2,6 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   ErrorCode,
-  ResultSchema,
   type ClientCapabilities,
   type Implementation,
   type JSONRPCNotification,
@@ -21,6 +20,8 @@ import { CATALOG_KINDS, emptyCatalog, fetchCatalog, type CatalogKind, type Upstr
 import { connectClient, type ConnectedClient } from './transport-factory.js';
 import { RestartSchedule } from './restart-schedule.js';
 import { ProgressRouter } from './progress-router.js';
+import { sendRawNotification, sendRawRequest } from '../protocol/raw-messages.js';
+import { Blobs } from '../transports/blob-set.js';
 import { nameFromPackage } from '../config/server-name.js';
 
 /** Timeouts are ours (they restart on progress); the SDK's own is set beyond reach. */
@@ -50,6 +51,15 @@ export interface UpstreamHooks {
   notification(upstream: Upstream, notification: Notification): void;
   catalogChanged(upstream: Upstream, kinds: CatalogKind[]): void;
   stateChanged(upstream: Upstream): void;
+}
+
+/**
+ * An upstream's answer, with the payloads it carried as bytes (stdio upstreams, transports/blob-channel.ts).
+ * The caller owns `blobs`: `blobs.deliver(result)` gives the result as the upstream sent it.
+ */
+export interface UpstreamReply {
+  result: Result;
+  blobs: Blobs;
 }
 
 export interface ForwardOptions {
@@ -143,8 +153,10 @@ export class Upstream {
     method: string,
     params: Record<string, unknown> | undefined,
     options: ForwardOptions = {},
-  ): Promise<Result> {
+  ): Promise<UpstreamReply> {
     const client = await this.ready(method, options.signal);
+    const transport = this.connection?.client === client ? this.connection.transport : undefined;
+    const channel = transport instanceof ProcessTransport ? transport.blobs : undefined;
     const timeout = options.timeoutMs ?? this.config.timeoutMs;
     const abort = new AbortController();
     let timedOutAfter = false;
@@ -165,10 +177,12 @@ export class Upstream {
     const meta = { ...((params?._meta as Record<string, unknown> | undefined) ?? {}), progressToken: progress.token };
     arm();
     try {
-      return await client.request({ method, params: { ...params, _meta: meta } } as never, ResultSchema, {
-        signal: abort.signal,
-        timeout: NO_SDK_TIMEOUT,
-      });
+      const result = await sendRawRequest(
+        client,
+        { method, params: { ...params, _meta: meta } },
+        { signal: abort.signal, timeout: NO_SDK_TIMEOUT },
+      );
+      return { result, blobs: channel?.take(progress.token) ?? Blobs.NONE };
     } catch (error) {
       if (timedOutAfter) {
         this.checkAlive();
@@ -178,6 +192,7 @@ export class Upstream {
     } finally {
       clearTimeout(timer);
       progress.release();
+      channel?.release(progress.token);
       options.signal?.removeEventListener('abort', onClientAbort);
     }
   }
@@ -185,7 +200,7 @@ export class Upstream {
   async notify(notification: Notification): Promise<void> {
     const client = this.connection?.client;
     if (this.state !== 'up' || !client) return;
-    await client.notification(notification as never).catch((error: unknown) => {
+    await sendRawNotification(client, notification).catch((error: unknown) => {
       this.log.debug({ err: error }, `could not forward ${notification.method}`);
     });
   }
@@ -193,7 +208,8 @@ export class Upstream {
   /** Remembered so a restarted upstream gets the same level. */
   async setLogLevel(level: string): Promise<void> {
     this.logLevel = level;
-    if (this.state === 'up' && this.capabilities?.logging) await this.request('logging/setLevel', { level });
+    if (this.state === 'up' && this.capabilities?.logging)
+      (await this.request('logging/setLevel', { level })).blobs.dispose();
   }
 
   /** Remembered so a restarted upstream keeps sending updates. */
@@ -230,7 +246,13 @@ export class Upstream {
     let connection: ConnectedClient;
     const timeout = Math.max(this.config.timeoutMs, MIN_CONNECT_TIMEOUT_MS);
     try {
-      connection = await connectClient(this.config, () => this.makeClient(), this.log, timeout);
+      connection = await connectClient(
+        this.config,
+        () => this.makeClient(),
+        this.log,
+        timeout,
+        (transport) => this.progress.decorate(transport),
+      );
     } catch (error) {
       this.lastError = errorText(error);
       if (error instanceof SpawnError && error.permanent) {
@@ -251,7 +273,6 @@ export class Upstream {
       return;
     }
     this.connection = connection;
-    this.progress.attach(connection.transport);
     const { client } = connection;
     this.capabilities = client.getServerCapabilities();
     this.serverInfo = client.getServerVersion();
@@ -386,7 +407,9 @@ export class Upstream {
 
   private async restoreSessionState(client: Client): Promise<void> {
     if (this.logLevel && this.capabilities?.logging) {
-      await client.setLoggingLevel(this.logLevel as never).catch(() => undefined);
+      await sendRawRequest(client, { method: 'logging/setLevel', params: { level: this.logLevel } }).catch(
+        () => undefined,
+      );
     }
     if (this.capabilities?.resources?.subscribe) {
       for (const uri of this.subscriptions) await client.subscribeResource({ uri }).catch(() => undefined);

@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { RuleConfig } from '../../src/pipeline/settings.js';
-import { outstandingBlobs } from '../../src/transports/blobs.js';
+import { blobsHeldInProcess } from '../../src/transports/blob-table.js';
 import { FIXTURES, NODE, connectDirect, type StdioConnection } from '../helpers/fixtures.js';
 import { artifactMeta, call, onlyLink, sha256, summaries, texts } from '../helpers/pipeline.js';
 import { startProxy, testConfig, type ProxyUnderTest, type TestOptions } from '../helpers/proxy.js';
@@ -30,7 +30,7 @@ async function withProxy(options: TestOptions, check: (result: CallToolResult) =
   const proxy: ProxyUnderTest = await startProxy(testConfig([big], options));
   try {
     await check(await call(proxy.client, 'big-json-pdf', { mb: MB }));
-    expect(outstandingBlobs()).toBe(0);
+    expect(blobsHeldInProcess()).toBe(0);
   } finally {
     await proxy.close();
   }

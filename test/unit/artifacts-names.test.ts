@@ -1,5 +1,5 @@
 import { artifactId, hashArguments, isWellFormedId, sanitizeFilename, segment } from '../../src/artifacts/names.js';
-import { decodeBase64Strict } from '../../src/pipeline/decode.js';
+import { decodeBase64Strict } from '../../src/codec/base64.js';
 
 describe('sanitizeFilename', () => {
   test.each([

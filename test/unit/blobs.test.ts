@@ -1,33 +1,13 @@
-import {
-  BLOB_LITERAL_BYTES,
-  blobLength,
-  isBlobMarker,
-  outstandingBlobs,
-  restoreBlobs,
-} from '../../src/transports/blobs.js';
-import { JsonLineReader } from '../../src/transports/json-lines.js';
-import { LiteralCutter } from '../../src/transports/literal-cutter.js';
-import { decodeBase64Strict } from '../../src/pipeline/decode.js';
+import { decodeBase64PiecesStrict } from '../../src/codec/base64.js';
+import type { Blobs } from '../../src/transports/blob-set.js';
+import { BLOB_LITERAL_BYTES } from '../../src/transports/blob-table.js';
+import { blobsLeftOver, readLines } from '../helpers/blob-reader.js';
 
 const big = (char: string, n = BLOB_LITERAL_BYTES + 10) => char.repeat(n);
 
-/** Feeds text through a cutter and a reader, in chunks of `chunkSize` bytes, as a pipe would. */
-function read(text: string, { chunkSize = 65536, max = 512 * 1024 * 1024 } = {}) {
-  const messages: unknown[] = [];
-  const oversize: number[] = [];
-  const reader = new JsonLineReader(
-    { message: (m) => messages.push(m), noise: () => undefined, oversize: (n) => oversize.push(n) },
-    max,
-  );
-  const cutter = new LiteralCutter((bytes) => reader.push(bytes), max);
-  const bytes = Buffer.from(text);
-  for (let i = 0; i < bytes.length; i += chunkSize) cutter.push(bytes.subarray(i, i + chunkSize));
-  return { messages, oversize };
-}
-
 afterEach(() => {
-  // Every test restores what it cut, so none is left over for the next.
-  expect(outstandingBlobs()).toBe(0);
+  // Every test delivers what it read, so no bytes are left held.
+  expect(blobsLeftOver()).toBe(0);
 });
 
 test('long escape-free literals become markers on the way in, and restore to the very same message', () => {
@@ -44,16 +24,20 @@ test('long escape-free literals become markers on the way in, and restore to the
   };
   const second = { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'after' } };
   for (const chunkSize of [65536, 7, 1_000_003]) {
-    const { messages } = read(`${JSON.stringify(message)}\n${JSON.stringify(second)}\n`, { chunkSize });
-    const [parsed, next] = messages as [typeof message, unknown];
+    const { received } = readLines<typeof message>(`${JSON.stringify(message)}\n${JSON.stringify(second)}\n`, {
+      chunkSizes: [chunkSize],
+    });
+    const [{ message: parsed, blobs }, next] = received;
     if (chunkSize < BLOB_LITERAL_BYTES) {
-      expect(isBlobMarker(parsed.result.content[0].data)).toBe(true);
-      expect(blobLength(parsed.result.content[0].data!)).toBe(BLOB_LITERAL_BYTES + 10);
-      expect(isBlobMarker(parsed.result.content[1].text)).toBe(true);
+      expect(blobs.size).toBe(2);
+      expect(blobs.view(parsed.result.content[0].data)!.length).toBe(BLOB_LITERAL_BYTES + 10);
+      expect(blobs.isMarker(parsed.result.content[1].text)).toBe(true);
     }
     expect(parsed.result.content[2]).toEqual(message.result.content[2]);
-    expect(next).toEqual(second);
-    expect(restoreBlobs(parsed)).toEqual(message);
+    // The next message arrived with none of them.
+    expect(next.message).toEqual(second);
+    expect(next.blobs.size).toBe(0);
+    expect(blobs.deliver(parsed)).toEqual(message);
   }
 });
 
@@ -62,37 +46,66 @@ test('a long literal with escapes, even one split right after a backslash, passe
   const message = { jsonrpc: '2.0', method: 'x', params: { text: JSON.parse(`"${text}"`) } };
   const line = JSON.stringify(message);
   const split = line.indexOf('\\"') + 1;
-  const { messages } = read(`${line}\n`, { chunkSize: split });
-  expect(messages).toEqual([message]);
+  const { received } = readLines(`${line}\n`, { chunkSizes: [split] });
+  expect(received.map((r) => r.message)).toEqual([message]);
 });
 
-test('a literal over the message limit is passed on, for the line limit to refuse', () => {
-  const { messages, oversize } = read(
+test('a literal over the message limit is passed on, for the line limit to refuse; its bytes are not kept', () => {
+  const { received, oversize } = readLines(
     `${JSON.stringify({ jsonrpc: '2.0', method: 'x', params: { data: big('B', 2_000_000) } })}\n{"jsonrpc":"2.0","method":"y"}\n`,
-    {
-      max: 1_000_000,
-    },
+    { max: 1_000_000 },
   );
   expect(oversize).toHaveLength(1);
-  expect(messages).toEqual([{ jsonrpc: '2.0', method: 'y' }]);
+  expect(received.map((r) => r.message)).toEqual([{ jsonrpc: '2.0', method: 'y' }]);
+});
+
+test('a line that is no message lets go of what was kept while it was read', () => {
+  const { received, table } = readLines(`{"jsonrpc":"2.0","method":"x","params":{"data":"${big('C')}"}} trailing\n`, {
+    chunkSizes: [4096],
+  });
+  expect(received).toEqual([]);
+  expect(table.outstanding).toBe(0);
 });
 
 test('restoring leaves objects without markers as the same objects', () => {
   const message = { jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'hi' }] } };
-  expect(restoreBlobs(message)).toBe(message);
+  const [{ blobs }] = readLines(`${JSON.stringify(message)}\n`).received;
+  expect(blobs.deliver(message)).toBe(message);
+});
+
+test("one message's markers mean nothing to another message's blobs, even from the same table", () => {
+  const line = (id: number, char: string) =>
+    `${JSON.stringify({ jsonrpc: '2.0', id, result: { content: [{ type: 'image', data: big(char) }] } })}\n`;
+  const { received, table } = readLines<{ result: { content: { data: string }[] } }>(line(1, 'A') + line(2, 'B'));
+  const [first, second] = received;
+  const [a, b] = [first, second].map((r) => r.message.result.content[0].data);
+  expect(first.blobs.isMarker(a) && second.blobs.isMarker(b)).toBe(true);
+  expect(first.blobs.view(b)).toBeUndefined();
+  expect(second.blobs.view(a)).toBeUndefined();
+  // Delivering the wrong one's message restores nothing of it.
+  expect(second.blobs.restore(first.message)).toBe(first.message);
+  expect(table.outstanding).toBe(2);
+  first.blobs.deliver(first.message);
+  expect(table.outstanding).toBe(1);
+  second.blobs.deliver(second.message);
+  expect(table.outstanding).toBe(0);
 });
 
 test('a marked payload decodes from its pieces exactly like the string would; bad base64 is refused', () => {
   const bytes = Buffer.alloc(3 * 1024 * 1024 + 7);
   for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 2654435761) >>> 24;
+  const decode = (data: string, blobs: Blobs) => {
+    const view = blobs.view(data)!;
+    return decodeBase64PiecesStrict(view.pieces(), view.length);
+  };
   for (const encoded of [bytes.toString('base64'), bytes.toString('base64url')]) {
-    const { messages } = read(`${JSON.stringify({ jsonrpc: '2.0', method: 'x', params: { data: encoded } })}\n`, {
-      chunkSize: 65_537,
-    });
-    const [parsed] = messages as [{ params: { data: string } }];
-    expect(isBlobMarker(parsed.params.data)).toBe(true);
-    expect(decodeBase64Strict(parsed.params.data)!.equals(bytes)).toBe(true);
-    restoreBlobs(parsed);
+    const [{ message, blobs }] = readLines<{ params: { data: string } }>(
+      `${JSON.stringify({ jsonrpc: '2.0', method: 'x', params: { data: encoded } })}\n`,
+      { chunkSizes: [65_537] },
+    ).received;
+    expect(blobs.isMarker(message.params.data)).toBe(true);
+    expect(decode(message.params.data, blobs)!.equals(bytes)).toBe(true);
+    blobs.dispose();
   }
   // (The two alphabets mixed are decoded, as Node does: '-' and '+' mean the same 6 bits.)
   for (const broken of [
@@ -101,9 +114,10 @@ test('a marked payload decodes from its pieces exactly like the string would; ba
     `${big('A', 300_000)}A=AA`,
     `${big('A', 300_000)}AA A`,
   ]) {
-    const { messages } = read(`${JSON.stringify({ jsonrpc: '2.0', method: 'x', params: { data: broken } })}\n`);
-    const [parsed] = messages as [{ params: { data: string } }];
-    expect(decodeBase64Strict(parsed.params.data)).toBeUndefined();
-    expect(restoreBlobs(parsed).params.data).toBe(broken);
+    const [{ message, blobs }] = readLines<{ params: { data: string } }>(
+      `${JSON.stringify({ jsonrpc: '2.0', method: 'x', params: { data: broken } })}\n`,
+    ).received;
+    expect(decode(message.params.data, blobs)).toBeUndefined();
+    expect(blobs.deliver(message).params.data).toBe(broken);
   }
 });

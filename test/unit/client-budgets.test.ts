@@ -7,8 +7,8 @@ import { silentLogger } from '../../src/logger.js';
 import { budgetFor, DEFAULT_BUDGET, KNOWN_CLIENTS } from '../../src/pipeline/client-budgets.js';
 import { ARTIFACTS_META_KEY, ResultPipeline } from '../../src/pipeline/pipeline.js';
 import { RuleBook } from '../../src/pipeline/rules.js';
-import { base64DecodedSize } from '../../src/pipeline/decode.js';
-import { keepBlob, releaseBlob } from '../../src/transports/blobs.js';
+import { base64DecodedSize } from '../../src/pipeline/payload-data.js';
+import { BlobView } from '../../src/transports/blob-view.js';
 import { DEFAULT_PIPELINE, dumpChars, forClient, inlineChars } from '../../src/pipeline/settings.js';
 import { isForReading } from '../../src/pipeline/text-kind.js';
 
@@ -123,8 +123,7 @@ describe('the size of base64 without decoding it', () => {
     expect(base64DecodedSize(base64.replace(/=+$/, ''))).toBe(bytes);
     // Kept as bytes by the stdio reader, in pieces that may split the padding.
     const raw = Buffer.from(base64, 'latin1');
-    const marker = keepBlob([raw.subarray(0, raw.length - 1), raw.subarray(raw.length - 1)], raw.length);
-    expect(base64DecodedSize(marker)).toBe(bytes);
-    releaseBlob(marker);
+    const view = new BlobView([raw.subarray(0, raw.length - 1), raw.subarray(raw.length - 1)], raw.length);
+    expect(base64DecodedSize(view)).toBe(bytes);
   });
 });

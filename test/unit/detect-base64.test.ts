@@ -1,9 +1,5 @@
-import {
-  decodeBase64Prefix,
-  detectBase64Binary,
-  isFullyBase64,
-  mightBeBase64,
-} from '../../src/pipeline/detect/base64.js';
+import { decodeBase64Prefix, isFullyBase64, mightBeBase64 } from '../../src/codec/base64.js';
+import { detectBase64Binary } from '../../src/pipeline/detect/base64.js';
 import * as fx from './detect-fixtures.js';
 
 const b64 = (bytes: Buffer): string => bytes.toString('base64');

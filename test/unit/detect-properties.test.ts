@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { sniff } from '../../src/artifacts/mime.js';
-import { decodeBase64Prefix, detectBase64Binary, isFullyBase64 } from '../../src/pipeline/detect/base64.js';
+import { decodeBase64Prefix, isFullyBase64 } from '../../src/codec/base64.js';
+import { detectBase64Binary } from '../../src/pipeline/detect/base64.js';
 import { findDataUris } from '../../src/pipeline/detect/data-uri.js';
 import { isBinaryMimeType } from '../../src/artifacts/mime.js';
 import { findStringsDeep, setAtPath, type JsonPath } from '../../src/pipeline/detect/walk.js';

@@ -2,10 +2,8 @@
 // with their markers inlaid in the text (transports/inlay.ts). Restored, every message must be the one
 // that was sent; parsed, the inner JSON must hold a marker exactly where a long plain string value was.
 import fc from 'fast-check';
-import { blobString, isBlobMarker, outstandingBlobs, restoreBlobs } from '../../src/transports/blobs.js';
 import { findInlayRuns } from '../../src/transports/inlay.js';
-import { JsonLineReader } from '../../src/transports/json-lines.js';
-import { LiteralCutter } from '../../src/transports/literal-cutter.js';
+import { blobsLeftOver, readLines, type ReadMessage } from '../helpers/blob-reader.js';
 
 /** Small, so that generated strings cross it. */
 const BLOB = 24;
@@ -17,21 +15,8 @@ interface Message {
 }
 
 /** Sends a line through a cutter and a reader in the given chunk sizes (cycled), as a pipe would. */
-function read(line: string, chunkSizes: number[]): Message[] {
-  const messages: Message[] = [];
-  const reader = new JsonLineReader({
-    message: (m) => messages.push(m as Message),
-    noise: () => undefined,
-    oversize: () => undefined,
-  });
-  const cutter = new LiteralCutter((bytes) => reader.push(bytes), 1 << 30, BLOB);
-  const bytes = Buffer.from(line);
-  for (let at = 0, i = 0; at < bytes.length; i++) {
-    const size = chunkSizes[i % chunkSizes.length];
-    cutter.push(bytes.subarray(at, at + size));
-    at += size;
-  }
-  return messages;
+function read(line: string, chunkSizes: number[]): ReadMessage<Message>[] {
+  return readLines<Message>(line, { chunkSizes, max: 1 << 30, blobBytes: BLOB }).received;
 }
 
 const messageWith = (text: string): Message => ({
@@ -58,18 +43,17 @@ function stringsOf(
 }
 
 afterEach(() => {
-  expect(outstandingBlobs()).toBe(0);
+  expect(blobsLeftOver()).toBe(0);
 });
 
 test('the Tableau shape: the payload is kept, name and format stay in the text', () => {
   const payload = 'JVBERi0xLjQK'.repeat(20);
   const inner = { name: 'report', format: 'pdf', content: payload };
-  const [message] = read(`${JSON.stringify(messageWith(JSON.stringify(inner)))}\n`, [7]);
+  const [{ message, blobs }] = read(`${JSON.stringify(messageWith(JSON.stringify(inner)))}\n`, [7]);
   const doc = JSON.parse(message.result.content[0].text);
   expect(doc.name).toBe('report');
-  expect(isBlobMarker(doc.content)).toBe(true);
-  expect(blobString(doc.content)).toBe(payload);
-  expect(restoreBlobs(message)).toEqual(messageWith(JSON.stringify(inner)));
+  expect(blobs.view(doc.content)!.text()).toBe(payload);
+  expect(blobs.deliver(message)).toEqual(messageWith(JSON.stringify(inner)));
 });
 
 test('keys, strings with inner escapes, and text that is not JSON keep their bytes in the text', () => {
@@ -80,8 +64,9 @@ test('keys, strings with inner escapes, and text that is not JSON keep their byt
     `He said "${long}" and left`,
     `${long} "${long}`,
   ]) {
-    const [message] = read(`${JSON.stringify(messageWith(text))}\n`, [5]);
+    const [{ message, blobs }] = read(`${JSON.stringify(messageWith(text))}\n`, [5]);
     expect(message).toEqual(messageWith(text));
+    expect(blobs.size).toBe(0);
   }
 });
 
@@ -89,10 +74,10 @@ test('an outer literal that escapes quotes as \\u0022 (as .NET does) is read rig
   const long = 'y'.repeat(40);
   const outer = JSON.stringify(JSON.stringify({ a: long, b: [long] })).replace(/\\"/g, '\\u0022');
   const line = `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":${outer}}]}}\n`;
-  const [message] = read(line, [9]);
+  const [{ message, blobs }] = read(line, [9]);
   const doc = JSON.parse(message.result.content[0].text);
-  expect(isBlobMarker(doc.a) && isBlobMarker(doc.b[0])).toBe(true);
-  expect(restoreBlobs(message)).toEqual(JSON.parse(line));
+  expect(blobs.isMarker(doc.a) && blobs.isMarker(doc.b[0])).toBe(true);
+  expect(blobs.deliver(message)).toEqual(JSON.parse(line));
 });
 
 test('a literal that is cut short or holds a bad escape finds no runs', () => {
@@ -150,7 +135,7 @@ describe('properties', () => {
       fc.property(fc.array(innerText, { minLength: 1, maxLength: 3 }), chunkSizes, (texts, sizes) => {
         const sent = texts.map(messageWith);
         const received = read(sent.map((m) => `${JSON.stringify(m)}\n`).join(''), sizes);
-        expect(restoreBlobs(received)).toEqual(sent);
+        expect(received.map(({ message, blobs }) => blobs.deliver(message))).toEqual(sent);
       }),
       { numRuns: 400 },
     );
@@ -161,22 +146,23 @@ describe('properties', () => {
     fc.assert(
       fc.property(value, chunkSizes, (doc, sizes) => {
         const text = JSON.stringify(doc);
-        const [message] = read(`${JSON.stringify(messageWith(text))}\n`, sizes);
+        const [{ message, blobs }] = read(`${JSON.stringify(messageWith(text))}\n`, sizes);
         const received = message.result.content[0].text;
         // Nothing kept (the literal fit in one chunk, or had no run), or all of it (it had no escape).
-        if (received === text || isBlobMarker(received)) return void restoreBlobs(message);
+        if (received === text || blobs.isMarker(received)) return void blobs.deliver(message);
         kept++;
         const before = stringsOf(doc);
         const after = stringsOf(JSON.parse(received));
         expect(after.map((s) => s.path)).toEqual(before.map((s) => s.path));
         after.forEach((s, i) => {
-          if (!isBlobMarker(s.value)) return expect(s.value).toBe(before[i].value);
+          const view = blobs.view(s.value);
+          if (!view) return expect(s.value).toBe(before[i].value);
           expect(s.key).toBe(false);
-          expect(blobString(s.value)).toBe(before[i].value);
+          expect(view.text()).toBe(before[i].value);
           expect(before[i].value.length).toBeGreaterThanOrEqual(BLOB / 4); // at least BLOB bytes of UTF-8
           expect(JSON.stringify(before[i].value)).toBe(`"${before[i].value}"`); // written without escapes
         });
-        restoreBlobs(message);
+        blobs.deliver(message);
       }),
       { numRuns: 400 },
     );

@@ -8,9 +8,9 @@ import fc from 'fast-check';
 import { ArtifactStore } from '../../src/artifacts/store.js';
 import { silentLogger } from '../../src/logger.js';
 import { LONG_LITERAL_CHARS } from '../../src/pipeline/json-text.js';
-import { BLOB_LITERAL_BYTES, outstandingBlobs } from '../../src/transports/blobs.js';
-import { JsonLineReader } from '../../src/transports/json-lines.js';
-import { LiteralCutter } from '../../src/transports/literal-cutter.js';
+import { BLOB_LITERAL_BYTES } from '../../src/transports/blob-table.js';
+import type { Blobs } from '../../src/transports/blob-set.js';
+import { blobsLeftOver, readLines } from '../helpers/blob-reader.js';
 import { ARTIFACTS_META_KEY, ResultPipeline } from '../../src/pipeline/pipeline.js';
 import { RuleBook } from '../../src/pipeline/rules.js';
 import { padTo, pdf, png } from './detect-fixtures.js';
@@ -130,28 +130,19 @@ test('property: whatever surrounds the payload comes back byte for byte', async 
 
 describe('JSON text read from a stdio upstream, its long strings kept as bytes (transports/inlay.ts)', () => {
   /** The result as the proxy's reader hands it over: the text block's inner long strings inlaid as markers. */
-  function readResult(text: string): CallToolResult {
-    const messages: { result: CallToolResult }[] = [];
-    const reader = new JsonLineReader({
-      message: (m) => messages.push(m as never),
-      noise: () => undefined,
-      oversize: () => undefined,
-    });
-    const cutter = new LiteralCutter((bytes) => reader.push(bytes), 1 << 30);
-    const line = Buffer.from(
-      `${JSON.stringify({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text }] } })}\n`,
-    );
-    for (let at = 0; at < line.length; at += 65_536) cutter.push(line.subarray(at, at + 65_536));
-    return messages[0].result;
+  function readResult(text: string): { input: CallToolResult; blobs: Blobs } {
+    const line = `${JSON.stringify({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text }] } })}\n`;
+    const [{ message, blobs }] = readLines<{ result: CallToolResult }>(line, { max: 1 << 30 }).received;
+    return { input: message.result, blobs };
   }
   const bigPdf = padTo(pdf(2), BLOB_LITERAL_BYTES);
   const notAFile = Buffer.alloc(BLOB_LITERAL_BYTES, 'plain words, no signature ').toString('base64');
 
   test('the payload is stored from the bytes; a long string that is no file comes back as it was', async () => {
     const text = JSON.stringify({ name: 'report', content: bigPdf.toString('base64'), other: notAFile }, null, 1);
-    const input = readResult(text);
+    const { input, blobs } = readResult(text);
     expect(textOf(input).length).toBeLessThan(1000);
-    const output = await roomy.process(input, call);
+    const output = blobs.deliver(await roomy.process(input, call, blobs));
     const [artifact] = artifactsOf(output);
     expect(artifact).toMatchObject({ mimeType: 'application/pdf', size: bigPdf.length });
     expect(JSON.parse(textOf(output))).toEqual({
@@ -162,16 +153,17 @@ describe('JSON text read from a stdio upstream, its long strings kept as bytes (
     expect(textOf(output).replace(/"content": \{[^}]*\}/, '"content": ""')).toBe(
       text.replace(/"content": "[^"]*"/, '"content": ""'),
     );
-    expect(outstandingBlobs()).toBe(0);
+    expect(blobsLeftOver()).toBe(0);
   });
 
   test('nothing to extract: the text is the one the upstream sent', async () => {
     const text = JSON.stringify({ other: notAFile, list: [notAFile] });
-    const output = await pipeline.process(readResult(text), call);
+    const { input, blobs } = readResult(text);
+    const output = blobs.deliver(await pipeline.process(input, call, blobs));
     // The size net stores it, from the text as sent.
     const [artifact] = artifactsOf(output);
     expect((await store.read(artifact.uri)).toString('utf8')).toBe(text);
-    expect(outstandingBlobs()).toBe(0);
+    expect(blobsLeftOver()).toBe(0);
   });
 });
 

@@ -10,9 +10,9 @@ import { silentLogger } from '../../src/logger.js';
 import { factsFor } from '../../src/pipeline/facts/index.js';
 import { ARTIFACTS_META_KEY, ResultPipeline } from '../../src/pipeline/pipeline.js';
 import { RuleBook } from '../../src/pipeline/rules.js';
-import { BLOB_LITERAL_BYTES, isBlobMarker, outstandingBlobs, restoreBlobs } from '../../src/transports/blobs.js';
-import { JsonLineReader } from '../../src/transports/json-lines.js';
-import { LiteralCutter } from '../../src/transports/literal-cutter.js';
+import type { Blobs } from '../../src/transports/blob-set.js';
+import { BLOB_LITERAL_BYTES } from '../../src/transports/blob-table.js';
+import { blobsLeftOver, readLines } from '../helpers/blob-reader.js';
 import { padTo, pdf, png } from './detect-fixtures.js';
 
 let dir: string;
@@ -32,21 +32,20 @@ beforeEach(async () => {
 });
 afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
-  expect(outstandingBlobs()).toBe(0);
+  expect(blobsLeftOver()).toBe(0);
 });
 
 /** A result as the proxy's stdio reader hands it over, its long literals kept as bytes. */
-function readResult(result: CallToolResult): CallToolResult {
-  const messages: { result: CallToolResult }[] = [];
-  const reader = new JsonLineReader({
-    message: (m) => messages.push(m as never),
-    noise: () => undefined,
-    oversize: () => undefined,
-  });
-  const cutter = new LiteralCutter((bytes) => reader.push(bytes), 1 << 30);
-  const line = Buffer.from(`${JSON.stringify({ jsonrpc: '2.0', id: 1, result })}\n`);
-  for (let at = 0; at < line.length; at += 65_536) cutter.push(line.subarray(at, at + 65_536));
-  return messages[0].result;
+function readResult(result: CallToolResult): { input: CallToolResult; blobs: Blobs } {
+  const line = `${JSON.stringify({ jsonrpc: '2.0', id: 1, result })}\n`;
+  const [{ message, blobs }] = readLines<{ result: CallToolResult }>(line, { max: 1 << 30 }).received;
+  return { input: message.result, blobs };
+}
+
+/** The result through the pipeline and out of the proxy, as the gateway delivers it. */
+async function processed(pipeline: ResultPipeline, result: CallToolResult): Promise<CallToolResult> {
+  const { input, blobs } = readResult(result);
+  return blobs.deliver(await pipeline.process(input, { server: 's', tool: 't', owner: 'o' }, blobs));
 }
 
 const artifactsOf = (result: CallToolResult) =>
@@ -60,9 +59,11 @@ const bigPdf = padTo(pdf(4), 3 * BLOB_LITERAL_BYTES);
 const broken = `${bigPng.toString('base64').slice(0, 1_000_000)}!${bigPng.toString('base64').slice(1_000_001)}`;
 
 test('an image block kept as bytes is stored with the facts and type its bytes give', async () => {
-  const input = readResult({ content: [{ type: 'image', mimeType: 'image/png', data: bigPng.toString('base64') }] });
-  expect(isBlobMarker((input.content[0] as { data: string }).data)).toBe(true);
-  const output = await pipelineWith().process(input, { server: 's', tool: 't', owner: 'o' });
+  const { input, blobs } = readResult({
+    content: [{ type: 'image', mimeType: 'image/png', data: bigPng.toString('base64') }],
+  });
+  expect(blobs.isMarker((input.content[0] as { data: string }).data)).toBe(true);
+  const output = blobs.deliver(await pipelineWith().process(input, { server: 's', tool: 't', owner: 'o' }, blobs));
   const [artifact] = artifactsOf(output);
   const record = store.get(artifact.uri)!;
   expect(record).toMatchObject({
@@ -76,18 +77,15 @@ test('an image block kept as bytes is stored with the facts and type its bytes g
 });
 
 test('a PDF in JSON text kept as bytes gets its page count', async () => {
-  const input = readResult({
+  const output = await processed(pipelineWith(), {
     content: [{ type: 'text', text: JSON.stringify({ name: 'r', content: bigPdf.toString('base64') }) }],
   });
-  const output = await pipelineWith().process(input, { server: 's', tool: 't', owner: 'o' });
   expect(store.get(artifactsOf(output)[0].uri)!.facts).toEqual({ pages: 4 });
 });
 
 test('an image block that is not base64 after all is left as it was, nothing stored', async () => {
   const original: CallToolResult = { content: [{ type: 'image', mimeType: 'image/png', data: broken }] };
-  const output = restoreBlobs(
-    await pipelineWith().process(readResult(original), { server: 's', tool: 't', owner: 'o' }),
-  );
+  const output = await processed(pipelineWith(), original);
   expect(output.content).toEqual(original.content);
   expect(await storedFiles()).toEqual([]);
   expect(await readdir(join(dir, '.tmp'))).toEqual([]);
@@ -95,15 +93,10 @@ test('an image block that is not base64 after all is left as it was, nothing sto
 
 test('BinaryData in JSON that is not base64 after all gets the note it always got', async () => {
   const doc = { report: { content: broken, mimeType: 'application/pdf' } };
-  const output = await pipelineWith({ inlineLimit: 10_000_000, dumpLimit: 10_000_000, resultLimit: 0 }).process(
-    readResult({ content: [{ type: 'text', text: JSON.stringify(doc) }] }),
-    {
-      server: 's',
-      tool: 't',
-      owner: 'o',
-    },
-  );
-  expect(texts(restoreBlobs(output))).toEqual([
+  const output = await processed(pipelineWith({ inlineLimit: 10_000_000, dumpLimit: 10_000_000, resultLimit: 0 }), {
+    content: [{ type: 'text', text: JSON.stringify(doc) }],
+  });
+  expect(texts(output)).toEqual([
     JSON.stringify(doc),
     '[mcp-offload: the application/pdf data at content[0].report is not valid base64; it was left as it is]',
   ]);
@@ -113,9 +106,7 @@ test('BinaryData in JSON that is not base64 after all gets the note it always go
 test('a dry run stores nothing, valid or not', async () => {
   for (const data of [bigPng.toString('base64'), broken]) {
     const original: CallToolResult = { content: [{ type: 'image', mimeType: 'image/png', data }] };
-    const output = restoreBlobs(
-      await pipelineWith({ dryRun: true }).process(readResult(original), { server: 's', tool: 't', owner: 'o' }),
-    );
+    const output = await processed(pipelineWith({ dryRun: true }), original);
     expect(output.content).toEqual(original.content);
   }
   expect(await storedFiles()).toEqual([]);

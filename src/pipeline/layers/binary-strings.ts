@@ -1,8 +1,9 @@
 import type { ContentBlock, TextContent } from '@modelcontextprotocol/sdk/types.js';
 import { findAbpPayloads, isBinaryData, isBinaryDataReference, downloadReference } from '../detect/abp-shapes.js';
-import { detectBase64Binary, mightBeBase64 } from '../detect/base64.js';
+import { detectBase64Binary } from '../detect/base64.js';
+import { decodeBase64Strict, mightBeBase64, promisedBytes } from '../../codec/base64.js';
 import { findDataUris, replaceRanges } from '../detect/data-uri.js';
-import { base64Data, decodeBase64Strict, promisedBytes } from '../decode.js';
+import { base64Data } from '../payload-data.js';
 import { markLiteralChecked } from '../json-text.js';
 import {
   announce,
@@ -26,15 +27,8 @@ import {
   type JsonPath,
 } from '../json-docs.js';
 import type { PipelineSettings } from '../settings.js';
-import {
-  blobHead,
-  blobIncludes,
-  blobString,
-  hasInlaidMarker,
-  isBlobMarker,
-  restoreInlaid,
-  stringLength,
-} from '../../transports/blobs.js';
+import type { Blobs } from '../../transports/blob-set.js';
+import { viewIncludes, type BlobView } from '../../transports/blob-view.js';
 import type { Extraction, Layer, LayerContext, Payload, Result } from '../types.js';
 
 /** An ABP BinaryDataReference is small but names a file to download, whatever the result's size. */
@@ -48,14 +42,14 @@ const REFERENCE_KEY = '"downloadUrl"';
  */
 export const binaryStringsLayer: Layer = {
   name: 'binary-strings',
-  applies: (result, settings) => {
+  applies: (result, settings, blobs) => {
     const texts = (result.content ?? []).flatMap((block) => (block.type === 'text' ? [block.text] : []));
     if (result.structuredContent !== undefined) texts.push(JSON.stringify(result.structuredContent));
-    return texts.some((text) => mightHold(text, settings));
+    return texts.some((text) => mightHold(text, settings, blobs));
   },
   run: async (result, run) => {
     // From here on no layer reads JSON documents: what they still hold as bytes becomes text again.
-    const afterJson = restoreInlaidText(await rewriteJsonDocuments(result, run, rewriteDocument));
+    const afterJson = restoreInlaidText(await rewriteJsonDocuments(result, run, rewriteDocument), run.blobs);
     const afterText = await mapContent(afterJson, async (block, index) =>
       block.type !== 'text' || parseJsonText(block.text) !== undefined
         ? undefined
@@ -92,32 +86,37 @@ function sameTextsAlike(result: Result): Result {
  * Whether a text is long enough to hide a payload, or names a file to download. In mode file every ABP
  * shape counts, however short (a declared text is saved as the file it is).
  */
-function mightHold(text: string, settings: PipelineSettings): boolean {
+function mightHold(text: string, settings: PipelineSettings, blobs: Blobs): boolean {
   if (settings.jsonPayloads === 'summaries') return text.length > 0;
-  return text.length >= settings.minBinaryLength || text.includes(REFERENCE_KEY) || hasInlaidMarker(text);
+  return text.length >= settings.minBinaryLength || text.includes(REFERENCE_KEY) || blobs.hasInlaid(text);
 }
 
 async function rewriteDocument(doc: unknown, source: string, run: LayerContext): Promise<DocRewrite> {
   if (run.settings.jsonPayloads === 'summaries') return abpPayloadsInPlaceOf(doc, source, run);
   const rewrite: DocRewrite = { replacements: [], extractions: [], notes: [] };
   const min = run.settings.minBinaryLength;
+  const { blobs } = run;
   const found: { path: JsonPath; payload: () => Promise<Payload | string | undefined> }[] = [];
   const withDataUris: { path: JsonPath; text: string }[] = [];
 
   walkJson(doc, (node, path) => {
     const where = `${source}${pathText(path)}`;
-    if (isBinaryData(node) && stringLength(node.content) >= min) {
-      found.push({ path, payload: async () => binaryDataPayload(node, siblingMetadata(doc, path), where) });
+    if (isBinaryData(node) && blobs.lengthOf(node.content) >= min) {
+      found.push({
+        path,
+        payload: async () => binaryDataPayload(node, siblingMetadata(doc, path, blobs), where, blobs),
+      });
       return false;
     }
     if (isBinaryDataReference(node)) {
-      found.push({ path, payload: async () => downloadPayload(node, siblingMetadata(doc, path), where, run) });
+      found.push({ path, payload: async () => downloadPayload(node, siblingMetadata(doc, path, blobs), where, run) });
       return false;
     }
-    if (typeof node === 'string' && mightBeBase64Value(node, min)) {
-      found.push({ path, payload: async () => base64Payload(node, doc, path, where, min) });
-    } else if (typeof node === 'string' && stringLength(node) >= min && includes(node, 'data:')) {
-      withDataUris.push({ path, text: isBlobMarker(node) ? blobString(node)! : node });
+    const literal = typeof node === 'string' ? blobs.resolve(node) : undefined;
+    if (literal !== undefined && mightBeBase64Value(literal, min)) {
+      found.push({ path, payload: async () => base64Payload(literal, doc, path, where, min, blobs) });
+    } else if (literal !== undefined && literal.length >= min && includes(literal, 'data:')) {
+      withDataUris.push({ path, text: typeof literal === 'string' ? literal : literal.text() });
     }
     return true;
   });
@@ -151,7 +150,7 @@ async function abpPayloadsInPlaceOf(doc: unknown, source: string, run: LayerCont
     const metadata = Object.keys(found.metadata).length ? found.metadata : undefined;
     const payload =
       found.kind === 'binary'
-        ? binaryDataPayload(found.value, metadata, where)
+        ? binaryDataPayload(found.value, metadata, where, run.blobs)
         : await downloadPayload(found.value, metadata, where, run);
     if (payload === undefined) continue; // a dry run downloads nothing
     await extractInto(rewrite, found.path, payload, `the ${found.value.mimeType} at ${where}`, run);
@@ -165,13 +164,15 @@ function binaryDataPayload(
   node: { content: string; mimeType: string; encoding?: string; filename?: string },
   metadata: Record<string, unknown> | undefined,
   source: string,
+  blobs: Blobs,
 ): Payload | string {
+  const content = blobs.resolve(node.content);
   if (node.encoding !== undefined && /^utf-?8$/i.test(node.encoding)) {
-    const text = isBlobMarker(node.content) ? blobString(node.content)! : node.content;
+    const text = typeof content === 'string' ? content : content.text();
     return { data: { text }, mimeType: node.mimeType, filename: node.filename, metadata, source };
   }
   const invalidNote = `[mcp-offload: the ${node.mimeType} data at ${source} is not valid base64; it was left as it is]`;
-  const data = base64Data(node.content);
+  const data = base64Data(content);
   if (!data) return invalidNote;
   return { data, invalidNote, mimeType: node.mimeType, filename: node.filename, metadata, source };
 }
@@ -197,20 +198,23 @@ async function downloadPayload(
 }
 
 async function base64Payload(
-  value: string,
+  value: string | BlobView,
   doc: unknown,
   path: JsonPath,
   source: string,
   min: number,
+  blobs: Blobs,
 ): Promise<Payload | undefined> {
   // The signature is checked on the head; the decode below validates the whole string, once.
-  const detected = isBlobMarker(value)
-    ? await detectBase64Binary(sampleOf(value), 4, false)
-    : await detectBase64Binary(value, min, false);
+  const detected =
+    typeof value === 'string'
+      ? await detectBase64Binary(value, min, false)
+      : await detectBase64Binary(sampleOf(value), 4, false);
   const data = detected && base64Data(value);
   if (!detected || !data) return undefined;
-  if ('bytes' in data && data.bytes.length === promisedBytes(value)) markLiteralChecked(doc, path);
-  return { data, mimeType: detected.mimeType, metadata: siblingMetadata(doc, path), source };
+  if (typeof value === 'string' && 'bytes' in data && data.bytes.length === promisedBytes(value))
+    markLiteralChecked(doc, path);
+  return { data, mimeType: detected.mimeType, metadata: siblingMetadata(doc, path, blobs), source };
 }
 
 async function rewritePlainText(
@@ -221,7 +225,7 @@ async function rewritePlainText(
   const { text } = block;
   const min = run.settings.minBinaryLength;
   if (mightBeBase64(text.trim(), min)) {
-    const payload = await base64Payload(text.trim(), undefined, [], source, min);
+    const payload = await base64Payload(text.trim(), undefined, [], source, min, run.blobs);
     if (payload) {
       const outcome = await run.save(payload);
       return placeOutcome(
@@ -281,26 +285,26 @@ async function replaceDataUris(
 /** Enough of the start of a marked string for the cheap checks (the decode validates it all). */
 const SAMPLE_BYTES = 8192;
 
-/** The string itself, or for a marker the start of the string it stands for. */
-function sampleOf(value: string): string {
-  return isBlobMarker(value) ? blobHead(value, SAMPLE_BYTES) : value;
+/** The string itself, or for kept bytes the start of the string they stand for. */
+function sampleOf(value: string | BlobView): string {
+  return typeof value === 'string' ? value : value.head(SAMPLE_BYTES);
 }
 
-function mightBeBase64Value(value: string, min: number): boolean {
-  return isBlobMarker(value)
-    ? stringLength(value) >= min && mightBeBase64(sampleOf(value), 4)
-    : mightBeBase64(value, min);
+function mightBeBase64Value(value: string | BlobView, min: number): boolean {
+  return typeof value === 'string'
+    ? mightBeBase64(value, min)
+    : value.length >= min && mightBeBase64(sampleOf(value), 4);
 }
 
-function includes(value: string, needle: string): boolean {
-  return isBlobMarker(value) ? blobIncludes(value, needle) : value.includes(needle);
+function includes(value: string | BlobView, needle: string): boolean {
+  return typeof value === 'string' ? value.includes(needle) : viewIncludes(value, needle);
 }
 
-function restoreInlaidText(result: Result): Result {
-  if (!result.content?.some((block) => block.type === 'text' && hasInlaidMarker(block.text))) return result;
+function restoreInlaidText(result: Result, blobs: Blobs): Result {
+  if (!result.content?.some((block) => block.type === 'text' && blobs.hasInlaid(block.text))) return result;
   const content = result.content.map((block) =>
-    block.type === 'text' && hasInlaidMarker(block.text)
-      ? rewrittenText(block, restoreInlaid(block.text, { release: false }))
+    block.type === 'text' && blobs.hasInlaid(block.text)
+      ? rewrittenText(block, blobs.restoreInlaid(block.text))
       : block,
   );
   return { ...result, content };

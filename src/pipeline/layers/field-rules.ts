@@ -1,6 +1,5 @@
 import { isTextMimeType } from '../../artifacts/mime.js';
-import { blobString, isBlobMarker, restoreInlaid } from '../../transports/blobs.js';
-import { base64Data } from '../decode.js';
+import { base64Data } from '../payload-data.js';
 import { resolveFieldPath } from '../field-paths.js';
 import {
   extractInto,
@@ -39,7 +38,7 @@ async function rewriteDocument(doc: unknown, source: string, run: LayerContext):
     for (const path of paths) {
       const value = valueAt(doc, path);
       if (value === undefined || value === null || isReference(value)) continue;
-      const payload = fieldPayload(value, rule, doc, path, `${source}:${rule.path}`);
+      const payload = fieldPayload(value, rule, doc, path, `${source}:${rule.path}`, run);
       await extractInto(rewrite, path, payload, `the field ${rule.path}`, run);
     }
   }
@@ -52,25 +51,28 @@ function fieldPayload(
   doc: unknown,
   path: (string | number)[],
   source: string,
+  { blobs }: LayerContext,
 ): Payload | string {
   const vars = { ...(isObject(doc) ? doc : {}), ...parentOf(doc, path) };
   const common = {
     mimeType: rule.mimeType,
     filename: rule.filename ? renderTemplate(rule.filename, vars) : undefined,
-    metadata: siblingMetadata(doc, path),
+    metadata: siblingMetadata(doc, path, blobs),
     summaryTemplate: rule.summary,
     vars,
     source,
   };
   if (typeof value !== 'string') {
     // Strings kept as bytes are serialized as their inlaid markers: stored, they are their text again.
-    const json = restoreInlaid(JSON.stringify(value), { release: false });
+    const json = blobs.restoreInlaid(JSON.stringify(value));
     return { ...common, data: { text: json }, mimeType: rule.mimeType ?? 'application/json' };
   }
   const encoding = rule.encoding ?? (rule.mimeType && isTextMimeType(rule.mimeType) ? 'utf-8' : 'base64');
-  if (encoding === 'utf-8') return { ...common, data: { text: isBlobMarker(value) ? blobString(value)! : value } };
+  const literal = blobs.resolve(value);
+  if (encoding === 'utf-8')
+    return { ...common, data: { text: typeof literal === 'string' ? literal : literal.text() } };
   const invalidNote = `[mcp-offload: the field ${rule.path} (${source}) should hold base64 but does not; it was left as it is]`;
-  const data = base64Data(value);
+  const data = base64Data(literal);
   return data ? { ...common, data, invalidNote } : invalidNote;
 }
 

@@ -1,6 +1,5 @@
 import type { ContentBlock, TextContent } from '@modelcontextprotocol/sdk/types.js';
 import { announce, isNote, mapContent, note, originalText, placeOutcome } from '../blocks.js';
-import { restoreInlaid } from '../../transports/blobs.js';
 import { findStringsDeep, pathText, setAtPath, type JsonPath } from '../detect/walk.js';
 import { referenceTo } from '../reference.js';
 import { dumpChars, inlineChars, limitOf, type PipelineSettings } from '../settings.js';
@@ -177,7 +176,7 @@ function candidateStrings(
 
 async function storeText(block: TextContent, source: string, run: LayerContext): Promise<ContentBlock[] | undefined> {
   const { text } = block;
-  const original = restoreInlaid(originalText(block), { release: false });
+  const original = run.blobs.restoreInlaid(originalText(block));
   const outcome = await run.save({ data: { text: original }, mimeType: textMimeType(original), source });
   if (outcome.ok !== true) return placeOutcome(outcome, [block], `a text of ${text.length} characters`, run.announced);
   const blocks = announce(outcome.extraction, run.announced);

@@ -1,5 +1,6 @@
 import type { ContentBlock } from '@modelcontextprotocol/sdk/types.js';
-import { base64Data, base64DecodedSize, dataSize } from '../decode.js';
+import { base64Data, base64DecodedSize, dataSize } from '../payload-data.js';
+import type { Blobs } from '../../transports/blob-set.js';
 import { inlineChars, type PipelineSettings } from '../settings.js';
 import { mapContent, note, placeOutcome } from '../blocks.js';
 import { fitsVision, imagePreview } from '../image-preview.js';
@@ -15,16 +16,18 @@ type Block = ContentBlock & Record<string, unknown>;
  */
 export const typedContentLayer: Layer = {
   name: 'typed-content',
-  applies: (result, settings) => (result.content ?? []).some((block) => wouldStore(block as Block, settings)),
+  applies: (result, settings, blobs) =>
+    (result.content ?? []).some((block) => wouldStore(block as Block, settings, blobs)),
   run: (result, run) => mapContent(result, (block, index) => replace(block as Block, index, run)),
 };
 
 /** Whether the block is one this layer stores; decides on sizes (and an image's first bytes) alone. */
-function wouldStore(block: Block, settings: PipelineSettings): boolean {
-  if (block.type === 'image' && typeof block.data === 'string') return !fitsVision(block.data, settings.keepInline);
+function wouldStore(block: Block, settings: PipelineSettings, blobs: Blobs): boolean {
+  if (block.type === 'image' && typeof block.data === 'string')
+    return !fitsVision(blobs.resolve(block.data), settings.keepInline);
   if (block.type === 'audio' && typeof block.data === 'string') {
     const limit = settings.keepInline.audioMaxBytes;
-    return !(limit > 0 && base64DecodedSize(block.data) <= limit);
+    return !(limit > 0 && base64DecodedSize(blobs.resolve(block.data)) <= limit);
   }
   if (block.type !== 'resource' || typeof block.resource !== 'object' || block.resource === null) return false;
   const resource = block.resource as { blob?: unknown; text?: unknown };
@@ -35,7 +38,7 @@ function wouldStore(block: Block, settings: PipelineSettings): boolean {
 }
 
 async function replace(block: Block, index: number, run: LayerContext): Promise<ContentBlock[] | undefined> {
-  if (!wouldStore(block, run.settings)) return undefined;
+  if (!wouldStore(block, run.settings, run.blobs)) return undefined;
   const source = `content[${index}]`;
   if (block.type === 'image' || block.type === 'audio') {
     return storeBase64(
@@ -70,7 +73,7 @@ async function storeBase64(
   payload: Omit<Payload, 'data'>,
   what: string,
 ): Promise<ContentBlock[] | undefined> {
-  const data = base64Data(base64);
+  const data = base64Data(run.blobs.resolve(base64));
   const outcome = data && (await run.save({ ...payload, data }));
   if (!data || outcome?.ok === 'invalid') {
     // Not base64 after all: keep it, and say why in the log, rather than store garbage.

@@ -1,0 +1,48 @@
+import { ArtifactStoreError, type PieceSource } from '../artifacts/types.js';
+import {
+  base64Pieces,
+  decodeBase64Strict,
+  decodedSize,
+  decodedSizeOfPieces,
+  decodePieces,
+  NotBase64Error,
+} from '../codec/base64.js';
+import type { BlobView } from '../transports/blob-view.js';
+
+/** Decoded bytes produced at a time for a payload stored piece by piece. */
+const WINDOW_BYTES = 1024 * 1024;
+
+/**
+ * The bytes of a base64 value for a payload: decoded now, or, for a payload kept as bytes (a blob),
+ * as pieces decoded while it is stored, so the whole decoded payload is never in memory. Undefined
+ * when it is plainly not base64; pieces that prove it is not fail with an `invalid-data` error.
+ */
+export function base64Data(value: string | BlobView): { bytes: Buffer } | { pieces: PieceSource } | undefined {
+  if (typeof value === 'string') {
+    const bytes = decodeBase64Strict(value);
+    return bytes && { bytes };
+  }
+  const shape = base64Pieces(value.pieces(), value.length);
+  if (!shape) return undefined;
+  return { pieces: { size: shape.size, pieces: () => storeErrors(decodePieces(shape, WINDOW_BYTES)) } };
+}
+
+/** The size of a payload's data: bytes, or pieces yet to be decoded. */
+export function dataSize(data: { bytes: Buffer } | { pieces: PieceSource }): number {
+  return 'bytes' in data ? data.bytes.length : data.pieces.size;
+}
+
+/** Decoded size of base64 (a string, or a blob of it) without decoding it. */
+export function base64DecodedSize(value: string | BlobView): number {
+  return typeof value === 'string' ? decodedSize(value) : decodedSizeOfPieces(value.pieces(), value.length);
+}
+
+/** Pieces that turn out not to be base64 are invalid data to the store, which then keeps nothing. */
+function* storeErrors(pieces: Generator<Buffer>): Generator<Buffer> {
+  try {
+    yield* pieces;
+  } catch (error) {
+    if (error instanceof NotBase64Error) throw new ArtifactStoreError('invalid-data', error.message);
+    throw error;
+  }
+}

@@ -1,0 +1,29 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Protocol, RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import { ResultSchema, type Notification, type Request, type Result } from '@modelcontextprotocol/sdk/types.js';
+
+/**
+ * Requests and notifications the proxy passes on as they came, whatever their method. The SDK's typed
+ * API (Client, Server) accepts only the methods its side may send, by their schemas; a proxy forwards
+ * methods it need not know, with fields those schemas would drop, so it talks to the SDK's protocol
+ * layer underneath, here and nowhere else.
+ */
+type Peer = Pick<Protocol<Request, Notification, Result>, 'request' | 'notification'>;
+
+/** A request with any method; its result comes back as the other side sent it (unknown fields kept). */
+export function sendRawRequest(
+  peer: Client | Server,
+  request: { method: string; params?: Record<string, unknown> },
+  options?: RequestOptions,
+): Promise<Result> {
+  return (peer as Peer).request(request as Request, ResultSchema, options);
+}
+
+/** A notification with any method. */
+export function sendRawNotification(
+  peer: Client | Server,
+  notification: { method: string; params?: Record<string, unknown> },
+): Promise<void> {
+  return (peer as Peer).notification(notification as Notification);
+}
