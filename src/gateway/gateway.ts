@@ -72,8 +72,7 @@ export class Gateway {
     this.pools = config.servers
       .filter((server) => server.enabled)
       .map(
-        (server) =>
-          new ServerPool(this.makeUpstream(server), (identity) => this.makeUpstream(server, identity), log),
+        (server) => new ServerPool(this.makeUpstream(server), (identity) => this.makeUpstream(server, identity), log),
       );
     this.upstreams = this.pools.map((pool) => pool.shared);
     this.catalog = this.newCatalog();
@@ -246,7 +245,9 @@ export class Gateway {
   private sessionClosed(session: DownstreamSession): void {
     this.sessions.delete(session);
     if (session.view === this.sharedView) return;
-    for (const upstream of session.view.upstreams) if (this.owners.get(upstream) === session) this.owners.delete(upstream);
+    for (const upstream of session.view.upstreams) {
+      if (this.owners.get(upstream) === session) this.owners.delete(upstream);
+    }
     const released = Promise.all(this.pools.map((pool) => pool.release(session.id))).then(() => undefined);
     this.releasing.add(released);
     void released.finally(() => this.releasing.delete(released));
@@ -265,7 +266,7 @@ export class Gateway {
     throw new ClientError(ErrorCode.MethodNotFound, `Method not found: ${context.request.method}`);
   }
 
-  /** A client's roots changed: the connections that speak for it are told; a shared one speaks for nobody in particular. */
+  /** A client's roots changed: the connections that speak for it are told (a shared one speaks for nobody). */
   private clientNotification(session: DownstreamSession, notification: Notification): void {
     if (notification.method === 'notifications/roots/list_changed') {
       for (const upstream of session.view.upstreams) {
@@ -326,7 +327,9 @@ export class Gateway {
     const serving = this.sessionsServedBy(upstream);
     if (serving.length === 1) return serving[0]!;
     const calls =
-      serving.length === 0 ? 'no call of any client is in flight on it' : `calls of ${serving.length} clients are in flight on it`;
+      serving.length === 0
+        ? 'no call of any client is in flight on it'
+        : `calls of ${serving.length} clients are in flight on it`;
     throw new ClientError(
       ErrorCode.InvalidRequest,
       `mcp-offload cannot tell which client ${method} is for: upstream "${upstream.name}" serves its clients on one shared connection and ${calls}. ` +
@@ -420,7 +423,10 @@ export class Gateway {
     }
     for (const [view, members] of views) {
       const changed = view.refresh();
-      this.log.debug({ server: upstream.name, kinds, changed: [...changed], sessions: members.length }, 'catalog rebuilt');
+      this.log.debug(
+        { server: upstream.name, kinds, changed: [...changed], sessions: members.length },
+        'catalog rebuilt',
+      );
       for (const method of changed) for (const session of members) void session.notify({ method });
     }
   }

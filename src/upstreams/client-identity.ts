@@ -56,7 +56,8 @@ export class IdentifiedClient extends Client {
   ): Promise<SchemaOutput<T>> {
     if (request.method !== 'initialize') return super.request(request, resultSchema, options);
     const asked = this.identity.protocolVersion;
-    const outgoing = asked === undefined ? request : { ...request, params: { ...request.params, protocolVersion: asked } };
+    const outgoing =
+      asked === undefined ? request : { ...request, params: { ...request.params, protocolVersion: asked } };
     const result = await super.request(outgoing, resultSchema, options);
     const version = (result as { protocolVersion?: unknown }).protocolVersion;
     if (typeof version === 'string') this.negotiatedProtocolVersion = version;
