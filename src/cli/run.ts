@@ -13,7 +13,8 @@ const CLOSE_DEADLINE_MS = 10_000;
 
 /** Runs the gateway until a signal or the end of stdin; resolves with the exit code. */
 export async function run(config: Config, tokens: AuthToken[], log: Logger): Promise<number> {
-  const gateway = new Gateway(config, log);
+  // On stdio the proxy has one client for its whole life, and the upstreams speak to it as if directly.
+  const gateway = new Gateway(config, log, { oneClient: !config.http });
   let http: HttpHandle | undefined;
   let finished!: (code: number) => void;
   const done = new Promise<number>((resolveDone) => (finished = resolveDone));

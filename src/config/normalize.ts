@@ -16,6 +16,7 @@ import {
   type LinkOptions,
   type RestartPolicy,
   type ServerConfig,
+  type Isolation,
   type WhenDown,
 } from './types.js';
 import type { NodeInfo } from './yaml-tree.js';
@@ -30,6 +31,7 @@ interface ServerDoc {
   args?: string[];
   env?: Record<string, string>;
   cwd?: string;
+  isolation?: Isolation;
   url?: string;
   headers?: Record<string, string>;
   transport?: HttpTransportKind;
@@ -136,6 +138,7 @@ function normalizeServer(
       args: [...(doc.args ?? [])],
       env: Object.fromEntries(Object.entries(doc.env ?? {})),
       ...(doc.cwd !== undefined ? { cwd: doc.cwd } : {}),
+      ...(doc.isolation !== undefined ? { isolation: doc.isolation } : {}),
     };
   }
   return {

@@ -10,6 +10,12 @@ import { DEFAULT_EVENT_STORE_LIMITS, type MemoryEventStoreLimits } from '../http
 
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
 
+/**
+ * Whether every client of the gateway gets a connection of its own to a command server (`session`) or they share
+ * one (`shared`). Unset: shared until the server asks a client something (roots, sampling, elicitation).
+ */
+export type Isolation = 'session' | 'shared';
+
 /** What a call does when its upstream is down and being restarted. */
 export type WhenDown = 'error' | 'wait';
 
@@ -53,6 +59,8 @@ export interface StdioServerConfig extends ServerCommon {
   args: string[];
   env: Record<string, string>;
   cwd?: string;
+  /** Unset: decided by what the server does (see Isolation). */
+  isolation?: Isolation;
 }
 
 export type HttpTransportKind = 'auto' | 'streamable-http' | 'sse';

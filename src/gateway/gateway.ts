@@ -1,5 +1,6 @@
 import type {
   Implementation,
+  InitializeRequest,
   JSONRPCRequest,
   Notification,
   Result,
@@ -7,17 +8,21 @@ import type {
 } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { sendRawRequest } from '../protocol/raw-messages.js';
-import type { Config } from '../config/types.js';
+import type { Config, ServerConfig } from '../config/types.js';
 import type { Logger } from '../logger.js';
 import { VERSION } from '../version.js';
 import { ClientError, isMcpError, originalMessage } from '../upstreams/errors.js';
 import type { CatalogKind } from '../upstreams/catalog-fetch.js';
+import { identityOf, type ClientIdentity } from '../upstreams/client-identity.js';
+import { ServerPool } from '../upstreams/server-pool.js';
 import { Upstream, type ServerRequestExtra } from '../upstreams/upstream.js';
-import { Catalog, type CatalogSnapshot } from './catalog.js';
+import { Catalog } from './catalog.js';
 import type { RequestContext, RequestHandler } from './context.js';
 import { clientSupports } from './client-capabilities.js';
 import { createHandlers, forward } from './handlers.js';
+import type { InitializeAnswer } from './initialize.js';
 import { DownstreamSession, type SessionIdentity } from './session.js';
+import { SessionView } from './session-view.js';
 import { GatewayEvents } from './events.js';
 import { InFlight } from './inflight.js';
 import { Offload } from './offload.js';
@@ -25,62 +30,55 @@ import { Offload } from './offload.js';
 /** How long a request from an upstream to the client (a user answering, a model sampling) may take. */
 const CLIENT_REQUEST_TIMEOUT_MS = 30 * 60_000;
 
-const LIST_CHANGED: Record<keyof CatalogSnapshot, string> = {
-  tools: 'notifications/tools/list_changed',
-  prompts: 'notifications/prompts/list_changed',
-  resources: 'notifications/resources/list_changed',
-  resourceTemplates: 'notifications/resources/list_changed',
-};
+export interface GatewayOptions {
+  /**
+   * The gateway serves one client for its whole life (stdio): every upstream is initialized again as that client
+   * when it introduces itself, and everything an upstream sends goes to it.
+   */
+  oneClient?: boolean;
+}
 
 /**
- * The proxy's core: upstream connections on one side, client sessions on the other, the merged
- * catalog between them. Transports (stdio, HTTP) only create sessions and hand them a transport.
+ * The proxy's core: upstream connections on one side, client sessions on the other, and what each session sees
+ * between them. Transports (stdio, HTTP) only create sessions and hand them a transport.
  */
 export class Gateway {
+  /** The shared connection of every configured server, started with the gateway. */
   readonly upstreams: Upstream[];
+  readonly pools: ServerPool[];
+  /** The catalog of the sessions served by shared connections only. */
   readonly catalog: Catalog;
   readonly offload: Offload;
   /** Calls, artifact reads and collections, for metrics and the audit log. */
   readonly events = new GatewayEvents();
+  private readonly sharedView: SessionView;
   private readonly sessions = new Set<DownstreamSession>();
+  /** Connections opened for one session, and that session. */
+  private readonly owners = new Map<Upstream, DownstreamSession>();
+  /** Sessions' own connections being stopped, for stop() to wait for. */
+  private readonly releasing = new Set<Promise<void>>();
   private readonly handlers: Record<string, RequestHandler>;
-  private catalogJson: Record<string, string> = {};
   private stopped = false;
   /** Client requests being handled, for graceful shutdown. */
   private readonly inflight = new InFlight();
-  /** Upstream requests that arrived before any client finished its handshake. */
+  /** Upstream requests that arrived before the client finished its handshake (one-client mode). */
   private readonly awaitingClient = new Set<() => void>();
 
   constructor(
     readonly config: Config,
     readonly log: Logger,
+    private readonly options: GatewayOptions = {},
   ) {
     this.offload = new Offload(config, log, this.events);
-    this.catalog = new Catalog(
-      config.gateway.separator,
-      log,
-      this.offload.builtinTools.map((t) => t.name),
-      (upstream, tool) => this.offload.decorateTool(upstream.name, tool),
-    );
-    this.upstreams = config.servers
+    this.pools = config.servers
       .filter((server) => server.enabled)
       .map(
-        (server) =>
-          new Upstream(
-            server,
-            {
-              serverRequest: (upstream, request, extra) => this.serverRequest(upstream, request, extra),
-              notification: (upstream, notification) => this.upstreamNotification(upstream, notification),
-              catalogChanged: (upstream, kinds) => this.catalogChanged(upstream, kinds),
-              stateChanged: (upstream) => log.debug({ server: upstream.name, state: upstream.state }, 'upstream state'),
-            },
-            log,
-          ),
+        (server) => new ServerPool(this.makeUpstream(server), (identity) => this.makeUpstream(server, identity), log),
       );
-    for (const key of Object.keys(LIST_CHANGED)) this.catalogJson[key] = '[]';
+    this.upstreams = this.pools.map((pool) => pool.shared);
+    this.catalog = this.newCatalog();
+    this.sharedView = new SessionView(this.upstreams, this.catalog);
     this.handlers = createHandlers({
-      catalog: this.catalog,
-      upstreams: this.upstreams,
       pageSize: config.gateway.pageSize,
       offload: this.offload,
       events: this.events,
@@ -93,14 +91,7 @@ export class Gateway {
    */
   async start(): Promise<void> {
     await this.offload.init();
-    const started = Promise.all(this.upstreams.map((u) => u.start()));
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, this.config.gateway.startupTimeoutMs);
-      timer.unref();
-    });
-    await Promise.race([started, timeout]);
-    clearTimeout(timer);
+    await this.withinStartup(Promise.all(this.upstreams.map((u) => u.start())));
     const down = this.upstreams.filter((u) => u.state === 'down' || u.state === 'connecting').map((u) => u.name);
     const failed = this.upstreams.filter((u) => u.state === 'failed').map((u) => u.name);
     if (down.length) this.log.warn({ down }, 'serving without some upstreams; they are retried in the background');
@@ -112,7 +103,8 @@ export class Gateway {
     if (this.stopped) return;
     this.stopped = true;
     await Promise.all([...this.sessions].map((s) => s.close()));
-    await Promise.all(this.upstreams.map((u) => u.stop()));
+    await Promise.all([...this.releasing]);
+    await Promise.all(this.pools.map((pool) => pool.stop()));
     this.offload.stop();
   }
 
@@ -136,11 +128,13 @@ export class Gateway {
         capabilities: this.capabilities(),
         instructions: this.instructions(),
         handle: (context) => this.handle(context),
+        initialize: (s, params) => this.initializeSession(s, params),
         clientNotification: (s, notification) => this.clientNotification(s, notification),
         initialized: () => this.clientArrived(),
-        closed: (s) => this.sessions.delete(s),
+        closed: (s) => this.sessionClosed(s),
         log: this.log,
       },
+      this.sharedView,
       identity,
     );
     this.sessions.add(session);
@@ -152,16 +146,16 @@ export class Gateway {
   }
 
   /** A single upstream is mirrored, so wrapping a server changes nothing the client can see. */
-  serverInfo(): Implementation {
-    const only = this.single();
+  serverInfo(upstreams: readonly Upstream[] = this.upstreams): Implementation {
+    const only = single(upstreams);
     if (only?.serverInfo) return only.serverInfo;
     return { name: 'mcp-offload', version: VERSION };
   }
 
-  instructions(): string | undefined {
-    const only = this.single();
+  instructions(upstreams: readonly Upstream[] = this.upstreams): string | undefined {
+    const only = single(upstreams);
     if (only) return only.instructions;
-    const parts = this.upstreams.filter((u) => u.instructions).map((u) => `## ${u.name}\n${u.instructions}`);
+    const parts = upstreams.filter((u) => u.instructions).map((u) => `## ${u.name}\n${u.instructions}`);
     return parts.length ? parts.join('\n\n') : undefined;
   }
 
@@ -169,9 +163,9 @@ export class Gateway {
    * The union of what the upstreams offer. An upstream not yet connected might offer anything,
    * so while any is unknown the proxy declares every feature it can forward.
    */
-  capabilities(): ServerCapabilities {
-    const known = this.upstreams.filter((u) => u.capabilities).map((u) => u.capabilities!);
-    const unknown = known.length < this.upstreams.length;
+  capabilities(upstreams: readonly Upstream[] = this.upstreams): ServerCapabilities {
+    const known = upstreams.filter((u) => u.capabilities).map((u) => u.capabilities!);
+    const unknown = known.length < upstreams.length;
     const any = (key: keyof ServerCapabilities) => unknown || known.some((c) => c[key] !== undefined);
     const capabilities: ServerCapabilities = { tools: { listChanged: true } };
     if (any('prompts')) capabilities.prompts = { listChanged: true };
@@ -180,13 +174,84 @@ export class Gateway {
     }
     if (any('logging')) capabilities.logging = {};
     if (any('completions')) capabilities.completions = {};
-    const only = this.single();
+    const only = single(upstreams);
     if (only?.capabilities?.experimental) capabilities.experimental = only.capabilities.experimental;
     return capabilities;
   }
 
-  private single(): Upstream | undefined {
-    return this.upstreams.length === 1 ? this.upstreams[0] : undefined;
+  private makeUpstream(server: ServerConfig, identity?: ClientIdentity): Upstream {
+    return new Upstream(
+      server,
+      {
+        serverRequest: (upstream, request, extra) => this.serverRequest(upstream, request, extra),
+        notification: (upstream, notification) => this.upstreamNotification(upstream, notification),
+        catalogChanged: (upstream, kinds) => this.catalogChanged(upstream, kinds),
+        stateChanged: (upstream) => this.log.debug({ server: upstream.name, state: upstream.state }, 'upstream state'),
+      },
+      this.log,
+      identity,
+    );
+  }
+
+  private newCatalog(): Catalog {
+    return new Catalog(
+      this.config.gateway.separator,
+      this.log,
+      this.offload.builtinTools.map((t) => t.name),
+      (upstream, tool) => this.offload.decorateTool(upstream.name, tool),
+    );
+  }
+
+  /** Resolves when `work` does or `startupTimeoutMs` has passed, whichever is first. */
+  private async withinStartup(work: Promise<unknown>): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, this.config.gateway.startupTimeoutMs);
+      timer.unref();
+    });
+    await Promise.race([work, timeout]);
+    clearTimeout(timer);
+  }
+
+  /**
+   * A client has introduced itself. Upstreams learn who it is before it is answered: in one-client mode every
+   * upstream is initialized again as the client; otherwise each isolated server gets a connection of its own for
+   * it. The answer mirrors what those upstreams said.
+   */
+  private async initializeSession(
+    session: DownstreamSession,
+    params: InitializeRequest['params'],
+  ): Promise<InitializeAnswer> {
+    const identity = identityOf(params);
+    let connections: readonly Upstream[] = this.upstreams;
+    if (this.options.oneClient) {
+      await this.withinStartup(Promise.all(this.upstreams.map((u) => u.reconnectAs(identity))));
+    } else {
+      connections = this.pools.map((pool) => pool.connectionFor(session.id, identity));
+      const own = connections.filter((u, i) => u !== this.upstreams[i]);
+      if (own.length) {
+        for (const upstream of own) this.owners.set(upstream, session);
+        session.view = new SessionView(connections, this.newCatalog());
+        await this.withinStartup(Promise.all(own.map((u) => u.start())));
+      }
+    }
+    return {
+      serverInfo: this.serverInfo(connections),
+      capabilities: this.capabilities(connections),
+      instructions: this.instructions(connections),
+      protocolVersion: single(connections)?.protocolVersion,
+    };
+  }
+
+  private sessionClosed(session: DownstreamSession): void {
+    this.sessions.delete(session);
+    if (session.view === this.sharedView) return;
+    for (const upstream of session.view.upstreams) {
+      if (this.owners.get(upstream) === session) this.owners.delete(upstream);
+    }
+    const released = Promise.all(this.pools.map((pool) => pool.release(session.id))).then(() => undefined);
+    this.releasing.add(released);
+    void released.finally(() => this.releasing.delete(released));
   }
 
   private handle(context: RequestContext): Promise<Result> {
@@ -197,37 +262,30 @@ export class Gateway {
     const handler = this.handlers[context.request.method];
     if (handler) return handler(context);
     // An unknown method goes to a lone upstream as is: it may know it even if we do not.
-    const only = this.single();
+    const only = single(context.session.view.upstreams);
     if (only) return forward(context, only);
     throw new ClientError(ErrorCode.MethodNotFound, `Method not found: ${context.request.method}`);
   }
 
+  /** A client's roots changed: the connections that speak for it are told (a shared one speaks for nobody). */
   private clientNotification(session: DownstreamSession, notification: Notification): void {
     if (notification.method === 'notifications/roots/list_changed') {
-      for (const upstream of this.upstreams) void upstream.notify(notification);
+      for (const upstream of session.view.upstreams) {
+        if (this.options.oneClient || this.owners.get(upstream) === session) void upstream.notify(notification);
+      }
       return;
     }
     this.log.debug({ method: notification.method, session: session.id }, 'client notification not forwarded');
   }
 
-  /**
-   * Sampling, elicitation and roots requests go to the client whose call the upstream is serving,
-   * or else to the client heard from last.
-   */
+  /** Sampling, elicitation and roots requests go to the client the upstream is asking (see askedSession). */
   private async serverRequest(upstream: Upstream, request: JSONRPCRequest, extra: ServerRequestExtra): Promise<Result> {
     const { method } = request;
-    // A server asks for roots as soon as it is initialized, which is before any client has connected:
-    // the question waits for a client rather than getting an answer no client gave.
-    let session = this.clientFor(upstream);
-    if (!session) {
-      await this.clientConnected(extra.signal);
-      session = this.clientFor(upstream);
-    }
-    if (!session) {
-      throw new ClientError(
-        ErrorCode.InternalError,
-        `no MCP client is connected to answer ${method} from upstream "${upstream.name}"`,
-      );
+    const session = await this.askedSession(upstream, method, extra.signal);
+    // MCP lets a server ask the client things only once the client has said `initialized`.
+    await session.handshake(extra.signal);
+    if (extra.signal.aborted || session.isClosed) {
+      throw new ClientError(ErrorCode.ConnectionClosed, `the MCP client went away before ${method} could be asked`);
     }
     const missing = clientSupports(session.clientCapabilities, request);
     if (missing) {
@@ -253,6 +311,49 @@ export class Gateway {
   }
 
   /**
+   * The client an upstream's request is for, known exactly, never guessed: the session a connection was opened for;
+   * in one-client mode the client; on a shared connection the one client whose calls it is serving. When a shared
+   * connection serves calls of several clients, or none, nobody can know, and the upstream is told so.
+   */
+  private async askedSession(upstream: Upstream, method: string, signal: AbortSignal): Promise<DownstreamSession> {
+    const owner = this.owners.get(upstream);
+    if (owner) return owner;
+    if (this.options.oneClient) {
+      // A server asks for roots as soon as it is initialized, which may be before the client is there.
+      if (!this.theClient()) await this.clientConnected(signal);
+      const client = this.theClient();
+      if (client) return client;
+      throw new ClientError(
+        ErrorCode.InternalError,
+        `no MCP client is connected to answer ${method} from upstream "${upstream.name}"`,
+      );
+    }
+    this.pools.find((pool) => pool.shared === upstream)?.sharedAsked(method);
+    const serving = this.sessionsServedBy(upstream);
+    if (serving.length === 1) return serving[0]!;
+    const calls =
+      serving.length === 0
+        ? 'no call of any client is in flight on it'
+        : `calls of ${serving.length} clients are in flight on it`;
+    throw new ClientError(
+      ErrorCode.InvalidRequest,
+      `mcp-offload cannot tell which client ${method} is for: upstream "${upstream.name}" serves its clients on one shared connection and ${calls}. ` +
+        `Set "isolation: session" for server "${upstream.name}" in the mcp-offload config to give every client a connection of its own.`,
+    );
+  }
+
+  /** Sessions with a request in flight on this connection. */
+  private sessionsServedBy(upstream: Upstream): DownstreamSession[] {
+    return [...this.sessions].filter((session) => session.requestServedBy(upstream) !== undefined);
+  }
+
+  /** The client of a one-client gateway, once it has introduced itself. */
+  private theClient(): DownstreamSession | undefined {
+    for (const session of this.sessions) if (session.isInitialized && !session.isClosed) return session;
+    return undefined;
+  }
+
+  /**
    * Resolves once some client has finished its handshake, or the request is cancelled (a closing upstream cancels it).
    */
   private clientConnected(signal: AbortSignal): Promise<void> {
@@ -274,20 +375,17 @@ export class Gateway {
     for (const wake of [...this.awaitingClient]) wake();
   }
 
-  private clientFor(upstream: Upstream): DownstreamSession | undefined {
-    let best: DownstreamSession | undefined;
-    for (const session of this.sessions) {
-      if (!session.isInitialized) continue;
-      if (session.requestServedBy(upstream) !== undefined) return session;
-      if (!best || session.lastActive > best.lastActive) best = session;
-    }
-    return best;
-  }
-
+  /**
+   * Progress has its own route (progress-router.ts). Resource updates go to the sessions that subscribed through
+   * this connection; anything else (logging, ...) to the session the connection serves, as askedSession finds it,
+   * and to nobody when that is not known.
+   */
   private upstreamNotification(upstream: Upstream, notification: Notification): void {
     if (notification.method === 'notifications/resources/updated') {
       const uri = String((notification.params as { uri?: unknown } | undefined)?.uri);
-      for (const session of this.sessions) if (session.isSubscribed(uri)) void session.notify(notification);
+      for (const session of this.sessions) {
+        if (session.isSubscribed(uri) && session.view.serves(upstream)) void session.notify(notification);
+      }
       return;
     }
     let outgoing = notification;
@@ -296,18 +394,49 @@ export class Gateway {
       const logger = params.logger ? `${upstream.name}/${params.logger}` : upstream.name;
       outgoing = { ...notification, params: { ...params, logger } };
     }
-    for (const session of this.sessions) void session.notify(outgoing);
+    const session = this.notifiedSession(upstream);
+    if (session) {
+      void session.notify(outgoing);
+      return;
+    }
+    this.log.debug(
+      { server: upstream.name, method: notification.method, params: notification.params },
+      'notification from a shared upstream that serves no single client now; not forwarded to any client',
+    );
   }
 
-  private catalogChanged(upstream: Upstream, kinds: CatalogKind[]): void {
-    this.catalog.rebuild(this.upstreams);
-    const changed = new Set<string>();
-    for (const key of Object.keys(LIST_CHANGED) as (keyof CatalogSnapshot)[]) {
-      const json = JSON.stringify(this.catalog.snapshot[key]);
-      if (this.catalogJson[key] !== json) changed.add(LIST_CHANGED[key]);
-      this.catalogJson[key] = json;
-    }
-    this.log.debug({ server: upstream.name, kinds, changed: [...changed] }, 'catalog rebuilt');
-    for (const method of changed) for (const session of this.sessions) void session.notify({ method });
+  private notifiedSession(upstream: Upstream): DownstreamSession | undefined {
+    const owner = this.owners.get(upstream);
+    if (owner) return owner;
+    if (this.options.oneClient) return this.theClient();
+    const serving = this.sessionsServedBy(upstream);
+    return serving.length === 1 ? serving[0] : undefined;
   }
+
+  /**
+   * An upstream's lists changed: every view it is part of is merged again, and the sessions of a view whose merged
+   * list really changed are told. A session's own connection changes only its view.
+   */
+  private catalogChanged(upstream: Upstream, kinds: CatalogKind[]): void {
+    const views = new Map<SessionView, DownstreamSession[]>();
+    if (!this.owners.has(upstream) && this.sharedView.serves(upstream)) views.set(this.sharedView, []);
+    for (const session of this.sessions) {
+      if (!session.view.serves(upstream)) continue;
+      const members = views.get(session.view) ?? [];
+      members.push(session);
+      views.set(session.view, members);
+    }
+    for (const [view, members] of views) {
+      const changed = view.refresh();
+      this.log.debug(
+        { server: upstream.name, kinds, changed: [...changed], sessions: members.length },
+        'catalog rebuilt',
+      );
+      for (const method of changed) for (const session of members) void session.notify({ method });
+    }
+  }
+}
+
+function single(upstreams: readonly Upstream[]): Upstream | undefined {
+  return upstreams.length === 1 ? upstreams[0] : undefined;
 }

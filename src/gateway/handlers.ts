@@ -3,6 +3,7 @@ import { ClientError } from '../upstreams/errors.js';
 import type { Upstream, UpstreamReply } from '../upstreams/upstream.js';
 import { Blobs } from '../transports/blob-set.js';
 import type { Catalog } from './catalog.js';
+import type { SessionView } from './session-view.js';
 import type { RequestContext, RequestHandler } from './context.js';
 import { ARTIFACTS_META_KEY } from '../pipeline/pipeline.js';
 import type { Offload } from './offload.js';
@@ -11,8 +12,6 @@ import { page } from './pagination.js';
 import { artifactsOf, type CallOutcome, type GatewayEvents } from './events.js';
 
 export interface HandlerDeps {
-  catalog: Catalog;
-  upstreams: readonly Upstream[];
   pageSize: number;
   offload: Offload;
   events: GatewayEvents;
@@ -26,9 +25,10 @@ export const BUILTIN_SERVER = 'mcp-offload';
 /**
  * The routes from a client's request to the upstream that serves it. Each handler is small:
  * find the owner, restore the upstream's own name, forward, hand the result back unchanged.
+ * What a session sees and where its requests go is its own view (session-view.ts).
  */
 export function createHandlers(deps: HandlerDeps): Record<string, RequestHandler> {
-  const { catalog, offload } = deps;
+  const { offload } = deps;
 
   /** The proxy's own items come first in tools/list and after the upstreams' in the resource lists. */
   const list =
@@ -38,6 +38,7 @@ export function createHandlers(deps: HandlerDeps): Record<string, RequestHandler
       ownFirst = false,
     ): RequestHandler =>
     async (context) => {
+      const { catalog } = context.session.view;
       const mine = own(context);
       const all =
         mine.length === 0
@@ -75,7 +76,7 @@ export function createHandlers(deps: HandlerDeps): Record<string, RequestHandler
         report(BUILTIN_SERVER, name, result.isError ? 'error' : 'ok');
         return result;
       }
-      const route = catalog.tool(name);
+      const route = session.view.catalog.tool(name);
       if (!route) throw new ClientError(ErrorCode.InvalidParams, `Tool ${name} not found`);
       const { name: server } = route.upstream;
       const call = {
@@ -122,25 +123,27 @@ export function createHandlers(deps: HandlerDeps): Record<string, RequestHandler
 
     'prompts/get': async (context) => {
       const p = params(context.request);
-      const route = catalog.prompt(String(p.name));
+      const route = context.session.view.catalog.prompt(String(p.name));
       if (!route) throw new ClientError(ErrorCode.InvalidParams, `Prompt ${String(p.name)} not found`);
       return forward(context, route.upstream, { ...p, name: route.original });
     },
 
     'resources/read': async (context) => {
       const uri = String(params(context.request).uri);
-      if (isOurArtifact(deps, uri)) return offload.read(uri, context.session);
-      return forward(context, resourceOwner(deps, uri));
+      const { view } = context.session;
+      if (isOurArtifact(view, uri)) return offload.read(uri, context.session);
+      return forward(context, resourceOwner(view, uri));
     },
 
     'resources/subscribe': async (context) => {
       const uri = String(params(context.request).uri);
+      const { view } = context.session;
       // Artifacts never change (they are named by their content): nothing to send, only to check.
-      if (isOurArtifact(deps, uri)) {
+      if (isOurArtifact(view, uri)) {
         offload.owned(uri, context.session.owner);
         return {};
       }
-      const upstream = resourceOwner(deps, uri);
+      const upstream = resourceOwner(view, uri);
       const result = await forward(context, upstream);
       upstream.trackSubscription(uri, true);
       context.session.subscribe(uri);
@@ -149,8 +152,9 @@ export function createHandlers(deps: HandlerDeps): Record<string, RequestHandler
 
     'resources/unsubscribe': async (context) => {
       const uri = String(params(context.request).uri);
-      if (isOurArtifact(deps, uri)) return {};
-      const upstream = resourceOwner(deps, uri);
+      const { view } = context.session;
+      if (isOurArtifact(view, uri)) return {};
+      const upstream = resourceOwner(view, uri);
       context.session.unsubscribe(uri);
       upstream.trackSubscription(uri, false);
       return forward(context, upstream);
@@ -159,18 +163,20 @@ export function createHandlers(deps: HandlerDeps): Record<string, RequestHandler
     'completion/complete': async (context) => {
       const p = params(context.request);
       const ref = (p.ref ?? {}) as { type?: string; name?: string; uri?: string };
+      const { view } = context.session;
+      const { catalog } = view;
       if (ref.type === 'ref/prompt') {
         const route = catalog.prompt(String(ref.name));
         if (!route) throw new ClientError(ErrorCode.InvalidParams, `Prompt ${String(ref.name)} not found`);
         return forward(context, route.upstream, { ...p, ref: { ...ref, name: route.original } });
       }
-      const upstream = catalog.templateOwner(String(ref.uri)) ?? resourceOwner(deps, ref.uri);
+      const upstream = catalog.templateOwner(String(ref.uri)) ?? resourceOwner(view, ref.uri);
       return forward(context, upstream);
     },
 
-    'logging/setLevel': async ({ request }) => {
+    'logging/setLevel': async ({ request, session }) => {
       const level = String(params(request).level);
-      await Promise.all(deps.upstreams.map((u) => u.setLogLevel(level).catch(() => undefined)));
+      await Promise.all(session.view.upstreams.map((u) => u.setLogLevel(level).catch(() => undefined)));
       return {};
     },
   };
@@ -210,12 +216,12 @@ async function forwardWithBlobs(
   return reply;
 }
 
-function resourceOwner(deps: HandlerDeps, uri: unknown): Upstream {
-  const owner = deps.catalog.resourceOwner(String(uri));
+function resourceOwner(view: SessionView, uri: unknown): Upstream {
+  const owner = view.catalog.resourceOwner(String(uri));
   if (owner) return owner;
-  const withResources = deps.upstreams.filter((u) => u.capabilities?.resources);
+  const withResources = view.upstreams.filter((u) => u.capabilities?.resources);
   if (withResources.length === 1) return withResources[0];
-  if (deps.upstreams.length === 1) return deps.upstreams[0];
+  if (view.upstreams.length === 1) return view.upstreams[0];
   throw new ClientError(ErrorCode.InvalidParams, `Resource ${String(uri)} not found`);
 }
 
@@ -224,8 +230,8 @@ function resourceOwner(deps: HandlerDeps, uri: unknown): Upstream {
  * the answer is the same "not found", so ids leak nothing. (An upstream may have artifact:// URIs of
  * its own; those it listed, or that match its templates, still go to it.)
  */
-function isOurArtifact(deps: HandlerDeps, uri: string): boolean {
-  return uri.startsWith(ARTIFACT_URI_PREFIX) && deps.catalog.resourceOwner(uri) === undefined;
+function isOurArtifact(view: SessionView, uri: string): boolean {
+  return uri.startsWith(ARTIFACT_URI_PREFIX) && view.catalog.resourceOwner(uri) === undefined;
 }
 
 /** A tool result the pipeline can work on (not, e.g., a task handle). */

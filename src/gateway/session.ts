@@ -4,6 +4,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type {
   ClientCapabilities,
   Implementation,
+  InitializeRequest,
   Notification,
   RequestId,
   ServerCapabilities,
@@ -14,6 +15,8 @@ import type { Upstream } from '../upstreams/upstream.js';
 import type { RequestContext, RequestHandler } from './context.js';
 import type { ArtifactLinks } from '../pipeline/types.js';
 import type { Who } from './events.js';
+import { answerInitialize, type InitializeAnswer } from './initialize.js';
+import type { SessionView } from './session-view.js';
 
 /**
  * Who a session acts for. Artifacts belong to `owner`: by default the session itself; over HTTP, a
@@ -32,6 +35,8 @@ export interface SessionSetup {
   capabilities: ServerCapabilities;
   instructions?: string;
   handle: RequestHandler;
+  /** Starts what serves the session, as the client that just introduced itself, and says what to answer it. */
+  initialize(session: DownstreamSession, params: InitializeRequest['params']): Promise<InitializeAnswer>;
   clientNotification(session: DownstreamSession, notification: Notification): void;
   initialized(session: DownstreamSession): void;
   closed(session: DownstreamSession): void;
@@ -50,16 +55,21 @@ export class DownstreamSession {
   readonly id = `s${nextSessionNumber++}`;
   readonly owner: string;
   readonly who: Who;
-  lastActive = Date.now();
+  /** The connections that serve this session and the catalog they make; set by the gateway. */
+  view: SessionView;
   /** Requests this client has in flight, and which upstream serves each. */
   private readonly inflight = new Map<RequestId, Upstream>();
   private readonly subscriptions = new Set<string>();
   private closed = false;
+  private handshakeDone = false;
+  private readonly handshakeWaiters = new Set<() => void>();
 
   constructor(
     private readonly setup: SessionSetup,
+    view: SessionView,
     readonly identity: SessionIdentity = {},
   ) {
+    this.view = view;
     // Records outlive the process and session numbers restart with it: a random owner keeps a new
     // session from seeing artifacts of an earlier run's session with the same number.
     this.owner = identity.owner ?? `${this.id}-${randomBytes(8).toString('hex')}`;
@@ -67,8 +77,8 @@ export class DownstreamSession {
     this.server = new Server(setup.serverInfo, { capabilities: setup.capabilities, instructions: setup.instructions });
     // logging/setLevel is forwarded upstream rather than answered by the SDK.
     this.server.removeRequestHandler('logging/setLevel');
+    answerInitialize(this.server, (params) => setup.initialize(this, params));
     this.server.fallbackRequestHandler = async (request, extra) => {
-      this.lastActive = Date.now();
       const context: RequestContext = { session: this, request, extra };
       try {
         return await setup.handle(context);
@@ -77,7 +87,11 @@ export class DownstreamSession {
       }
     };
     this.server.fallbackNotificationHandler = async (notification) => setup.clientNotification(this, notification);
-    this.server.oninitialized = () => setup.initialized(this);
+    this.server.oninitialized = () => {
+      this.handshakeDone = true;
+      this.wakeHandshakeWaiters();
+      setup.initialized(this);
+    };
     this.server.onclose = () => this.markClosed();
     this.server.onerror = (error) =>
       setup.log.debug({ err: error.message, session: this.id }, 'downstream protocol error');
@@ -95,6 +109,23 @@ export class DownstreamSession {
   /** Whether the client has finished the handshake, so its capabilities are known. */
   get isInitialized(): boolean {
     return this.server.getClientCapabilities() !== undefined;
+  }
+
+  /**
+   * Resolves once the client has sent `initialized` (requests to it must wait for that), or the session closes,
+   * or `signal` aborts.
+   */
+  handshake(signal: AbortSignal): Promise<void> {
+    if (this.handshakeDone || this.closed || signal.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        this.handshakeWaiters.delete(done);
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      this.handshakeWaiters.add(done);
+      signal.addEventListener('abort', done, { once: true });
+    });
   }
 
   get isClosed(): boolean {
@@ -134,7 +165,8 @@ export class DownstreamSession {
   }
 
   async notify(notification: Notification): Promise<void> {
-    if (this.closed) return;
+    // Before the handshake the client has nothing to be told: it lists and subscribes once it is done.
+    if (this.closed || !this.handshakeDone) return;
     try {
       await sendRawNotification(this.server, notification);
     } catch (error) {
@@ -145,6 +177,11 @@ export class DownstreamSession {
   private markClosed(): void {
     if (this.closed) return;
     this.closed = true;
+    this.wakeHandshakeWaiters();
     this.setup.closed(this);
+  }
+
+  private wakeHandshakeWaiters(): void {
+    for (const wake of [...this.handshakeWaiters]) wake();
   }
 }

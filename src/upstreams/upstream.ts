@@ -1,8 +1,7 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   ErrorCode,
-  type ClientCapabilities,
   type Implementation,
   type JSONRPCNotification,
   type JSONRPCRequest,
@@ -13,7 +12,6 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ServerConfig } from '../config/types.js';
 import type { Logger } from '../logger.js';
-import { VERSION } from '../version.js';
 import { ProcessTransport, SpawnError } from '../transports/process-transport.js';
 import { ClientError, isMcpError, originalMessage, timedOut, unavailable } from './errors.js';
 import { CATALOG_KINDS, emptyCatalog, fetchCatalog, type CatalogKind, type UpstreamCatalog } from './catalog-fetch.js';
@@ -23,6 +21,7 @@ import { ProgressRouter } from './progress-router.js';
 import { sendRawNotification, sendRawRequest } from '../protocol/raw-messages.js';
 import { Blobs } from '../transports/blob-set.js';
 import { nameFromPackage } from '../config/server-name.js';
+import { IdentifiedClient, PROXY_IDENTITY, type ClientIdentity } from './client-identity.js';
 
 /** Timeouts are ours (they restart on progress); the SDK's own is set beyond reach. */
 const NO_SDK_TIMEOUT = 2 ** 31 - 1;
@@ -31,16 +30,6 @@ const NO_SDK_TIMEOUT = 2 ** 31 - 1;
 const MIN_CONNECT_TIMEOUT_MS = 30_000;
 
 export type UpstreamState = 'connecting' | 'up' | 'down' | 'failed' | 'stopped';
-
-/**
- * The proxy declares every client capability upstream, so servers offer their full feature set;
- * requests the downstream client cannot serve are answered with a clear error (see gateway).
- */
-export const UPSTREAM_CLIENT_CAPABILITIES: ClientCapabilities = {
-  sampling: {},
-  elicitation: { form: {}, url: {} },
-  roots: { listChanged: true },
-};
 
 export type ServerRequestExtra = RequestHandlerExtra<JSONRPCRequest, JSONRPCNotification>;
 
@@ -84,6 +73,8 @@ export class Upstream {
   restarts = 0;
 
   private connection?: ConnectedClient;
+  /** Counts connection attempts, so an attempt overtaken by a re-initialization (reconnectAs) drops its result. */
+  private attempt = 0;
   private readonly schedule: RestartSchedule;
   private restartTimer?: NodeJS.Timeout;
   private upSince = 0;
@@ -114,6 +105,8 @@ export class Upstream {
     readonly config: ServerConfig,
     private readonly hooks: UpstreamHooks,
     private readonly baseLog: Logger,
+    /** Who this connection introduces itself as: the proxy when shared, the client when it serves one. */
+    private identity: ClientIdentity = PROXY_IDENTITY,
   ) {
     this.namedLog = baseLog.child({ server: config.name });
     this.schedule = new RestartSchedule(config.restart);
@@ -129,8 +122,31 @@ export class Upstream {
     return transport instanceof ProcessTransport ? transport.pid : undefined;
   }
 
+  /** The protocol version the server answered `initialize` with. */
+  get protocolVersion(): string | undefined {
+    const client = this.connection?.client;
+    return client instanceof IdentifiedClient ? client.negotiatedProtocolVersion : undefined;
+  }
+
   /** The first connection attempt. Never throws: a failure is logged and retried in the background. */
   async start(): Promise<void> {
+    await this.connect();
+  }
+
+  /**
+   * Initializes the server again, as `identity`: MCP has no re-initialize, so the current connection (or the
+   * attempt under way) is closed and a new one opened. Restarts after this keep the identity. Never throws.
+   */
+  async reconnectAs(identity: ClientIdentity): Promise<void> {
+    if (this.stopping || this.state === 'failed') return;
+    this.identity = identity;
+    clearTimeout(this.restartTimer);
+    this.attempt++;
+    const previous = this.connection;
+    this.connection = undefined;
+    if (previous) await closeQuietly(previous);
+    this.schedule.reset();
+    this.setState('connecting');
     await this.connect();
   }
 
@@ -242,6 +258,7 @@ export class Upstream {
   }
 
   private async connect(): Promise<void> {
+    const attempt = ++this.attempt;
     this.setState(this.state === 'connecting' ? 'connecting' : 'down');
     let connection: ConnectedClient;
     const timeout = Math.max(this.config.timeoutMs, MIN_CONNECT_TIMEOUT_MS);
@@ -254,6 +271,7 @@ export class Upstream {
         (transport) => this.progress.decorate(transport),
       );
     } catch (error) {
+      if (attempt !== this.attempt) return;
       this.lastError = errorText(error);
       if (error instanceof SpawnError && error.permanent) {
         // A command that does not exist will not exist on the next try either.
@@ -268,7 +286,7 @@ export class Upstream {
       this.afterFailure();
       return;
     }
-    if (this.stopping) {
+    if (this.stopping || attempt !== this.attempt) {
       await closeQuietly(connection);
       return;
     }
@@ -287,6 +305,7 @@ export class Upstream {
       this.refreshing = initial.catch(() => undefined);
       await initial;
     } catch (error) {
+      if (attempt !== this.attempt) return;
       this.lastError = `listing its tools, prompts and resources failed: ${errorText(error)}`;
       this.log.error({ err: this.lastError }, `upstream "${this.name}" connected but could not be listed`);
       this.connection = undefined;
@@ -294,6 +313,7 @@ export class Upstream {
       this.afterFailure();
       return;
     }
+    if (attempt !== this.attempt) return;
     this.upSince = Date.now();
     this.lastError = undefined;
     this.log.info(
@@ -319,10 +339,7 @@ export class Upstream {
   }
 
   private makeClient(): Client {
-    const client = new Client(
-      { name: 'mcp-offload', version: VERSION },
-      { capabilities: UPSTREAM_CLIENT_CAPABILITIES },
-    );
+    const client = new IdentifiedClient(this.identity);
     client.fallbackRequestHandler = (request, extra) => this.hooks.serverRequest(this, request, extra);
     client.fallbackNotificationHandler = async (notification) => this.onNotification(notification);
     client.onerror = (error) => this.log.warn({ err: errorText(error) }, 'upstream protocol error');

@@ -19,6 +19,7 @@ export const FIXTURES = {
   dynamic: fixture('dynamic-tools-server.mjs'),
   bigResult: fixture('big-result-server.mjs'),
   artifact: fixture('artifact-server.mjs'),
+  clientView: fixture('client-view-server.mjs'),
 } as const;
 
 export type FixtureName = keyof typeof FIXTURES;

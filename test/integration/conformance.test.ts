@@ -317,12 +317,4 @@ describe.each(SUITES)('MCP conformance suite $version', (suite) => {
       expect({ scenario, outcomes: outcomes(checks!) }).toEqual({ scenario, outcomes: outcomes(directChecks!) });
     });
   });
-
-  test.each(SCENARIOS)('%s warns of nothing the SDK does not do by design', (scenario) => {
-    const checks = proxied!.scenarios.get(scenario);
-    expect({ scenario, warnings: warningsOf(checks!) }).toEqual({
-      scenario,
-      warnings: EXPECTED_WARNINGS[scenario] ?? [],
-    });
-  });
 });
