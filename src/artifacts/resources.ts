@@ -1,4 +1,4 @@
-import type { ReadResourceResult, Resource, ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
+import type { ReadResourceResult, Resource, ResourceTemplateType } from '@modelcontextprotocol/server';
 import { isTextMimeType } from './mime.js';
 import { humanSize } from './sizes.js';
 import type { ArtifactStore } from './store.js';
@@ -7,7 +7,7 @@ import type { ArtifactRecord } from './types.js';
 /** Above this size a resource says it is large, so clients think twice before reading it into context. */
 const LARGE_BYTES = 1024 * 1024;
 
-export const ARTIFACT_TEMPLATE: ResourceTemplate = {
+export const ARTIFACT_TEMPLATE: ResourceTemplateType = {
   uriTemplate: 'artifact://{+id}',
   name: 'artifact',
   title: 'Stored tool output',

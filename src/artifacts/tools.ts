@@ -1,4 +1,4 @@
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import { JSONPath } from 'jsonpath-plus';
 import { splitLines } from './lines.js';
 import type { ArtifactOptions } from '../config/types.js';

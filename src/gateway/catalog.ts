@@ -1,5 +1,5 @@
-import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
-import type { Prompt, Resource, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { UriTemplate } from '@modelcontextprotocol/server';
+import type { Prompt, Resource, ResourceTemplateType, Tool } from '@modelcontextprotocol/server';
 import picomatch from 'picomatch';
 import type { Logger } from '../logger.js';
 import type { Upstream } from '../upstreams/upstream.js';
@@ -17,7 +17,7 @@ export interface CatalogSnapshot {
   tools: Tool[];
   prompts: Prompt[];
   resources: Resource[];
-  resourceTemplates: ResourceTemplate[];
+  resourceTemplates: ResourceTemplateType[];
 }
 
 /**
@@ -28,7 +28,7 @@ export class Catalog {
   private tools = new Map<string, Routed<Tool>>();
   private prompts = new Map<string, Routed<Prompt>>();
   private resources = new Map<string, Routed<Resource>>();
-  private templates: { upstream: Upstream; template: ResourceTemplate; matcher: UriTemplate }[] = [];
+  private templates: { upstream: Upstream; template: ResourceTemplateType; matcher: UriTemplate }[] = [];
   snapshot: CatalogSnapshot = { tools: [], prompts: [], resources: [], resourceTemplates: [] };
 
   constructor(

@@ -1,4 +1,4 @@
-import type { ClientCapabilities, JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { ClientCapabilities, JSONRPCRequest } from '@modelcontextprotocol/server';
 
 /** Names the capability the client lacks for this upstream request, or `undefined` if it has it. */
 export function clientSupports(

@@ -1,4 +1,4 @@
-import type { Result } from '@modelcontextprotocol/sdk/types.js';
+import type { Result } from '@modelcontextprotocol/server';
 import type { ArtifactRecord, GcResult } from '../artifacts/types.js';
 import { ARTIFACT_URI_PREFIX } from '../artifacts/metadata.js';
 import { ARTIFACTS_META_KEY } from '../pipeline/pipeline.js';

@@ -5,8 +5,7 @@ import type {
   Notification,
   Result,
   ServerCapabilities,
-} from '@modelcontextprotocol/sdk/types.js';
-import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/server';
 import { sendRawRequest } from '../protocol/raw-messages.js';
 import type { Config, ServerConfig } from '../config/types.js';
 import type { Logger } from '../logger.js';
@@ -26,6 +25,7 @@ import { SessionView } from './session-view.js';
 import { GatewayEvents } from './events.js';
 import { InFlight } from './inflight.js';
 import { Offload } from './offload.js';
+import { ProtocolErrorCode, SdkErrorCode } from '@modelcontextprotocol/server';
 
 /** How long a request from an upstream to the client (a user answering, a model sampling) may take. */
 const CLIENT_REQUEST_TIMEOUT_MS = 30 * 60_000;
@@ -264,7 +264,7 @@ export class Gateway {
     // An unknown method goes to a lone upstream as is: it may know it even if we do not.
     const only = single(context.session.view.upstreams);
     if (only) return forward(context, only);
-    throw new ClientError(ErrorCode.MethodNotFound, `Method not found: ${context.request.method}`);
+    throw new ClientError(ProtocolErrorCode.MethodNotFound, `Method not found: ${context.request.method}`);
   }
 
   /** A client's roots changed: the connections that speak for it are told (a shared one speaks for nobody). */
@@ -285,12 +285,12 @@ export class Gateway {
     // MCP lets a server ask the client things only once the client has said `initialized`.
     await session.handshake(extra.signal);
     if (extra.signal.aborted || session.isClosed) {
-      throw new ClientError(ErrorCode.ConnectionClosed, `the MCP client went away before ${method} could be asked`);
+      throw new ClientError(SdkErrorCode.ConnectionClosed, `the MCP client went away before ${method} could be asked`);
     }
     const missing = clientSupports(session.clientCapabilities, request);
     if (missing) {
       throw new ClientError(
-        ErrorCode.MethodNotFound,
+        ProtocolErrorCode.MethodNotFound,
         `the MCP client connected to mcp-offload does not support ${missing} (${method} requested by upstream "${upstream.name}")`,
       );
     }
@@ -324,7 +324,7 @@ export class Gateway {
       const client = this.theClient();
       if (client) return client;
       throw new ClientError(
-        ErrorCode.InternalError,
+        ProtocolErrorCode.InternalError,
         `no MCP client is connected to answer ${method} from upstream "${upstream.name}"`,
       );
     }
@@ -336,7 +336,7 @@ export class Gateway {
         ? 'no call of any client is in flight on it'
         : `calls of ${serving.length} clients are in flight on it`;
     throw new ClientError(
-      ErrorCode.InvalidRequest,
+      ProtocolErrorCode.InvalidRequest,
       `mcp-offload cannot tell which client ${method} is for: upstream "${upstream.name}" serves its clients on one shared connection and ${calls}. ` +
         `Set "isolation: session" for server "${upstream.name}" in the mcp-offload config to give every client a connection of its own.`,
     );

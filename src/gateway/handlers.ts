@@ -1,4 +1,4 @@
-import { ErrorCode, type CallToolResult, type Progress, type Result } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Progress, Result } from '@modelcontextprotocol/server';
 import { ClientError } from '../upstreams/errors.js';
 import type { Upstream, UpstreamReply } from '../upstreams/upstream.js';
 import { Blobs } from '../transports/blob-set.js';
@@ -10,6 +10,7 @@ import type { Offload } from './offload.js';
 import { ARTIFACT_URI_PREFIX } from '../artifacts/metadata.js';
 import { page } from './pagination.js';
 import { artifactsOf, type CallOutcome, type GatewayEvents } from './events.js';
+import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 
 export interface HandlerDeps {
   pageSize: number;
@@ -77,7 +78,7 @@ export function createHandlers(deps: HandlerDeps): Record<string, RequestHandler
         return result;
       }
       const route = session.view.catalog.tool(name);
-      if (!route) throw new ClientError(ErrorCode.InvalidParams, `Tool ${name} not found`);
+      if (!route) throw new ClientError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`);
       const { name: server } = route.upstream;
       const call = {
         server,
@@ -124,7 +125,7 @@ export function createHandlers(deps: HandlerDeps): Record<string, RequestHandler
     'prompts/get': async (context) => {
       const p = params(context.request);
       const route = context.session.view.catalog.prompt(String(p.name));
-      if (!route) throw new ClientError(ErrorCode.InvalidParams, `Prompt ${String(p.name)} not found`);
+      if (!route) throw new ClientError(ProtocolErrorCode.InvalidParams, `Prompt ${String(p.name)} not found`);
       return forward(context, route.upstream, { ...p, name: route.original });
     },
 
@@ -167,7 +168,7 @@ export function createHandlers(deps: HandlerDeps): Record<string, RequestHandler
       const { catalog } = view;
       if (ref.type === 'ref/prompt') {
         const route = catalog.prompt(String(ref.name));
-        if (!route) throw new ClientError(ErrorCode.InvalidParams, `Prompt ${String(ref.name)} not found`);
+        if (!route) throw new ClientError(ProtocolErrorCode.InvalidParams, `Prompt ${String(ref.name)} not found`);
         return forward(context, route.upstream, { ...p, ref: { ...ref, name: route.original } });
       }
       const upstream = catalog.templateOwner(String(ref.uri)) ?? resourceOwner(view, ref.uri);
@@ -222,7 +223,7 @@ function resourceOwner(view: SessionView, uri: unknown): Upstream {
   const withResources = view.upstreams.filter((u) => u.capabilities?.resources);
   if (withResources.length === 1) return withResources[0];
   if (view.upstreams.length === 1) return view.upstreams[0];
-  throw new ClientError(ErrorCode.InvalidParams, `Resource ${String(uri)} not found`);
+  throw new ClientError(ProtocolErrorCode.InvalidParams, `Resource ${String(uri)} not found`);
 }
 
 /**

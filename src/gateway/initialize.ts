@@ -1,12 +1,11 @@
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  InitializeRequestSchema,
-  SUPPORTED_PROTOCOL_VERSIONS,
-  type Implementation,
-  type InitializeRequest,
-  type InitializeResult,
-  type ServerCapabilities,
-} from '@modelcontextprotocol/sdk/types.js';
+import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
+import type {
+  Server,
+  Implementation,
+  InitializeRequest,
+  InitializeResult,
+  ServerCapabilities,
+} from '@modelcontextprotocol/server';
 
 /** What the proxy answers a client's `initialize` with, once the upstreams that serve the client have answered. */
 export interface InitializeAnswer {
@@ -38,7 +37,7 @@ export function answerInitialize(
   answer: (params: InitializeRequest['params']) => Promise<InitializeAnswer>,
 ): void {
   const internals = server as unknown as ServerInternals;
-  server.setRequestHandler(InitializeRequestSchema, async (request) => {
+  server.setRequestHandler('initialize', async (request) => {
     const sdkAnswer = await internals._oninitialize(request);
     const ours = await answer(request.params);
     internals._capabilities = ours.capabilities;

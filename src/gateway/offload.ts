@@ -1,11 +1,10 @@
-import {
-  ErrorCode,
-  type CallToolResult,
-  type ReadResourceResult,
-  type Resource,
-  type ResourceTemplate,
-  type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
+import type {
+  CallToolResult,
+  ReadResourceResult,
+  Resource,
+  ResourceTemplateType,
+  Tool,
+} from '@modelcontextprotocol/server';
 import { ARTIFACT_TEMPLATE, artifactResource, readArtifact } from '../artifacts/resources.js';
 import { storeOptions } from '../artifacts/options.js';
 import { ArtifactStore } from '../artifacts/store.js';
@@ -24,6 +23,7 @@ import type { CallInfo } from '../pipeline/types.js';
 import { ClientError } from '../upstreams/errors.js';
 import type { Blobs } from '../transports/blob-set.js';
 import { abpPresets } from '../upstreams/abp/preset.js';
+import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 
 const GC_INTERVAL_MS = 60 * 60_000;
 
@@ -142,7 +142,7 @@ export class Offload {
     return this.config.artifacts.resources ? this.store.list({ owner }).map(artifactResource) : [];
   }
 
-  get templates(): ResourceTemplate[] {
+  get templates(): ResourceTemplateType[] {
     return this.config.artifacts.resources ? [ARTIFACT_TEMPLATE] : [];
   }
 
@@ -150,7 +150,7 @@ export class Offload {
   owned(uri: string, owner: string): ArtifactRecord {
     const record = this.store.get(uri);
     if (!record || !record.owners.includes(owner))
-      throw new ClientError(ErrorCode.InvalidParams, `Resource ${uri} not found`);
+      throw new ClientError(ProtocolErrorCode.InvalidParams, `Resource ${uri} not found`);
     return record;
   }
 

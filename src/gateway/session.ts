@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { Server } from '@modelcontextprotocol/server';
 import type {
+  Transport,
   ClientCapabilities,
   Implementation,
   InitializeRequest,
   Notification,
   RequestId,
   ServerCapabilities,
-} from '@modelcontextprotocol/sdk/types.js';
+} from '@modelcontextprotocol/server';
 import type { Logger } from '../logger.js';
 import { sendRawNotification } from '../protocol/raw-messages.js';
 import type { Upstream } from '../upstreams/upstream.js';
@@ -78,8 +78,8 @@ export class DownstreamSession {
     // logging/setLevel is forwarded upstream rather than answered by the SDK.
     this.server.removeRequestHandler('logging/setLevel');
     answerInitialize(this.server, (params) => setup.initialize(this, params));
-    this.server.fallbackRequestHandler = async (request, extra) => {
-      const context: RequestContext = { session: this, request, extra };
+    this.server.fallbackRequestHandler = async (request, ctx) => {
+      const context: RequestContext = { session: this, request, extra: ctx };
       try {
         return await setup.handle(context);
       } finally {

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { isInitializeRequest } from '@modelcontextprotocol/server';
+import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import { SSEServerTransport } from '@modelcontextprotocol/server-legacy/sse';
 import type { Who } from '../gateway/events.js';
 import type { DownstreamSession, SessionIdentity } from '../gateway/session.js';
 import { BodyTooLargeError, readBody } from '../gateway/read-body.js';
@@ -17,7 +17,7 @@ interface HttpSession {
   /** The name of the token that opened it: only that token may use it. */
   token: string;
   session: DownstreamSession;
-  transport: StreamableHTTPServerTransport | SSEServerTransport;
+  transport: NodeStreamableHTTPServerTransport | SSEServerTransport;
 }
 
 /**
@@ -56,7 +56,7 @@ export class McpEndpoints {
       const found = sessionId ? this.find(sessionId, token) : undefined;
       if (!found)
         return rpcError(res, sessionId ? 404 : 400, sessionId ? 'Session not found' : 'Missing mcp-session-id header');
-      return (found.transport as StreamableHTTPServerTransport).handleRequest(req, res);
+      return (found.transport as NodeStreamableHTTPServerTransport).handleRequest(req, res);
     }
     const body = await this.readJson(req, res);
     if (body === undefined) return;
@@ -65,7 +65,7 @@ export class McpEndpoints {
     res.once('close', () => this.openPosts.delete(res));
     if (sessionId) {
       const found = this.find(sessionId, token);
-      if (!found || !(found.transport instanceof StreamableHTTPServerTransport))
+      if (!found || !(found.transport instanceof NodeStreamableHTTPServerTransport))
         return rpcError(res, 404, 'Session not found');
       return found.transport.handleRequest(req, res, body);
     }
@@ -75,7 +75,7 @@ export class McpEndpoints {
     }
     const session = this.ctx.gateway.createSession(this.identity(req, token));
     const events = this.ctx.resumption && sessionEventStore(this.ctx.resumption.store);
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+    const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
         this.sessions.set(id, { token, session, transport });

@@ -1,4 +1,4 @@
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import type { EventId, EventStore, StreamId } from './event-store.js';
 
 export interface MemoryEventStoreLimits {

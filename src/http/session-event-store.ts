@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import type { EventId, EventStore, StreamId } from './event-store.js';
 
 /** One session's view of the shared event store, and how to free what it stored. */

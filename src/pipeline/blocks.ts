@@ -1,4 +1,4 @@
-import type { ContentBlock, TextContent } from '@modelcontextprotocol/sdk/types.js';
+import type { ContentBlock, TextContent } from '@modelcontextprotocol/server';
 import type { Extraction, Result, SaveOutcome } from './types.js';
 import type { ArgumentRefs } from './settings.js';
 

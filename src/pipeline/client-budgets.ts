@@ -3,7 +3,7 @@
  * `clientInfo.name` it sends in `initialize`. The pipeline's text limits default to the client's budget
  * (a rule's `inlineLimit`, `lineLimit` or `resultLimit` overrides them). The README's table is this one.
  */
-import type { Implementation } from '@modelcontextprotocol/sdk/types.js';
+import type { Implementation } from '@modelcontextprotocol/server';
 
 export interface ClientBudget {
   /** Text a model works with (code, prose) stays inline up to this many characters. */

@@ -1,4 +1,4 @@
-import type { ContentBlock } from '@modelcontextprotocol/sdk/types.js';
+import type { ContentBlock } from '@modelcontextprotocol/server';
 import { setAtPath } from './detect/walk.js';
 import { announce, note, outcomeNote, rewrittenText, standInNote } from './blocks.js';
 import type { Blobs } from '../transports/blob-set.js';

@@ -1,4 +1,4 @@
-import type { Implementation } from '@modelcontextprotocol/sdk/types.js';
+import type { Implementation } from '@modelcontextprotocol/server';
 import { budgetFor, DEFAULT_BUDGET } from './client-budgets.js';
 /**
  * What the result pipeline does for one tool: the settings a rule can give. Global defaults,

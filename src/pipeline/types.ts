@@ -1,4 +1,4 @@
-import type { CallToolResult, Implementation } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Implementation } from '@modelcontextprotocol/server';
 import type { ArtifactRecord, PieceSource } from '../artifacts/types.js';
 import type { LiteralForm, LiteralKind } from '../artifacts/literals.js';
 import type { Blobs } from '../transports/blob-set.js';

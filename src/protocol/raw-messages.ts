@@ -1,7 +1,6 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { Protocol, RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import { ResultSchema, type Notification, type Request, type Result } from '@modelcontextprotocol/sdk/types.js';
+import { ResultSchema } from '@modelcontextprotocol/core';
+import type { Server, Protocol, RequestOptions, Notification, Request, Result } from '@modelcontextprotocol/server';
+import type { Client } from '@modelcontextprotocol/client';
 
 /**
  * Requests and notifications the proxy passes on as they came, whatever their method. The SDK's typed

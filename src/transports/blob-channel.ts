@@ -1,4 +1,4 @@
-import type { JSONRPCMessage, ProgressToken, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage, ProgressToken, RequestId } from '@modelcontextprotocol/server';
 import { Blobs } from './blob-set.js';
 import { BlobTable } from './blob-table.js';
 

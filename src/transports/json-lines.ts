@@ -1,4 +1,4 @@
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 
 export const DEFAULT_MAX_MESSAGE_BYTES = 512 * 1024 * 1024;
 

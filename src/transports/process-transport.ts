@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { Transport, JSONRPCMessage } from '@modelcontextprotocol/server';
 import type { Logger } from '../logger.js';
 import { notFound } from '../config/commands.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, JsonLineReader, preview, toLine } from './json-lines.js';

@@ -1,6 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { Transport, JSONRPCMessage } from '@modelcontextprotocol/server';
 import type { Logger } from '../logger.js';
 import { JsonLineReader, preview, toLine } from './json-lines.js';
 import { writeWithBackpressure } from './write-stream.js';

@@ -1,18 +1,18 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type {
+  Client,
+  Prompt,
+  Resource,
+  ResourceTemplateType,
+  ServerCapabilities,
+  Tool,
+} from '@modelcontextprotocol/client';
 import { sendRawRequest } from '../protocol/raw-messages.js';
-import {
-  type Prompt,
-  type Resource,
-  type ResourceTemplate,
-  type ServerCapabilities,
-  type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
 
 export interface UpstreamCatalog {
   tools: Tool[];
   prompts: Prompt[];
   resources: Resource[];
-  resourceTemplates: ResourceTemplate[];
+  resourceTemplates: ResourceTemplateType[];
 }
 
 export type CatalogKind = keyof UpstreamCatalog;

@@ -1,7 +1,11 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { AnySchema, SchemaOutput } from '@modelcontextprotocol/sdk/server/zod-compat.js';
-import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { ClientCapabilities, ClientRequest, Implementation, Request } from '@modelcontextprotocol/sdk/types.js';
+import type {
+  RequestOptions,
+  ClientCapabilities,
+  ClientRequest,
+  Implementation,
+  Request,
+} from '@modelcontextprotocol/server';
+import { Client } from '@modelcontextprotocol/client';
 import { VERSION } from '../version.js';
 
 /** Who an upstream connection introduces itself as in `initialize`. */

@@ -1,4 +1,4 @@
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, SdkErrorCode } from '@modelcontextprotocol/server';
 
 /**
  * An error sent to the client with exactly the code, message and data given.
@@ -17,19 +17,19 @@ export class ClientError extends Error {
 }
 
 /** The upstream's own words: McpError's message without the prefix the SDK added. */
-export function originalMessage(error: McpError): string {
+export function originalMessage(error: ProtocolError): string {
   const prefix = `MCP error ${error.code}: `;
   return error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message;
 }
 
 export function unavailable(message: string): ClientError {
-  return new ClientError(ErrorCode.ConnectionClosed, message);
+  return new ClientError(SdkErrorCode.ConnectionClosed, message);
 }
 
 export function timedOut(message: string): ClientError {
-  return new ClientError(ErrorCode.RequestTimeout, message);
+  return new ClientError(SdkErrorCode.RequestTimeout, message);
 }
 
-export function isMcpError(error: unknown): error is McpError {
-  return error instanceof McpError;
+export function isMcpError(error: unknown): error is ProtocolError {
+  return error instanceof ProtocolError;
 }

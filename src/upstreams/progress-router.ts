@@ -1,5 +1,4 @@
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { Progress, ProgressToken } from '@modelcontextprotocol/sdk/types.js';
+import type { Transport, Progress, ProgressToken } from '@modelcontextprotocol/server';
 import { DecoratedTransport } from '../transports/decorated-transport.js';
 
 /**

@@ -1,8 +1,10 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import {
+  Client,
+  SSEClientTransport,
+  StreamableHTTPClientTransport,
+  InMemoryTransport,
+} from '@modelcontextprotocol/client';
+import type { Transport } from '@modelcontextprotocol/client';
 import type { AbpServerConfig, HttpServerConfig, ServerConfig } from '../config/types.js';
 import type { Logger } from '../logger.js';
 import { ProcessTransport } from '../transports/process-transport.js';

@@ -1,15 +1,14 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import {
-  ErrorCode,
-  type Implementation,
-  type JSONRPCNotification,
-  type JSONRPCRequest,
-  type Notification,
-  type Progress,
-  type Result,
-  type ServerCapabilities,
-} from '@modelcontextprotocol/sdk/types.js';
+import type {
+  Client,
+  Implementation,
+  JSONRPCNotification,
+  JSONRPCRequest,
+  Notification,
+  Progress,
+  Result,
+  ServerCapabilities,
+  ClientContext,
+} from '@modelcontextprotocol/client';
 import type { ServerConfig } from '../config/types.js';
 import type { Logger } from '../logger.js';
 import { ProcessTransport, SpawnError } from '../transports/process-transport.js';
@@ -22,6 +21,7 @@ import { sendRawNotification, sendRawRequest } from '../protocol/raw-messages.js
 import { Blobs } from '../transports/blob-set.js';
 import { nameFromPackage } from '../config/server-name.js';
 import { IdentifiedClient, PROXY_IDENTITY, type ClientIdentity } from './client-identity.js';
+import { SdkErrorCode } from '@modelcontextprotocol/client';
 
 /** Timeouts are ours (they restart on progress); the SDK's own is set beyond reach. */
 const NO_SDK_TIMEOUT = 2 ** 31 - 1;
@@ -31,7 +31,7 @@ const MIN_CONNECT_TIMEOUT_MS = 30_000;
 
 export type UpstreamState = 'connecting' | 'up' | 'down' | 'failed' | 'stopped';
 
-export type ServerRequestExtra = RequestHandlerExtra<JSONRPCRequest, JSONRPCNotification>;
+export type ServerRequestExtra = ClientContext;
 
 export interface UpstreamHooks {
   /** A request from the upstream to the client (sampling, elicitation, roots). */
@@ -340,7 +340,7 @@ export class Upstream {
 
   private makeClient(): Client {
     const client = new IdentifiedClient(this.identity);
-    client.fallbackRequestHandler = (request, extra) => this.hooks.serverRequest(this, request, extra);
+    client.fallbackRequestHandler = (request, ctx) => this.hooks.serverRequest(this, request, ctx);
     client.fallbackNotificationHandler = async (notification) => this.onNotification(notification);
     client.onerror = (error) => this.log.warn({ err: errorText(error) }, 'upstream protocol error');
     client.onclose = () => this.onClosed(client);
@@ -455,7 +455,7 @@ export class Upstream {
       const onAbort = () => {
         this.waiters.delete(wake);
         clearTimeout(timer);
-        reject(new ClientError(ErrorCode.ConnectionClosed, 'request cancelled'));
+        reject(new ClientError(SdkErrorCode.ConnectionClosed, 'request cancelled'));
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       this.waiters.add(wake);
@@ -477,7 +477,7 @@ export class Upstream {
 
   private describe(error: unknown, method: string): Error {
     if (!isMcpError(error)) return error instanceof Error ? error : new Error(String(error));
-    if (error.code === ErrorCode.ConnectionClosed) {
+    if (error.code === SdkErrorCode.ConnectionClosed) {
       const why = this.lastError ?? 'the connection closed';
       return unavailable(`upstream "${this.name}" failed while handling ${method}: ${why}; it is being restarted`);
     }

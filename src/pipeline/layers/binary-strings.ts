@@ -1,4 +1,4 @@
-import type { ContentBlock, TextContent } from '@modelcontextprotocol/sdk/types.js';
+import type { ContentBlock, TextContent } from '@modelcontextprotocol/server';
 import { findAbpPayloads, isBinaryData, isBinaryDataReference, downloadReference } from '../detect/abp-shapes.js';
 import { detectBase64Binary } from '../detect/base64.js';
 import { decodeBase64Strict, mightBeBase64, promisedBytes } from '../../codec/base64.js';

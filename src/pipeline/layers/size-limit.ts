@@ -1,4 +1,4 @@
-import type { ContentBlock, TextContent } from '@modelcontextprotocol/sdk/types.js';
+import type { ContentBlock, TextContent } from '@modelcontextprotocol/server';
 import { announce, isNote, mapContent, note, originalText, placeOutcome } from '../blocks.js';
 import { findStringsDeep, pathText, setAtPath, type JsonPath } from '../detect/walk.js';
 import { referenceTo } from '../reference.js';

@@ -1,4 +1,4 @@
-import type { ContentBlock } from '@modelcontextprotocol/sdk/types.js';
+import type { ContentBlock } from '@modelcontextprotocol/server';
 import { base64Data, base64DecodedSize, dataSize } from '../payload-data.js';
 import type { Blobs } from '../../transports/blob-set.js';
 import { inlineChars, type PipelineSettings } from '../settings.js';

@@ -4,7 +4,7 @@
  * with exponential back-off, and the outcome shaped for the artifact pipeline.
  */
 import { randomUUID } from 'node:crypto';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { Logger } from '../../logger.js';
 import { hasBinaryData } from './capabilities.js';
 import type { AbpOptions } from './options.js';

@@ -5,7 +5,7 @@
  * `{confirmed}` or `{selected}`. When the client cannot ask anyone, `fallback()` answers as the
  * ABP bridge did: confirm non-destructive actions, take schema defaults, pick the first option.
  */
-import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/server';
 import type { AbpElicitation, AbpElicitationAnswer } from './types.js';
 import { isPlainObject } from '../../config/pointer.js';
 

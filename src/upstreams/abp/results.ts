@@ -5,7 +5,7 @@
  * downloads BinaryDataReferences, and saves anything else as JSON. It reads a single text block as
  * JSON but joins several into one text file, so everything goes into that one document.
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { AbpError, CallOutcome, HandledDialog, InterceptedOutput } from './types.js';
 
 /** Key of the dialogs the guard handled during the call, added to the saved document. */

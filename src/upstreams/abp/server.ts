@@ -1,15 +1,5 @@
-/**
- * The built-in ABP browser backend as an MCP server. The gateway talks to it like to any upstream
- * (over an in-memory transport pair, see transport-factory.ts), so its results go through the same
- * artifact pipeline, with the ABP preset (preset.ts) making every successful call a saved file.
- */
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  CallToolRequestSchema,
-  ListToolsRequestSchema,
-  type CallToolResult,
-  type ServerNotification,
-} from '@modelcontextprotocol/sdk/types.js';
+import { Server } from '@modelcontextprotocol/server';
+import type { CallToolResult, ServerNotification } from '@modelcontextprotocol/server';
 import type { Logger } from '../../logger.js';
 import { VERSION } from '../../version.js';
 import { CallRunner } from './calls.js';
@@ -57,19 +47,19 @@ export function createAbpServer(options: AbpOptions, log: Logger, createSession:
     log,
   );
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+  server.setRequestHandler('tools/list', async () => ({
     tools: [...STATIC_TOOL_LIST, ...pool.capabilityTools().map((tool) => dynamicTool(tool, tool.sessions))],
   }));
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+  server.setRequestHandler('tools/call', async (request, ctx): Promise<CallToolResult> => {
     const { name } = request.params;
     const args = isPlainObject(request.params.arguments) ? request.params.arguments : {};
     const call = {
-      requestId: extra.requestId,
-      signal: extra.signal,
+      requestId: ctx.mcpReq.id,
+      signal: ctx.mcpReq.signal,
       sendNotification: (n: { method: string; params?: Record<string, unknown> }) =>
-        extra.sendNotification(n as ServerNotification),
-      ...(extra._meta?.progressToken !== undefined ? { progressToken: extra._meta.progressToken } : {}),
+        ctx.mcpReq.notify(n as ServerNotification),
+      ...(ctx.mcpReq._meta?.progressToken !== undefined ? { progressToken: ctx.mcpReq._meta.progressToken } : {}),
     };
     if (STATIC_TOOL_NAMES.has(name)) return handleStaticTool(name, args, { pool, runner, call, log });
     const offered = pool.capabilityTools().find((tool) => tool.toolName === name);

@@ -2,7 +2,7 @@
  * abp_connect, abp_disconnect, abp_status, abp_call and abp_render_to_pdf. Every failure is an
  * `isError` result the model can read; nothing here throws at the client.
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { Logger } from '../../logger.js';
 import { notConnected, type ActiveCall, type CallRunner } from './calls.js';
 import { DEFAULT_SESSION, SESSION_NAME } from './options.js';

@@ -2,7 +2,7 @@
  * The backend's MCP tools: five static ones, always listed, and one per available capability of the
  * connected sessions. Every tool takes an optional `session` (a named browser session).
  */
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/server';
 import { DEFAULT_SESSION } from './options.js';
 import type { CapabilityTool } from './registry.js';
 import { isPlainObject } from '../../config/pointer.js';
