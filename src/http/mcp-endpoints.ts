@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isInitializeRequest } from '@modelcontextprotocol/server';
 import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
-import { SSEServerTransport } from '@modelcontextprotocol/server-legacy/sse';
 import type { Who } from '../gateway/events.js';
 import type { DownstreamSession, SessionIdentity } from '../gateway/session.js';
 import { BodyTooLargeError, readBody } from '../gateway/read-body.js';
+import { SseServerTransport } from './sse-server-transport.js';
 import { signedArtifactUrl, signedGalleryUrl } from './artifact-paths.js';
 import { baseUrl, header, rpcError, type HttpContext } from './context.js';
 import { sessionEventStore } from './session-event-store.js';
@@ -17,7 +17,7 @@ interface HttpSession {
   /** The name of the token that opened it: only that token may use it. */
   token: string;
   session: DownstreamSession;
-  transport: NodeStreamableHTTPServerTransport | SSEServerTransport;
+  transport: NodeStreamableHTTPServerTransport | SseServerTransport;
 }
 
 /**
@@ -99,7 +99,7 @@ export class McpEndpoints {
   async handleSse(req: IncomingMessage, res: ServerResponse, token: string): Promise<void> {
     if (req.method !== 'GET') return rpcError(res, 405, 'GET /sse opens an event stream');
     if (this.ctx.draining()) return rpcError(res, 503, 'mcp-offload is shutting down');
-    const transport = new SSEServerTransport(SSE_MESSAGES_PATH, res);
+    const transport = new SseServerTransport(SSE_MESSAGES_PATH, res);
     const session = this.ctx.gateway.createSession(this.identity(req, token));
     const id = transport.sessionId;
     this.sessions.set(id, { token, session, transport });
@@ -115,7 +115,7 @@ export class McpEndpoints {
     if (req.method !== 'POST') return rpcError(res, 405, 'POST a JSON-RPC message');
     const id = new URL(req.url ?? '/', 'http://x').searchParams.get('sessionId') ?? '';
     const found = this.find(id, token);
-    if (!found || !(found.transport instanceof SSEServerTransport)) return rpcError(res, 404, 'Session not found');
+    if (!found || !(found.transport instanceof SseServerTransport)) return rpcError(res, 404, 'Session not found');
     const body = await this.readJson(req, res);
     if (body === undefined) return;
     if (this.ctx.draining() && hasRequest(body)) return rpcError(res, 503, 'mcp-offload is shutting down');
