@@ -1,4 +1,4 @@
-import type { JSONRPCRequest, Notification, Request, Result, ServerContext } from '@modelcontextprotocol/server';
+import type { JSONRPCRequest, Result, ServerContext } from '@modelcontextprotocol/server';
 import type { DownstreamSession } from './session.js';
 
 /** A request from a downstream client, as it arrived (the SDK passes the raw JSON-RPC message). */

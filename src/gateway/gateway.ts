@@ -10,7 +10,7 @@ import { sendRawRequest } from '../protocol/raw-messages.js';
 import type { Config, ServerConfig } from '../config/types.js';
 import type { Logger } from '../logger.js';
 import { VERSION } from '../version.js';
-import { ClientError, isMcpError, originalMessage } from '../upstreams/errors.js';
+import { CONNECTION_CLOSED, ClientError, forwardedError } from '../upstreams/errors.js';
 import type { CatalogKind } from '../upstreams/catalog-fetch.js';
 import { identityOf, type ClientIdentity } from '../upstreams/client-identity.js';
 import { ServerPool } from '../upstreams/server-pool.js';
@@ -281,11 +281,11 @@ export class Gateway {
   /** Sampling, elicitation and roots requests go to the client the upstream is asking (see askedSession). */
   private async serverRequest(upstream: Upstream, request: JSONRPCRequest, extra: ServerRequestExtra): Promise<Result> {
     const { method } = request;
-    const session = await this.askedSession(upstream, method, extra.signal);
+    const session = await this.askedSession(upstream, method, extra.mcpReq.signal);
     // MCP lets a server ask the client things only once the client has said `initialized`.
-    await session.handshake(extra.signal);
-    if (extra.signal.aborted || session.isClosed) {
-      throw new ClientError(SdkErrorCode.ConnectionClosed, `the MCP client went away before ${method} could be asked`);
+    await session.handshake(extra.mcpReq.signal);
+    if (extra.mcpReq.signal.aborted || session.isClosed) {
+      throw new ClientError(CONNECTION_CLOSED, `the MCP client went away before ${method} could be asked`);
     }
     const missing = clientSupports(session.clientCapabilities, request);
     if (missing) {
@@ -299,14 +299,13 @@ export class Gateway {
         session.server,
         { method, params: request.params },
         {
-          signal: extra.signal,
+          signal: extra.mcpReq.signal,
           relatedRequestId: session.requestServedBy(upstream),
           timeout: CLIENT_REQUEST_TIMEOUT_MS,
         },
       );
     } catch (error) {
-      if (isMcpError(error)) throw new ClientError(error.code, originalMessage(error), error.data);
-      throw error;
+      throw forwardedError(error);
     }
   }
 

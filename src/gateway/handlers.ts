@@ -200,17 +200,17 @@ async function forwardWithBlobs(
   newParams?: Params,
 ): Promise<UpstreamReply> {
   const { request, extra, session } = context;
-  const clientToken = extra._meta?.progressToken;
+  const clientToken = extra.mcpReq._meta?.progressToken;
   let progressSent: Promise<void> = Promise.resolve();
   const onprogress = (progress: Progress) => {
     if (clientToken === undefined) return;
-    progressSent = extra
-      .sendNotification({ method: 'notifications/progress', params: { ...progress, progressToken: clientToken } })
+    progressSent = extra.mcpReq
+      .notify({ method: 'notifications/progress', params: { ...progress, progressToken: clientToken } })
       .catch(() => undefined);
   };
   session.routeTo(request.id, upstream);
   const reply = await upstream.request(request.method, newParams ?? (request.params as Params | undefined), {
-    signal: extra.signal,
+    signal: extra.mcpReq.signal,
     onprogress,
   });
   await progressSent;

@@ -1,4 +1,3 @@
-import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
 import type {
   Server,
   Implementation,
@@ -6,6 +5,7 @@ import type {
   InitializeResult,
   ServerCapabilities,
 } from '@modelcontextprotocol/server';
+import { LEGACY_PROTOCOL_VERSIONS } from '../protocol-versions.js';
 
 /** What the proxy answers a client's `initialize` with, once the upstreams that serve the client have answered. */
 export interface InitializeAnswer {
@@ -16,7 +16,7 @@ export interface InitializeAnswer {
   protocolVersion?: string;
 }
 
-/** The parts of the SDK v1 Server this module reaches into; see answerInitialize. */
+/** The parts of the SDK's Server (v2.4) this module reaches into; see answerInitialize. */
 interface ServerInternals {
   _oninitialize(request: InitializeRequest): Promise<InitializeResult>;
   _capabilities: ServerCapabilities;
@@ -28,7 +28,7 @@ interface ServerInternals {
  * Takes over `initialize` in the SDK's Server: the client is answered only after `answer` has started the upstreams
  * as that client, with what they answered.
  *
- * SDK v1 trick, kept to this function: the Server answers `initialize` itself from what it was constructed with, and
+ * SDK trick, kept to this function: the Server answers `initialize` itself from what it was constructed with, and
  * its own handler is what records the client's capabilities and info (private fields), so that handler still runs
  * first, and the answer's capabilities become the Server's, which it checks the notifications it sends against.
  */
@@ -46,7 +46,7 @@ export function answerInitialize(
     const agreed = ours.protocolVersion;
     return {
       protocolVersion:
-        agreed !== undefined && SUPPORTED_PROTOCOL_VERSIONS.includes(agreed) ? agreed : sdkAnswer.protocolVersion,
+        agreed !== undefined && LEGACY_PROTOCOL_VERSIONS.includes(agreed) ? agreed : sdkAnswer.protocolVersion,
       capabilities: ours.capabilities,
       serverInfo: ours.serverInfo,
       ...(ours.instructions !== undefined ? { instructions: ours.instructions } : {}),

@@ -1,17 +1,21 @@
 import { randomBytes } from 'node:crypto';
 import { Server } from '@modelcontextprotocol/server';
 import type {
-  Transport,
   ClientCapabilities,
   Implementation,
   InitializeRequest,
   Notification,
   RequestId,
   ServerCapabilities,
+  Transport,
 } from '@modelcontextprotocol/server';
 import type { Logger } from '../logger.js';
 import { sendRawNotification } from '../protocol/raw-messages.js';
 import type { Upstream } from '../upstreams/upstream.js';
+import { VerbatimResponses } from '../transports/verbatim-responses.js';
+import { carryWireError } from '../transports/wire-errors.js';
+import { DecoratedTransport } from '../transports/decorated-transport.js';
+import { LEGACY_PROTOCOL_VERSIONS } from '../protocol-versions.js';
 import type { RequestContext, RequestHandler } from './context.js';
 import type { ArtifactLinks } from '../pipeline/types.js';
 import type { Who } from './events.js';
@@ -60,6 +64,8 @@ export class DownstreamSession {
   /** Requests this client has in flight, and which upstream serves each. */
   private readonly inflight = new Map<RequestId, Upstream>();
   private readonly subscriptions = new Set<string>();
+  /** The proxy's answers to this client: what the upstreams said, relayed. */
+  private readonly answers = new VerbatimResponses();
   private closed = false;
   private handshakeDone = false;
   private readonly handshakeWaiters = new Set<() => void>();
@@ -74,14 +80,18 @@ export class DownstreamSession {
     // session from seeing artifacts of an earlier run's session with the same number.
     this.owner = identity.owner ?? `${this.id}-${randomBytes(8).toString('hex')}`;
     this.who = { ...(identity.token !== undefined ? { token: identity.token } : {}), session: this.id };
-    this.server = new Server(setup.serverInfo, { capabilities: setup.capabilities, instructions: setup.instructions });
+    this.server = new Server(setup.serverInfo, {
+      capabilities: setup.capabilities,
+      instructions: setup.instructions,
+      supportedProtocolVersions: LEGACY_PROTOCOL_VERSIONS,
+    });
     // logging/setLevel is forwarded upstream rather than answered by the SDK.
     this.server.removeRequestHandler('logging/setLevel');
     answerInitialize(this.server, (params) => setup.initialize(this, params));
     this.server.fallbackRequestHandler = async (request, ctx) => {
       const context: RequestContext = { session: this, request, extra: ctx };
       try {
-        return await setup.handle(context);
+        return await this.answers.answer(request.id, ctx.mcpReq.signal, () => setup.handle(context));
       } finally {
         this.inflight.delete(request.id);
       }
@@ -132,8 +142,14 @@ export class DownstreamSession {
     return this.closed;
   }
 
+  /** Connects the client's transport; errors the client answers with and the proxy's answers keep their wire form. */
   connect(transport: Transport): Promise<void> {
-    return this.server.connect(transport);
+    return this.server.connect(
+      new DecoratedTransport(transport, {
+        inbound: carryWireError,
+        outbound: (message) => this.answers.restore(message),
+      }),
+    );
   }
 
   async close(): Promise<void> {

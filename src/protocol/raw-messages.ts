@@ -1,5 +1,5 @@
 import { ResultSchema } from '@modelcontextprotocol/core';
-import type { Server, Protocol, RequestOptions, Notification, Request, Result } from '@modelcontextprotocol/server';
+import type { Server, RequestOptions, Notification, Request, Result } from '@modelcontextprotocol/server';
 import type { Client } from '@modelcontextprotocol/client';
 
 /**
@@ -8,7 +8,10 @@ import type { Client } from '@modelcontextprotocol/client';
  * methods it need not know, with fields those schemas would drop, so it talks to the SDK's protocol
  * layer underneath, here and nowhere else.
  */
-type Peer = Pick<Protocol<Request, Notification, Result>, 'request' | 'notification'>;
+interface Peer {
+  request(request: Request, schema: typeof ResultSchema, options?: RequestOptions): Promise<Result>;
+  notification(notification: Notification): Promise<void>;
+}
 
 /** A request with any method; its result comes back as the other side sent it (unknown fields kept). */
 export function sendRawRequest(

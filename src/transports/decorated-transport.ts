@@ -45,6 +45,14 @@ export class DecoratedTransport implements Transport {
     this.inner.setProtocolVersion?.(version);
   }
 
+  setSupportedProtocolVersions(versions: string[]): void {
+    this.inner.setSupportedProtocolVersions?.(versions);
+  }
+
+  get hasPerRequestStream(): boolean | undefined {
+    return this.inner.hasPerRequestStream;
+  }
+
   start(): Promise<void> {
     return this.inner.start();
   }

@@ -1,11 +1,5 @@
-import type {
-  RequestOptions,
-  ClientCapabilities,
-  ClientRequest,
-  Implementation,
-  Request,
-} from '@modelcontextprotocol/server';
-import { Client } from '@modelcontextprotocol/client';
+import { Client, type ClientCapabilities, type Implementation } from '@modelcontextprotocol/client';
+import { LEGACY_PROTOCOL_VERSIONS } from '../protocol-versions.js';
 import { VERSION } from '../version.js';
 
 /** Who an upstream connection introduces itself as in `initialize`. */
@@ -39,32 +33,20 @@ export function identityOf(params: {
 }
 
 /**
- * An SDK client that introduces itself with `identity`, protocol version included, and remembers the version the
- * server answered with.
- *
- * SDK v1 trick, the only one here: `Client.connect()` always asks for LATEST_PROTOCOL_VERSION, so the initialize
- * request is rewritten on its way out. (SDK v2 takes the version as an option; drop the override there.)
+ * The protocol versions a connection speaking as `identity` offers: the client's own first, so the upstream is
+ * asked for the version the client asked the proxy for (the SDK offers the first legacy version of the list).
  */
-export class IdentifiedClient extends Client {
-  /** The protocol version the server answered `initialize` with. */
-  negotiatedProtocolVersion?: string;
+function versionsFor(identity: ClientIdentity): string[] {
+  const asked = identity.protocolVersion;
+  if (asked === undefined || !LEGACY_PROTOCOL_VERSIONS.includes(asked)) return LEGACY_PROTOCOL_VERSIONS;
+  return [asked, ...LEGACY_PROTOCOL_VERSIONS.filter((version) => version !== asked)];
+}
 
-  constructor(private readonly identity: ClientIdentity) {
-    super(identity.clientInfo, { capabilities: identity.capabilities });
-  }
-
-  override async request<T extends AnySchema>(
-    request: ClientRequest | Request,
-    resultSchema: T,
-    options?: RequestOptions,
-  ): Promise<SchemaOutput<T>> {
-    if (request.method !== 'initialize') return super.request(request, resultSchema, options);
-    const asked = this.identity.protocolVersion;
-    const outgoing =
-      asked === undefined ? request : { ...request, params: { ...request.params, protocolVersion: asked } };
-    const result = await super.request(outgoing, resultSchema, options);
-    const version = (result as { protocolVersion?: unknown }).protocolVersion;
-    if (typeof version === 'string') this.negotiatedProtocolVersion = version;
-    return result;
-  }
+/** An SDK client that introduces itself with `identity`, protocol version included, and speaks the legacy era only. */
+export function identifiedClient(identity: ClientIdentity): Client {
+  return new Client(identity.clientInfo, {
+    capabilities: identity.capabilities,
+    versionNegotiation: { mode: 'legacy' },
+    supportedProtocolVersions: versionsFor(identity),
+  });
 }

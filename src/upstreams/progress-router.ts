@@ -1,5 +1,4 @@
-import type { Transport, Progress, ProgressToken } from '@modelcontextprotocol/server';
-import { DecoratedTransport } from '../transports/decorated-transport.js';
+import type { JSONRPCMessage, Progress, ProgressToken } from '@modelcontextprotocol/client';
 
 /**
  * Delivers an upstream's progress notifications synchronously, as they arrive.
@@ -14,22 +13,21 @@ export class ProgressRouter {
 
   constructor(private readonly prefix: string) {}
 
-  /** The transport the SDK client connects to: the upstream's, with our tokens' progress taken off it. */
-  decorate(transport: Transport): Transport {
-    return new DecoratedTransport(transport, {
-      inbound: (message) => {
-        if ('method' in message && message.method === 'notifications/progress' && !('id' in message)) {
-          const { progressToken, ...progress } = (message.params ?? {}) as Progress & { progressToken?: ProgressToken };
-          const handler = progressToken === undefined ? undefined : this.handlers.get(progressToken);
-          if (handler) {
-            handler(progress as Progress);
-            return undefined;
-          }
-        }
-        return message;
-      },
-    });
-  }
+  /**
+   * A transport decorator's inbound hook: delivers progress for our tokens at once and takes it off the
+   * connection (undefined); passes everything else on.
+   */
+  readonly take = (message: JSONRPCMessage): JSONRPCMessage | undefined => {
+    if ('method' in message && message.method === 'notifications/progress' && !('id' in message)) {
+      const { progressToken, ...progress } = (message.params ?? {}) as Progress & { progressToken?: ProgressToken };
+      const handler = progressToken === undefined ? undefined : this.handlers.get(progressToken);
+      if (handler) {
+        handler(progress as Progress);
+        return undefined;
+      }
+    }
+    return message;
+  };
 
   register(handler: (progress: Progress) => void): { token: ProgressToken; release(): void } {
     const token = `${this.prefix}-${this.next++}`;

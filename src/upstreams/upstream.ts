@@ -1,18 +1,18 @@
+import { ResultSchema } from '@modelcontextprotocol/core';
 import type {
   Client,
+  ClientContext,
   Implementation,
-  JSONRPCNotification,
   JSONRPCRequest,
   Notification,
   Progress,
   Result,
   ServerCapabilities,
-  ClientContext,
 } from '@modelcontextprotocol/client';
 import type { ServerConfig } from '../config/types.js';
 import type { Logger } from '../logger.js';
 import { ProcessTransport, SpawnError } from '../transports/process-transport.js';
-import { ClientError, isMcpError, originalMessage, timedOut, unavailable } from './errors.js';
+import { CONNECTION_CLOSED, ClientError, isConnectionClosed, relayedError, timedOut, unavailable } from './errors.js';
 import { CATALOG_KINDS, emptyCatalog, fetchCatalog, type CatalogKind, type UpstreamCatalog } from './catalog-fetch.js';
 import { connectClient, type ConnectedClient } from './transport-factory.js';
 import { RestartSchedule } from './restart-schedule.js';
@@ -20,8 +20,12 @@ import { ProgressRouter } from './progress-router.js';
 import { sendRawNotification, sendRawRequest } from '../protocol/raw-messages.js';
 import { Blobs } from '../transports/blob-set.js';
 import { nameFromPackage } from '../config/server-name.js';
-import { IdentifiedClient, PROXY_IDENTITY, type ClientIdentity } from './client-identity.js';
+import { identifiedClient, PROXY_IDENTITY, type ClientIdentity } from './client-identity.js';
 import { SdkErrorCode } from '@modelcontextprotocol/client';
+import { LEGACY_PROTOCOL_VERSIONS } from '../protocol-versions.js';
+import { carryWireError } from '../transports/wire-errors.js';
+import { DecoratedTransport } from '../transports/decorated-transport.js';
+import { VerbatimResponses } from '../transports/verbatim-responses.js';
 
 /** Timeouts are ours (they restart on progress); the SDK's own is set beyond reach. */
 const NO_SDK_TIMEOUT = 2 ** 31 - 1;
@@ -85,6 +89,8 @@ export class Upstream {
   private readonly subscriptions = new Set<string>();
   private readonly progress: ProgressRouter;
   private checking?: Promise<void>;
+  /** The proxy's answers to the upstream's requests (the client's answers, relayed). */
+  private readonly answers = new VerbatimResponses();
   /** Why a hung upstream was ended, for the messages that follow. */
   private hung?: string;
   /** The outcome of the last check that an upstream that let a request time out still answers. */
@@ -124,8 +130,7 @@ export class Upstream {
 
   /** The protocol version the server answered `initialize` with. */
   get protocolVersion(): string | undefined {
-    const client = this.connection?.client;
-    return client instanceof IdentifiedClient ? client.negotiatedProtocolVersion : undefined;
+    return this.connection?.client.getNegotiatedProtocolVersion();
   }
 
   /** The first connection attempt. Never throws: a failure is logged and retried in the background. */
@@ -268,7 +273,14 @@ export class Upstream {
         () => this.makeClient(),
         this.log,
         timeout,
-        (transport) => this.progress.decorate(transport),
+        (transport) =>
+          new DecoratedTransport(transport, {
+            inbound: (message) => {
+              const rest = this.progress.take(message);
+              return rest && carryWireError(rest);
+            },
+            outbound: (message) => this.answers.restore(message),
+          }),
       );
     } catch (error) {
       if (attempt !== this.attempt) return;
@@ -339,8 +351,9 @@ export class Upstream {
   }
 
   private makeClient(): Client {
-    const client = new IdentifiedClient(this.identity);
-    client.fallbackRequestHandler = (request, ctx) => this.hooks.serverRequest(this, request, ctx);
+    const client = identifiedClient(this.identity);
+    client.fallbackRequestHandler = (request, ctx) =>
+      this.answers.answer(request.id, ctx.mcpReq.signal, () => this.hooks.serverRequest(this, request, ctx));
     client.fallbackNotificationHandler = async (notification) => this.onNotification(notification);
     client.onerror = (error) => this.log.warn({ err: errorText(error) }, 'upstream protocol error');
     client.onclose = () => this.onClosed(client);
@@ -455,7 +468,7 @@ export class Upstream {
       const onAbort = () => {
         this.waiters.delete(wake);
         clearTimeout(timer);
-        reject(new ClientError(SdkErrorCode.ConnectionClosed, 'request cancelled'));
+        reject(new ClientError(CONNECTION_CLOSED, 'request cancelled'));
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       this.waiters.add(wake);
@@ -476,12 +489,13 @@ export class Upstream {
   }
 
   private describe(error: unknown, method: string): Error {
-    if (!isMcpError(error)) return error instanceof Error ? error : new Error(String(error));
-    if (error.code === SdkErrorCode.ConnectionClosed) {
+    const relayed = relayedError(error);
+    if (relayed) return relayed;
+    if (isConnectionClosed(error)) {
       const why = this.lastError ?? 'the connection closed';
       return unavailable(`upstream "${this.name}" failed while handling ${method}: ${why}; it is being restarted`);
     }
-    return new ClientError(error.code, originalMessage(error), error.data);
+    return error instanceof Error ? error : new Error(String(error));
   }
 }
 

@@ -13,7 +13,7 @@ import {
   ToolListChangedNotificationSchema,
   type ClientCapabilities,
 } from '@modelcontextprotocol/sdk/types.js';
-import { IdentifiedClient } from '../../src/upstreams/client-identity.js';
+import { VersionedClient } from '../helpers/versioned-client.js';
 import { CLI, cliEnv, leftovers, REPO_ROOT, removeArtifactDir, startCli, stopAllCli } from '../helpers/cli.js';
 import { textsOf } from '../helpers/sidecar.js';
 import {
@@ -50,7 +50,7 @@ interface NamedClient {
 }
 
 function namedClient(name: string, options: { hold?: boolean; protocolVersion?: string } = {}): NamedClient {
-  const client = new IdentifiedClient({
+  const client = new VersionedClient({
     clientInfo: { name: `client-${name}`, version: '1.0.0' },
     capabilities: ALL,
     ...(options.protocolVersion ? { protocolVersion: options.protocolVersion } : {}),
@@ -271,7 +271,7 @@ describe('wrapping one server on stdio', () => {
         capabilities: ALL,
         protocolVersion: '2025-06-18',
       });
-      expect((named.client as IdentifiedClient).negotiatedProtocolVersion).toBe('2025-06-18');
+      expect((named.client as VersionedClient).negotiatedProtocolVersion).toBe('2025-06-18');
       expect(named.client.getServerVersion()?.name).toBe('client-view');
     } finally {
       await named.close();

@@ -4,7 +4,7 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { ArtifactStore } from '../../src/artifacts/store.js';
 import { silentLogger } from '../../src/logger.js';
 import { factsFor } from '../../src/pipeline/facts/index.js';

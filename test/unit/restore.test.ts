@@ -2,7 +2,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CallToolResult, TextContent } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, TextContent } from '@modelcontextprotocol/server';
 import { ArtifactStore } from '../../src/artifacts/store.js';
 import { silentLogger } from '../../src/logger.js';
 import { ResultPipeline } from '../../src/pipeline/pipeline.js';

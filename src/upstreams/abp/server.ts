@@ -1,3 +1,8 @@
+/**
+ * The built-in ABP browser backend as an MCP server. The gateway talks to it like to any upstream
+ * (over an in-memory transport pair, see transport-factory.ts), so its results go through the same
+ * artifact pipeline, with the ABP preset (preset.ts) making every successful call a saved file.
+ */
 import { Server } from '@modelcontextprotocol/server';
 import type { CallToolResult, ServerNotification } from '@modelcontextprotocol/server';
 import type { Logger } from '../../logger.js';
