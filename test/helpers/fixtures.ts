@@ -20,6 +20,7 @@ export const FIXTURES = {
   bigResult: fixture('big-result-server.mjs'),
   artifact: fixture('artifact-server.mjs'),
   clientView: fixture('client-view-server.mjs'),
+  wireEdges: fixture('wire-edges-server.mjs'),
 } as const;
 
 export type FixtureName = keyof typeof FIXTURES;
