@@ -1,13 +1,13 @@
 /**
  * mcp-offload as a library: load a config, run the gateway in your own process, and serve it over
- * stdio, HTTP or any MCP SDK transport. The command line (src/cli.ts) is built from these pieces.
+ * stdio, HTTP or any MCP SDK (v2) transport. The command line (src/cli.ts) is built from these pieces.
  *
  * ```ts
  * import { loadConfigFile, Gateway, createLogger } from 'mcp-offload';
  * const config = await loadConfigFile('gateway.yaml');
  * const gateway = new Gateway(config, createLogger('info'));
  * await gateway.start();
- * await gateway.createSession().connect(transport); // any MCP SDK server-side transport
+ * await gateway.createSession().connect(transport); // any MCP SDK v2 Transport (@modelcontextprotocol/server)
  * ```
  */
 export { VERSION } from './version.js';
