@@ -25,7 +25,7 @@ import { SessionView } from './session-view.js';
 import { GatewayEvents } from './events.js';
 import { InFlight } from './inflight.js';
 import { Offload } from './offload.js';
-import { ProtocolErrorCode, SdkErrorCode } from '@modelcontextprotocol/server';
+import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 
 /** How long a request from an upstream to the client (a user answering, a model sampling) may take. */
 const CLIENT_REQUEST_TIMEOUT_MS = 30 * 60_000;

@@ -1,4 +1,4 @@
-import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
+import type { JSONRPCMessage } from '@modelcontextprotocol/client';
 
 /** A JSON-RPC error exactly as a peer sent it. */
 export interface WireError {

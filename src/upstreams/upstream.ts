@@ -1,4 +1,3 @@
-import { ResultSchema } from '@modelcontextprotocol/core';
 import type {
   Client,
   ClientContext,
@@ -21,8 +20,6 @@ import { sendRawNotification, sendRawRequest } from '../protocol/raw-messages.js
 import { Blobs } from '../transports/blob-set.js';
 import { nameFromPackage } from '../config/server-name.js';
 import { identifiedClient, PROXY_IDENTITY, type ClientIdentity } from './client-identity.js';
-import { SdkErrorCode } from '@modelcontextprotocol/client';
-import { LEGACY_PROTOCOL_VERSIONS } from '../protocol-versions.js';
 import { carryWireError } from '../transports/wire-errors.js';
 import { DecoratedTransport } from '../transports/decorated-transport.js';
 import { VerbatimResponses } from '../transports/verbatim-responses.js';

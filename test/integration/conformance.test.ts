@@ -63,7 +63,7 @@ const STABLE_SCENARIOS = [
 
 /**
  * 0.2.0-alpha.12 with `--requirements 2025-11-25`: the 30 scenarios that revision requires, frozen at
- * its release, and three it runs unscored (one added after the release, the two pending ones).
+ * its release, and three it runs without scoring (one added after the release, the two pending ones).
  */
 const NEXT_SCENARIOS = [
   ...STABLE_SCENARIOS.filter((s) => s !== 'json-schema-2020-12' && s !== 'server-sse-polling'),
