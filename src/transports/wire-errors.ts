@@ -7,7 +7,7 @@ export interface WireError {
   data?: unknown;
 }
 
-/** Carries a wire error through the SDK in place of its data (see keepWireErrors). */
+/** Carries a wire error through the SDK in place of its data (see carryWireError). */
 class WireErrorCarrier {
   constructor(readonly wire: WireError) {}
 }
@@ -28,7 +28,7 @@ export function carryWireError(message: JSONRPCMessage): JSONRPCMessage {
   return { ...message, error: { code, message: text, data: new WireErrorCarrier(wire) } };
 }
 
-/** The wire error a request was answered with, if `error` is one that keepWireErrors carried. */
+/** The wire error a request was answered with, if `error` is one that carryWireError carried. */
 export function wireErrorOf(error: unknown): WireError | undefined {
   const data = error instanceof Error ? (error as { data?: unknown }).data : undefined;
   return data instanceof WireErrorCarrier ? data.wire : undefined;
