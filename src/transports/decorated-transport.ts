@@ -28,13 +28,23 @@ export class DecoratedTransport implements Transport {
     readonly inner: Transport,
     private readonly hooks: TransportHooks,
   ) {
-    // Set now, not in start(): an in-memory pair can deliver as soon as the SDK has connected.
+    // Set now, not in start(): an in-memory pair can deliver as soon as the SDK has connected. Handlers
+    // the owner set on the inner transport before (an HTTP endpoint's onclose) still run first, as the
+    // SDK's connect() chains them.
+    const { onmessage, onclose, onerror } = inner;
     inner.onmessage = (message, extra) => {
+      onmessage?.(message, extra);
       const next = hooks.inbound ? hooks.inbound(message, extra) : message;
       if (next) this.onmessage?.(next, extra);
     };
-    inner.onclose = () => this.onclose?.();
-    inner.onerror = (error) => this.onerror?.(error);
+    inner.onclose = () => {
+      onclose?.();
+      this.onclose?.();
+    };
+    inner.onerror = (error) => {
+      onerror?.(error);
+      this.onerror?.(error);
+    };
   }
 
   get sessionId(): string | undefined {
