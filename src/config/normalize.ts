@@ -185,6 +185,7 @@ function normalizeHttpOptions(doc: ConfigDoc['http']): HttpRequestOptions {
     eventStore: doc?.eventStore ?? DEFAULTS.httpOptions.eventStore,
     retryMs: doc?.retryMs ?? DEFAULTS.httpOptions.retryMs,
     eventStoreLimits: { ...DEFAULTS.httpOptions.eventStoreLimits, ...doc?.eventStoreLimits },
+    sessionIdleMs: doc?.sessionIdleMs ?? DEFAULTS.httpOptions.sessionIdleMs,
   };
 }
 

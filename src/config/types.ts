@@ -97,6 +97,8 @@ export interface HttpRequestOptions {
   retryMs: number;
   /** The memory event store's bounds. */
   eventStoreLimits: MemoryEventStoreLimits;
+  /** A Streamable HTTP session with nothing open that its client has not used for this long is ended; 0: never. */
+  sessionIdleMs: number;
 }
 
 export interface AuthToken {
@@ -209,6 +211,7 @@ export const DEFAULTS = {
     eventStore: 'memory',
     retryMs: 1000,
     eventStoreLimits: { ...DEFAULT_EVENT_STORE_LIMITS },
+    sessionIdleMs: 30 * 60_000,
   } as HttpRequestOptions,
   auth: { tokens: [], allowUnauthenticated: false, artifactScope: 'session', publicMetrics: false } as AuthOptions,
   /** Listen address when `http:` is given without a host: this machine only. */

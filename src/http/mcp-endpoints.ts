@@ -9,6 +9,7 @@ import { SseServerTransport } from './sse-server-transport.js';
 import { signedArtifactUrl, signedGalleryUrl } from './artifact-paths.js';
 import { baseUrl, header, rpcError, type HttpContext } from './context.js';
 import { sessionEventStore } from './session-event-store.js';
+import { IdleSessions } from './idle-sessions.js';
 
 /** The legacy SSE transport's POST endpoint (the GET stream is at /sse). */
 export const SSE_MESSAGES_PATH = '/messages';
@@ -30,7 +31,11 @@ export class McpEndpoints {
   /** POSTs whose responses are still being written: a Streamable HTTP result goes out on its POST. */
   private readonly openPosts = new Set<ServerResponse>();
 
-  constructor(private readonly ctx: HttpContext) {}
+  private readonly idle: IdleSessions;
+
+  constructor(private readonly ctx: HttpContext) {
+    this.idle = new IdleSessions(ctx.config.httpOptions.sessionIdleMs, (id, idleMs) => this.expire(id, idleMs));
+  }
 
   get size(): number {
     return this.sessions.size;
@@ -56,6 +61,7 @@ export class McpEndpoints {
       const found = sessionId ? this.find(sessionId, token) : undefined;
       if (!found)
         return rpcError(res, sessionId ? 404 : 400, sessionId ? 'Session not found' : 'Missing mcp-session-id header');
+      this.busy(sessionId!, res);
       return (found.transport as NodeStreamableHTTPServerTransport).handleRequest(req, res);
     }
     const body = await this.readJson(req, res);
@@ -67,6 +73,7 @@ export class McpEndpoints {
       const found = this.find(sessionId, token);
       if (!found || !(found.transport instanceof NodeStreamableHTTPServerTransport))
         return rpcError(res, 404, 'Session not found');
+      this.busy(sessionId, res);
       return found.transport.handleRequest(req, res, body);
     }
     const messages = Array.isArray(body) ? body : [body];
@@ -79,12 +86,16 @@ export class McpEndpoints {
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
         this.sessions.set(id, { token, session, transport });
+        this.busy(id, res);
         this.ctx.log.debug({ session: session.id, token }, 'http session opened');
       },
       ...(events ? { eventStore: events.view, retryInterval: this.ctx.resumption!.retryMs } : {}),
     });
     transport.onclose = () => {
-      if (transport.sessionId) this.sessions.delete(transport.sessionId);
+      if (transport.sessionId) {
+        this.sessions.delete(transport.sessionId);
+        this.idle.forget(transport.sessionId);
+      }
       events
         ?.forget()
         .catch((error: unknown) => this.ctx.log.warn({ err: String(error) }, 'event store: forget failed'));
@@ -129,7 +140,28 @@ export class McpEndpoints {
     while (this.openPosts.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
   }
 
+  /** The session has a request or stream open until `res` closes. */
+  private busy(sessionId: string, res: ServerResponse): void {
+    res.once('close', this.idle.begin(sessionId));
+  }
+
+  /** Ends a session its client left without DELETE, and with it what was opened for it upstream. */
+  private expire(sessionId: string, idleMs: number): void {
+    const found = this.sessions.get(sessionId);
+    if (!found) return;
+    this.sessions.delete(sessionId);
+    this.ctx.log.info(
+      { session: found.session.id, token: found.token, idleMs },
+      'http session ended: its client sent nothing for http.sessionIdleMs',
+    );
+    void found.transport
+      .close()
+      .catch(() => undefined)
+      .then(() => found.session.close());
+  }
+
   async closeAll(): Promise<void> {
+    this.idle.stop();
     await Promise.all(
       [...this.sessions.values()].map(async ({ transport, session }) => {
         await transport.close().catch(() => undefined);

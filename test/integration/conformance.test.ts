@@ -249,6 +249,16 @@ function outcomes(checks: Check[]): Record<string, Check['status']> {
   return out;
 }
 
+/**
+ * Checks a direct run exercises and the proxy, by design, does not. server-sse-polling's disconnect-resume check
+ * succeeds when the server closes a call's SSE stream mid-call (SEP-1699 polling, the server's choice) and the
+ * client resumes; the proxy keeps a call's stream open until its result (README, "Resumable streams"), so the suite
+ * records that check as information, not as a success or a failure. Its resumption is tested in http-resume.test.ts.
+ */
+const PROXY_DOES_NOT_EXERCISE: Record<string, string[]> = {
+  'server-sse-polling': ['server-sse-disconnect-resume'],
+};
+
 let directUrl = '';
 
 beforeAll(async () => {
@@ -314,7 +324,9 @@ describe.each(SUITES)('MCP conformance suite $version', (suite) => {
       const checks = proxied!.scenarios.get(scenario);
       expect(directChecks).toBeDefined();
       expect(checks).toBeDefined();
-      expect({ scenario, outcomes: outcomes(checks!) }).toEqual({ scenario, outcomes: outcomes(directChecks!) });
+      const expected = outcomes(directChecks!);
+      for (const id of PROXY_DOES_NOT_EXERCISE[scenario] ?? []) delete expected[id];
+      expect({ scenario, outcomes: outcomes(checks!) }).toEqual({ scenario, outcomes: expected });
     });
   });
 });

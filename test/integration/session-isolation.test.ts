@@ -250,6 +250,49 @@ describe('several clients through --http', () => {
   }, 60_000);
 });
 
+describe('a session its client left without DELETE', () => {
+  afterAll(() => stopAllCli());
+
+  test('ends after http.sessionIdleMs of silence, and its own upstream process with it; one with a call open stays', async () => {
+    const base = await serve(
+      'http: {sessionIdleMs: 300}\n' +
+        'servers:\n' +
+        `  own: {command: ${NODE}, args: [${FIXTURES.basic}, --name, own], isolation: session}\n` +
+        'pipeline: {mode: passthrough}\n',
+    );
+    const [gone, busy] = await Promise.all([overHttp(base, 'A'), overHttp(base, 'B', { hold: true })]);
+    try {
+      const pid = Number(await call(gone, 'pid'));
+      const busyPid = Number(await call(busy, 'pid'));
+      const goneId = (gone.client.transport as StreamableHTTPClientTransport).sessionId!;
+      // B's elicitation stays unanswered while A goes away without DELETE: an open call keeps a session.
+      const held = call(busy, 'elicit', { message: 'wait' });
+      await waitFor(() => busy.held === 1, 10_000, 20, "B's elicitation to arrive");
+      await gone.client.close();
+      await waitFor(() => !pidAlive(pid), 15_000, 50, "the left session's upstream to exit");
+      expect(pidAlive(busyPid)).toBe(true);
+      const after = await fetch(`${base}/mcp`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-session-id': goneId,
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+      });
+      expect(after.status).toBe(404);
+      busy.release();
+      expect(JSON.parse(await held)).toEqual({
+        action: 'accept',
+        content: expect.objectContaining({ answer: 'answer of B' }),
+      });
+      expect(Number(await call(busy, 'pid'))).toBe(busyPid);
+    } finally {
+      await busy.close();
+    }
+  }, 60_000);
+});
+
 describe('wrapping one server on stdio', () => {
   async function wrap(args: string[], named: NamedClient): Promise<void> {
     const transport = new StdioClientTransport({
