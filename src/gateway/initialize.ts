@@ -5,7 +5,7 @@ import type {
   InitializeResult,
   ServerCapabilities,
 } from '@modelcontextprotocol/server';
-import { LEGACY_PROTOCOL_VERSIONS } from '../protocol-versions.js';
+import { LEGACY_PROTOCOL_VERSIONS } from '../protocol/versions.js';
 
 /** What the proxy answers a client's `initialize` with, once the upstreams that serve the client have answered. */
 export interface InitializeAnswer {

@@ -15,7 +15,7 @@ import type { Upstream } from '../upstreams/upstream.js';
 import { VerbatimResponses } from '../transports/verbatim-responses.js';
 import { carryWireError } from '../transports/wire-errors.js';
 import { DecoratedTransport } from '../transports/decorated-transport.js';
-import { LEGACY_PROTOCOL_VERSIONS } from '../protocol-versions.js';
+import { LEGACY_PROTOCOL_VERSIONS } from '../protocol/versions.js';
 import type { RequestContext, RequestHandler } from './context.js';
 import type { ArtifactLinks } from '../pipeline/types.js';
 import type { Who } from './events.js';

@@ -1,5 +1,5 @@
 import { Client, type ClientCapabilities, type Implementation } from '@modelcontextprotocol/client';
-import { LEGACY_PROTOCOL_VERSIONS } from '../protocol-versions.js';
+import { LEGACY_PROTOCOL_VERSIONS } from '../protocol/versions.js';
 import { VERSION } from '../version.js';
 
 /** Who an upstream connection introduces itself as in `initialize`. */
