@@ -18,6 +18,7 @@ import {
   type ServerConfig,
   type Isolation,
   type WhenDown,
+  type UpstreamProtocol,
 } from './types.js';
 import type { NodeInfo } from './yaml-tree.js';
 import { dirname, isAbsolute, resolve } from 'node:path';
@@ -44,6 +45,8 @@ interface ServerDoc {
   restart?: Partial<RestartPolicy>;
   pipeline?: PipelinePatch;
   abp?: AbpOptionsDoc;
+  protocol?: UpstreamProtocol;
+  probeTimeoutMs?: number;
 }
 
 interface DefaultsDoc {
@@ -124,6 +127,8 @@ function normalizeServer(
     restart,
     source,
     ...(doc.pipeline !== undefined ? { pipeline: doc.pipeline } : {}),
+    ...(doc.protocol !== undefined ? { protocol: doc.protocol } : {}),
+    ...(doc.probeTimeoutMs !== undefined ? { probeTimeoutMs: doc.probeTimeoutMs } : {}),
   };
   if (doc.type === 'abp') {
     const abp = resolveAbpOptions(doc.abp, env);

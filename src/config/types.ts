@@ -51,7 +51,18 @@ interface ServerCommon {
   source?: SourceLocation;
   /** Result pipeline settings for every tool of this server (a per-server rule). */
   pipeline?: PipelinePatch;
+  /** Which protocol era to speak to the server (see UpstreamProtocol); absent, `auto`. */
+  protocol?: UpstreamProtocol;
+  /** How long a stdio server has to answer the `server/discover` probe before it is taken for a legacy one. */
+  probeTimeoutMs?: number;
 }
+
+/**
+ * `auto`: probe with `server/discover` and speak 2026-07-28 to a server that answers it, the legacy era
+ * (`initialize`) to one that does not; `legacy`: no probe, `initialize` as before the modern era; `modern`:
+ * 2026-07-28 or nothing.
+ */
+export type UpstreamProtocol = 'auto' | 'legacy' | 'modern';
 
 export interface StdioServerConfig extends ServerCommon {
   kind: 'stdio';

@@ -175,6 +175,11 @@ export function createHandlers(deps: HandlerDeps): Record<string, RequestHandler
       return forward(context, upstream);
     },
 
+    'tasks/get': (context) => taskRequest(context, offload, 'inlined'),
+    'tasks/result': (context) => taskRequest(context, offload, 'whole'),
+    'tasks/cancel': (context) => taskRequest(context, offload),
+    'tasks/update': (context) => taskRequest(context, offload),
+
     'logging/setLevel': async ({ request, session }) => {
       const level = String(params(request).level);
       await Promise.all(session.view.upstreams.map((u) => u.setLogLevel(level).catch(() => undefined)));
@@ -215,6 +220,44 @@ async function forwardWithBlobs(
   });
   await progressSent;
   return reply;
+}
+
+/**
+ * A request about a task (the tasks extension) goes to the connection that started it. A task's final result is
+ * its tool's result and goes through the pipeline as one: inlined in a completed task's `tasks/get` answer
+ * (`result`, the modern era) or as the whole `tasks/result` answer (the legacy era).
+ */
+async function taskRequest(
+  context: RequestContext,
+  offload: Offload,
+  toolResult?: 'inlined' | 'whole',
+): Promise<Result> {
+  const taskId = String(params(context.request).taskId);
+  const { session } = context;
+  const upstreams = session.view.upstreams;
+  const upstream =
+    upstreams.find((u) => u.tasks.toolOf(taskId) !== undefined) ?? (upstreams.length === 1 ? upstreams[0] : undefined);
+  if (!upstream) throw new ClientError(ProtocolErrorCode.InvalidParams, `Task ${taskId} not found`);
+  const tool = upstream.tasks.toolOf(taskId);
+  const reply = await forwardWithBlobs(context, upstream);
+  const { result, blobs } = reply;
+  try {
+    if (toolResult === undefined || tool === undefined) return blobs.deliver(result);
+    const call = {
+      server: upstream.name,
+      tool,
+      owner: session.owner,
+      links: session.identity.links,
+      client: session.clientInfo,
+    };
+    if (toolResult === 'whole')
+      return blobs.deliver(isToolResult(result) ? await offload.processResult(result, call, blobs) : result);
+    const inlined = (result as { status?: unknown; result?: Result }).result;
+    if (inlined === undefined || !isToolResult(inlined)) return blobs.deliver(result);
+    return blobs.deliver({ ...result, result: await offload.processResult(inlined, call, blobs) });
+  } finally {
+    blobs.dispose();
+  }
 }
 
 function resourceOwner(view: SessionView, uri: unknown): Upstream {

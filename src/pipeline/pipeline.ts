@@ -26,6 +26,8 @@ export class ResultPipeline {
    * owns them, and restores what the answer still marks when it delivers it.
    */
   async process(result: Result, call: CallInfo, blobs: Blobs = Blobs.NONE): Promise<Result> {
+    // Only a final result is the tool's output: an `input_required` question or a task handle passes as it came.
+    if (!isComplete(result)) return result;
     const settings = forClient(this.rules.settingsFor(call.server, call.tool), call.client);
     const chain = chainFor(result, settings);
     if (!chain.length) return result;
@@ -44,6 +46,12 @@ export class ResultPipeline {
       return result;
     }
   }
+}
+
+/** A result without `resultType` is complete: results of the legacy era, and modern ones the SDK has decoded. */
+export function isComplete(result: Result): boolean {
+  const kind = (result as { resultType?: unknown }).resultType;
+  return kind === undefined || kind === 'complete';
 }
 
 /**

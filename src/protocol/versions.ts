@@ -1,13 +1,25 @@
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
 
 /** The first revision of the modern era (`server/discover`, per-request envelopes, no `initialize`). */
-const FIRST_MODERN_PROTOCOL_VERSION = '2026-07-28';
+export const FIRST_MODERN_PROTOCOL_VERSION = '2026-07-28';
 
 /**
- * The protocol versions the proxy speaks, on both sides: the legacy era (2025-11-25 and older),
- * newest first. SDK v2 can also negotiate the modern era; a relay must not, until it forwards that
- * era's requests faithfully, so both the client and the server sides are pinned to this list.
+ * The modern-era revisions the proxy speaks to upstreams, newest first. The SDK keeps its own list internal
+ * (its exported SUPPORTED_PROTOCOL_VERSIONS is the legacy era's), so the revision it implements is named here.
+ */
+export const MODERN_PROTOCOL_VERSIONS: string[] = [FIRST_MODERN_PROTOCOL_VERSION];
+
+/**
+ * The protocol versions of the legacy era (2025-11-25 and older), newest first: what the proxy offers in
+ * `initialize`, on both sides.
  */
 export const LEGACY_PROTOCOL_VERSIONS: string[] = SUPPORTED_PROTOCOL_VERSIONS.filter(
   (version) => version < FIRST_MODERN_PROTOCOL_VERSION,
 );
+
+/** Which family of revisions a connection speaks (the SDK's `ProtocolEra`). */
+export type ProtocolEra = 'modern' | 'legacy';
+
+export function isModernVersion(version: string | undefined): boolean {
+  return version !== undefined && version >= FIRST_MODERN_PROTOCOL_VERSION;
+}

@@ -1,5 +1,10 @@
 import { Client, type ClientCapabilities, type Implementation } from '@modelcontextprotocol/client';
-import { LEGACY_PROTOCOL_VERSIONS } from '../protocol/versions.js';
+import type { UpstreamProtocol } from '../config/types.js';
+import {
+  FIRST_MODERN_PROTOCOL_VERSION,
+  LEGACY_PROTOCOL_VERSIONS,
+  MODERN_PROTOCOL_VERSIONS,
+} from '../protocol/versions.js';
 import { VERSION } from '../version.js';
 
 /** Who an upstream connection introduces itself as in `initialize`. */
@@ -42,11 +47,37 @@ function versionsFor(identity: ClientIdentity): string[] {
   return [asked, ...LEGACY_PROTOCOL_VERSIONS.filter((version) => version !== asked)];
 }
 
-/** An SDK client that introduces itself with `identity`, protocol version included, and speaks the legacy era only. */
-export function identifiedClient(identity: ClientIdentity): Client {
+/** How a connection finds the server's era (the server's `protocol` and `probeTimeoutMs` settings). */
+export interface EraChoice {
+  protocol: UpstreamProtocol;
+  /** Bounds the `server/discover` probe; absent, the connect timeout. */
+  probeTimeoutMs?: number;
+}
+
+/**
+ * An SDK client that introduces itself with `identity`, protocol version included. `legacy` speaks the legacy era
+ * only, exactly as before the modern one existed; `auto` probes with `server/discover` first and falls back to the
+ * same `initialize`; `modern` insists on 2026-07-28.
+ *
+ * The SDK client's multi-round-trip auto-fulfillment is off: an `input_required` answer is the downstream client's
+ * to fulfil (the proxy passes it on as it came), not the proxy's.
+ */
+export function identifiedClient(identity: ClientIdentity, era: EraChoice = { protocol: 'legacy' }): Client {
+  const legacy = versionsFor(identity);
+  if (era.protocol === 'legacy') {
+    return new Client(identity.clientInfo, {
+      capabilities: identity.capabilities,
+      versionNegotiation: { mode: 'legacy' },
+      supportedProtocolVersions: legacy,
+    });
+  }
   return new Client(identity.clientInfo, {
     capabilities: identity.capabilities,
-    versionNegotiation: { mode: 'legacy' },
-    supportedProtocolVersions: versionsFor(identity),
+    versionNegotiation: {
+      mode: era.protocol === 'modern' ? { pin: FIRST_MODERN_PROTOCOL_VERSION } : 'auto',
+      ...(era.probeTimeoutMs !== undefined ? { probe: { timeoutMs: era.probeTimeoutMs } } : {}),
+    },
+    supportedProtocolVersions: [...MODERN_PROTOCOL_VERSIONS, ...legacy],
+    inputRequired: { autoFulfill: false },
   });
 }

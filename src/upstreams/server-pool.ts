@@ -24,6 +24,9 @@ export class ServerPool {
   }
 
   get isolation(): Isolation {
+    // A modern remote server keeps no session and asks clients nothing: one connection serves every client, each
+    // request carrying who sent it.
+    if (this.config.kind === 'http' && this.shared.era === 'modern') return 'shared';
     return isolationOf(this.config, this.asksClients);
   }
 

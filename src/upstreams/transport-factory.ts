@@ -4,11 +4,28 @@ import {
   StreamableHTTPClientTransport,
   InMemoryTransport,
 } from '@modelcontextprotocol/client';
-import type { Transport } from '@modelcontextprotocol/client';
+import type { PriorDiscovery, Transport } from '@modelcontextprotocol/client';
 import type { AbpServerConfig, HttpServerConfig, ServerConfig } from '../config/types.js';
 import type { Logger } from '../logger.js';
 import { ProcessTransport } from '../transports/process-transport.js';
 import { DecoratedTransport } from '../transports/decorated-transport.js';
+import type { EraChoice } from './client-identity.js';
+
+/**
+ * How long a freshly started stdio server has to answer `server/discover`. Legacy servers that ignore
+ * requests before `initialize` (the Python SDK's, among others) make every first connect wait this long, so it
+ * is short; a modern server that starts slower than this is spoken to in the legacy era, which it also serves.
+ */
+export const STDIO_PROBE_TIMEOUT_MS = 1000;
+
+/** The era the connection is to find, and a verdict from an earlier connection that spares the probe. */
+export interface EraPlan {
+  era: EraChoice;
+  prior?: PriorDiscovery;
+}
+
+/** A client for a connection attempt; `era` says how it finds the server's era. */
+export type MakeClient = (era: EraChoice) => Client;
 
 export interface ConnectedClient {
   client: Client;
@@ -25,12 +42,15 @@ export type Decorate = (transport: Transport) => Transport;
  */
 export async function connectClient(
   config: ServerConfig,
-  makeClient: () => Client,
+  makeClient: MakeClient,
   log: Logger,
   timeoutMs: number,
   decorate: Decorate = (transport) => transport,
+  plan: EraPlan = { era: { protocol: 'legacy' } },
 ): Promise<ConnectedClient> {
-  const attempt = (client: Client, transport: Transport) => connectThrough(client, transport, decorate, timeoutMs);
+  const legacy: EraPlan = { era: { protocol: 'legacy' } };
+  const attempt = (transport: Transport, { era, prior }: EraPlan = plan) =>
+    connectThrough(makeClient(era), transport, decorate, { timeout: timeoutMs, ...(prior ? { prior } : {}) });
   if (config.kind === 'stdio') {
     const transport = new ProcessTransport({
       command: config.command,
@@ -40,17 +60,19 @@ export async function connectClient(
       log,
       cutLongLiterals: true,
     });
-    return attempt(makeClient(), transport);
+    const era = { probeTimeoutMs: STDIO_PROBE_TIMEOUT_MS, ...plan.era };
+    return attempt(transport, { ...plan, era });
   }
-  if (config.kind === 'abp') return attempt(makeClient(), await abpTransport(config, log));
-  if (config.transport === 'sse') return attempt(makeClient(), sse(config));
+  // The built-in browser backend is the proxy's own legacy-era server; legacy SSE predates the modern era.
+  if (config.kind === 'abp') return attempt(await abpTransport(config, log), legacy);
+  if (config.transport === 'sse') return attempt(sse(config), legacy);
   try {
-    return await attempt(makeClient(), streamable(config));
+    return await attempt(streamable(config));
   } catch (error) {
-    if (config.transport !== 'auto') throw error;
+    if (config.transport !== 'auto' || plan.era.protocol === 'modern') throw error;
     log.info({ err: String(error) }, 'Streamable HTTP failed; trying legacy SSE');
     try {
-      return await attempt(makeClient(), sse(config));
+      return await attempt(sse(config), legacy);
     } catch (sseError) {
       throw new Error(
         `could not connect to ${config.url}: Streamable HTTP failed (${message(error)}) and SSE failed (${message(sseError)})`,
@@ -64,16 +86,32 @@ async function connectThrough(
   client: Client,
   transport: Transport,
   decorate: Decorate,
-  timeoutMs: number,
+  options: { timeout: number; prior?: PriorDiscovery },
 ): Promise<ConnectedClient> {
   try {
-    await client.connect(decorate(transport), { timeout: timeoutMs });
+    const decorated = decorate(transport);
+    await client.connect(
+      transport instanceof ProcessTransport ? asLocalProcess(decorated, transport) : decorated,
+      options,
+    );
     return { client, transport };
   } catch (error) {
     await client.close().catch(() => undefined);
     await transport.close().catch(() => undefined);
     throw error;
   }
+}
+
+/**
+ * The SDK tells a local process from a remote server by a transport's `pid` and `stderr`: to a local process a
+ * probe nobody answers is a legacy server's silence, not an outage. The decorator the client connects to gets both.
+ */
+function asLocalProcess(transport: Transport, process: ProcessTransport): Transport {
+  if ('pid' in transport) return transport;
+  return Object.defineProperties(transport, {
+    pid: { get: () => process.pid },
+    stderr: { value: null },
+  });
 }
 
 /**

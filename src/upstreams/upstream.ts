@@ -1,34 +1,55 @@
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  LOG_LEVEL_META_KEY,
+  PROTOCOL_VERSION_META_KEY,
+  SdkError,
+  SdkErrorCode,
+} from '@modelcontextprotocol/client';
 import type {
   Client,
+  ClientCapabilities,
   ClientContext,
   Implementation,
   JSONRPCRequest,
+  McpSubscription,
   Notification,
   Progress,
   Result,
   ServerCapabilities,
+  SubscriptionFilter,
 } from '@modelcontextprotocol/client';
 import type { ServerConfig } from '../config/types.js';
 import type { Logger } from '../logger.js';
 import { ProcessTransport, SpawnError } from '../transports/process-transport.js';
 import { CONNECTION_CLOSED, ClientError, isConnectionClosed, relayedError, timedOut, unavailable } from './errors.js';
 import { CATALOG_KINDS, emptyCatalog, fetchCatalog, type CatalogKind, type UpstreamCatalog } from './catalog-fetch.js';
-import { connectClient, type ConnectedClient } from './transport-factory.js';
+import { connectClient, type ConnectedClient, type EraPlan } from './transport-factory.js';
 import { RestartSchedule } from './restart-schedule.js';
 import { ProgressRouter } from './progress-router.js';
 import { sendRawNotification, sendRawRequest } from '../protocol/raw-messages.js';
 import { Blobs } from '../transports/blob-set.js';
 import { nameFromPackage } from '../config/server-name.js';
-import { identifiedClient, PROXY_IDENTITY, type ClientIdentity } from './client-identity.js';
+import { identifiedClient, PROXY_IDENTITY, type ClientIdentity, type EraChoice } from './client-identity.js';
 import { carryWireError } from '../transports/wire-errors.js';
 import { DecoratedTransport } from '../transports/decorated-transport.js';
 import { VerbatimResponses } from '../transports/verbatim-responses.js';
+import type { ProtocolEra } from '../protocol/versions.js';
+import { knownLegacy, rememberLegacy } from './era-verdicts.js';
+import { RawResults } from './raw-results.js';
+import { TaskOrigins } from './task-origins.js';
 
 /** Timeouts are ours (they restart on progress); the SDK's own is set beyond reach. */
 const NO_SDK_TIMEOUT = 2 ** 31 - 1;
 
 /** Starting a server (npx may download it first) and listing it can take longer than one call. */
 const MIN_CONNECT_TIMEOUT_MS = 30_000;
+
+/** A modern upstream's notification stream that ended is opened again after this long. */
+const REOPEN_STREAM_DELAY_MS = 1000;
+
+/** Requests the modern era replaced by the `subscriptions/listen` filter. */
+const SUBSCRIPTION_METHODS = new Set(['resources/subscribe', 'resources/unsubscribe']);
 
 export type UpstreamState = 'connecting' | 'up' | 'down' | 'failed' | 'stopped';
 
@@ -57,6 +78,21 @@ export interface ForwardOptions {
   onprogress?: (progress: Progress) => void;
   /** Overrides the server's timeout. */
   timeoutMs?: number;
+  /**
+   * Who the downstream request comes from (a modern client's per-request `_meta` envelope; for a legacy client,
+   * what it said in `initialize`). A modern upstream gets it with the request; a legacy one learnt it, if at all,
+   * in `initialize`.
+   */
+  envelope?: RequestEnvelope;
+}
+
+/** The per-request envelope of the 2026-07-28 era, as the downstream request carried it. */
+export interface RequestEnvelope {
+  clientInfo?: Implementation;
+  clientCapabilities?: ClientCapabilities;
+  logLevel?: string;
+  /** The downstream hop's version; the upstream hop has its own, so it is not passed on. */
+  protocolVersion?: string;
 }
 
 /**
@@ -88,6 +124,15 @@ export class Upstream {
   private checking?: Promise<void>;
   /** The proxy's answers to the upstream's requests (the client's answers, relayed). */
   private readonly answers = new VerbatimResponses();
+  /** The upstream's results as it sent them (see RawResults). */
+  private readonly raw = new RawResults();
+  /** Which tool started each task the server runs (tasks extension): a task's result is offloaded as its tool's. */
+  readonly tasks = new TaskOrigins();
+  /** The era of the last connection; kept while the upstream is down, it is what the next one will most likely be. */
+  private lastEra?: ProtocolEra;
+  /** A modern upstream's change notifications come on this stream (`subscriptions/listen`). */
+  private subscription?: McpSubscription;
+  private listening: Promise<void> = Promise.resolve();
   /** Why a hung upstream was ended, for the messages that follow. */
   private hung?: string;
   /** The outcome of the last check that an upstream that let a request time out still answers. */
@@ -125,9 +170,14 @@ export class Upstream {
     return transport instanceof ProcessTransport ? transport.pid : undefined;
   }
 
-  /** The protocol version the server answered `initialize` with. */
+  /** The protocol version agreed with the server (`initialize`, or `server/discover` in the modern era). */
   get protocolVersion(): string | undefined {
     return this.connection?.client.getNegotiatedProtocolVersion();
+  }
+
+  /** The era the server speaks; undefined until it has first been connected. */
+  get era(): ProtocolEra | undefined {
+    return this.connection?.client.getProtocolEra() ?? this.lastEra;
   }
 
   /** The first connection attempt. Never throws: a failure is logged and retried in the background. */
@@ -142,6 +192,8 @@ export class Upstream {
   async reconnectAs(identity: ClientIdentity): Promise<void> {
     if (this.stopping || this.state === 'failed') return;
     this.identity = identity;
+    // A modern server learns who the client is with every request (see envelopeMeta): nothing to redo.
+    if (this.state === 'up' && this.era === 'modern') return;
     clearTimeout(this.restartTimer);
     this.attempt++;
     const previous = this.connection;
@@ -188,18 +240,36 @@ export class Upstream {
     };
     const onClientAbort = () => abort.abort(options.signal?.reason ?? 'cancelled by the client');
     options.signal?.addEventListener('abort', onClientAbort, { once: true });
+    const modern = client.getProtocolEra() === 'modern';
+    if (modern && SUBSCRIPTION_METHODS.has(method)) return this.subscribeModern(method, params, client);
     const progress = this.progress.register((p) => {
       arm();
       options.onprogress?.(p);
     });
-    const meta = { ...((params?._meta as Record<string, unknown> | undefined) ?? {}), progressToken: progress.token };
+    const meta: Record<string, unknown> = {
+      ...((params?._meta as Record<string, unknown> | undefined) ?? {}),
+      progressToken: progress.token,
+      ...(modern ? this.envelopeMeta(options.envelope) : {}),
+    };
+    if (modern) delete meta[PROTOCOL_VERSION_META_KEY];
+    this.raw.expect(progress.token);
     arm();
     try {
-      const result = await sendRawRequest(
-        client,
-        { method, params: { ...params, _meta: meta } },
-        { signal: abort.signal, timeout: NO_SDK_TIMEOUT },
-      );
+      let result: Result;
+      try {
+        result = await sendRawRequest(
+          client,
+          { method, params: { ...params, _meta: meta } },
+          { signal: abort.signal, timeout: NO_SDK_TIMEOUT, allowInputRequired: true },
+        );
+      } catch (error) {
+        // A result the SDK would not hand over (a task handle, a shape it rejects) is still the server's answer.
+        const sent = this.raw.take(progress.token);
+        if (sent === undefined) throw error;
+        result = sent;
+      }
+      result = this.raw.take(progress.token) ?? result;
+      if (method === 'tools/call') this.tasks.noteStarted(result, String(params?.name));
       return { result, blobs: channel?.take(progress.token) ?? Blobs.NONE };
     } catch (error) {
       if (timedOutAfter) {
@@ -209,6 +279,7 @@ export class Upstream {
       throw this.describe(error, method);
     } finally {
       clearTimeout(timer);
+      this.raw.take(progress.token);
       progress.release();
       channel?.release(progress.token);
       options.signal?.removeEventListener('abort', onClientAbort);
@@ -223,10 +294,13 @@ export class Upstream {
     });
   }
 
-  /** Remembered so a restarted upstream gets the same level. */
+  /**
+   * Remembered so a restarted upstream gets the same level. The modern era has no `logging/setLevel`: the level
+   * goes with every request instead (see envelopeMeta).
+   */
   async setLogLevel(level: string): Promise<void> {
     this.logLevel = level;
-    if (this.state === 'up' && this.capabilities?.logging)
+    if (this.state === 'up' && this.capabilities?.logging && this.era !== 'modern')
       (await this.request('logging/setLevel', { level })).blobs.dispose();
   }
 
@@ -237,6 +311,83 @@ export class Upstream {
   }
 
   /**
+   * The envelope keys a modern upstream gets with a request: the downstream client's identity and log level when
+   * the request has them, else those of the client this connection speaks for (a connection shared by several
+   * clients speaks as the proxy, which the SDK stamps itself). The protocol version is the SDK's, of this hop.
+   */
+  private envelopeMeta(envelope: RequestEnvelope | undefined): Record<string, unknown> {
+    const own = this.identity === PROXY_IDENTITY ? undefined : this.identity;
+    const clientInfo = envelope?.clientInfo ?? own?.clientInfo;
+    const clientCapabilities = envelope?.clientCapabilities ?? own?.capabilities;
+    const logLevel = envelope?.logLevel ?? this.logLevel;
+    return {
+      ...(clientInfo !== undefined ? { [CLIENT_INFO_META_KEY]: clientInfo } : {}),
+      ...(clientCapabilities !== undefined ? { [CLIENT_CAPABILITIES_META_KEY]: clientCapabilities } : {}),
+      ...(logLevel !== undefined ? { [LOG_LEVEL_META_KEY]: logLevel } : {}),
+    };
+  }
+
+  /**
+   * `resources/subscribe` and `resources/unsubscribe` do not exist in the modern era: a server sends
+   * `notifications/resources/updated` for the URIs named in the `subscriptions/listen` filter, so the filter is
+   * what changes. The gateway records the subscription itself (trackSubscription), and is answered as the server
+   * would have answered the request.
+   */
+  private async subscribeModern(method: string, params: Record<string, unknown> | undefined, client: Client) {
+    const uri = String(params?.uri);
+    this.trackSubscription(uri, method === 'resources/subscribe');
+    await this.listen(client);
+    return { result: {} as Result, blobs: Blobs.NONE };
+  }
+
+  /**
+   * Opens (again) the stream a modern upstream sends its change notifications on, for what the gateway needs to
+   * hear: list changes the server offers and the resources some client subscribed to. One at a time; a stream the
+   * server ends is opened again.
+   */
+  private listen(client: Client): Promise<void> {
+    const next = this.listening.then(async () => {
+      const previous = this.subscription;
+      this.subscription = undefined;
+      await previous?.close().catch(() => undefined);
+      if (this.connection?.client !== client) return;
+      const filter = this.listenFilter();
+      if (Object.keys(filter).length === 0) return;
+      try {
+        const subscription = await client.listen(filter, {
+          timeout: Math.max(this.config.timeoutMs, MIN_CONNECT_TIMEOUT_MS),
+        });
+        if (this.connection?.client !== client) {
+          await subscription.close().catch(() => undefined);
+          return;
+        }
+        this.subscription = subscription;
+        void subscription.closed.then((how) => {
+          if (how === 'local' || this.subscription !== subscription || this.connection?.client !== client) return;
+          this.log.info(`upstream "${this.name}" ended its notification stream (${how}); opening it again`);
+          setTimeout(() => void this.listen(client), REOPEN_STREAM_DELAY_MS).unref();
+        });
+      } catch (error) {
+        this.log.warn({ err: errorText(error) }, `could not open the notification stream of upstream "${this.name}"`);
+      }
+    });
+    this.listening = next;
+    return next;
+  }
+
+  private listenFilter(): SubscriptionFilter {
+    const capabilities = this.capabilities;
+    return {
+      ...(capabilities?.tools?.listChanged ? { toolsListChanged: true } : {}),
+      ...(capabilities?.prompts?.listChanged ? { promptsListChanged: true } : {}),
+      ...(capabilities?.resources?.listChanged ? { resourcesListChanged: true } : {}),
+      ...(capabilities?.resources?.subscribe && this.subscriptions.size
+        ? { resourceSubscriptions: [...this.subscriptions] }
+        : {}),
+    };
+  }
+
+  /**
    * After a timeout: a server that still answers ping is only slow; one that does not is hung, and
    * is ended so supervision starts a fresh one.
    */
@@ -244,7 +395,12 @@ export class Upstream {
     const connection = this.connection;
     if (this.checking || this.state !== 'up' || !connection) return;
     const timeout = Math.min(Math.max(this.config.timeoutMs, 1000), 10_000);
-    const check = connection.client.ping({ timeout }).then(
+    // The modern era has no ping; asking the server what it offers is as cheap.
+    const question =
+      connection.client.getProtocolEra() === 'modern'
+        ? connection.client.discover({ timeout })
+        : connection.client.ping({ timeout });
+    const check = question.then(
       () => 'alive' as const,
       async () => {
         if (this.connection !== connection) return 'alive' as const;
@@ -264,23 +420,34 @@ export class Upstream {
     this.setState(this.state === 'connecting' ? 'connecting' : 'down');
     let connection: ConnectedClient;
     const timeout = Math.max(this.config.timeoutMs, MIN_CONNECT_TIMEOUT_MS);
+    const plan = this.eraPlan();
     try {
       connection = await connectClient(
         this.config,
-        () => this.makeClient(),
+        (era) => this.makeClient(era),
         this.log,
         timeout,
         (transport) =>
           new DecoratedTransport(transport, {
             inbound: (message) => {
               const rest = this.progress.take(message);
-              return rest && carryWireError(rest);
+              return rest && carryWireError(this.raw.inbound(rest));
             },
-            outbound: (message) => this.answers.restore(message),
+            outbound: (message) => this.raw.outbound(this.answers.restore(message)),
           }),
+        plan,
       );
     } catch (error) {
       if (attempt !== this.attempt) return;
+      if (this.endedByProbe(error, plan)) {
+        // The process ended on the question (servers built on rmcp do): a legacy server, asked nothing next time.
+        rememberLegacy(this.config);
+        this.log.info(
+          `upstream "${this.name}" exited on the server/discover question: a legacy server; starting it again`,
+        );
+        await this.connect();
+        return;
+      }
       this.lastError = errorText(error);
       if (error instanceof SpawnError && error.permanent) {
         // A command that does not exist will not exist on the next try either.
@@ -301,6 +468,8 @@ export class Upstream {
     }
     this.connection = connection;
     const { client } = connection;
+    this.lastEra = client.getProtocolEra();
+    if (this.lastEra === 'legacy' && plan.era.protocol === 'auto') rememberLegacy(this.config);
     this.capabilities = client.getServerCapabilities();
     this.serverInfo = client.getServerVersion();
     if (this.config.nameFromServerInfo) this.adoptServerName(this.serverInfo?.name);
@@ -326,7 +495,12 @@ export class Upstream {
     this.upSince = Date.now();
     this.lastError = undefined;
     this.log.info(
-      { tools: this.catalog.tools.length, processId: this.pid, serverInfo: this.serverInfo?.name },
+      {
+        tools: this.catalog.tools.length,
+        processId: this.pid,
+        serverInfo: this.serverInfo?.name,
+        protocolVersion: this.protocolVersion,
+      },
       `upstream "${this.name}" is up`,
     );
     this.setState('up');
@@ -347,8 +521,34 @@ export class Upstream {
     this.namedLog = this.baseLog.child({ server: name });
   }
 
-  private makeClient(): Client {
-    const client = identifiedClient(this.identity);
+  /**
+   * How this connection finds the server's era: as configured (`protocol`), and for `auto` without a probe when
+   * the server is known to be legacy. The built-in browser backend is the proxy's own legacy server.
+   */
+  private eraPlan(): EraPlan {
+    const protocol = this.config.kind === 'abp' ? 'legacy' : (this.config.protocol ?? 'auto');
+    const era: EraChoice = {
+      protocol,
+      ...(this.config.kind === 'stdio' && this.config.probeTimeoutMs !== undefined
+        ? { probeTimeoutMs: this.config.probeTimeoutMs }
+        : {}),
+    };
+    return protocol === 'auto' && knownLegacy(this.config) ? { era, prior: { kind: 'legacy' } } : { era };
+  }
+
+  /** The SDK reports a local process that closed during its `server/discover` probe this way. */
+  private endedByProbe(error: unknown, plan: EraPlan): boolean {
+    return (
+      this.config.kind === 'stdio' &&
+      plan.era.protocol === 'auto' &&
+      plan.prior === undefined &&
+      error instanceof SdkError &&
+      error.code === SdkErrorCode.EraNegotiationFailed
+    );
+  }
+
+  private makeClient(era: EraChoice): Client {
+    const client = identifiedClient(this.identity, era);
     client.fallbackRequestHandler = (request, ctx) =>
       this.answers.answer(request.id, ctx.mcpReq.signal, () => this.hooks.serverRequest(this, request, ctx));
     client.fallbackNotificationHandler = async (notification) => this.onNotification(notification);
@@ -433,6 +633,10 @@ export class Upstream {
   }
 
   private async restoreSessionState(client: Client): Promise<void> {
+    if (client.getProtocolEra() === 'modern') {
+      await this.listen(client);
+      return;
+    }
     if (this.logLevel && this.capabilities?.logging) {
       await sendRawRequest(client, { method: 'logging/setLevel', params: { level: this.logLevel } }).catch(
         () => undefined,
