@@ -3,6 +3,7 @@ import {
   CLIENT_INFO_META_KEY,
   LOG_LEVEL_META_KEY,
   PROTOCOL_VERSION_META_KEY,
+  SUBSCRIPTION_ID_META_KEY,
   SdkError,
   SdkErrorCode,
 } from '@modelcontextprotocol/client';
@@ -10,10 +11,12 @@ import type {
   Client,
   ClientCapabilities,
   ClientContext,
+  DiscoverResult,
   Implementation,
   JSONRPCRequest,
   McpSubscription,
   Notification,
+  PriorDiscovery,
   Progress,
   Result,
   ServerCapabilities,
@@ -35,7 +38,7 @@ import { carryWireError } from '../transports/wire-errors.js';
 import { DecoratedTransport } from '../transports/decorated-transport.js';
 import { VerbatimResponses } from '../transports/verbatim-responses.js';
 import type { ProtocolEra } from '../protocol/versions.js';
-import { knownLegacy, rememberLegacy } from './era-verdicts.js';
+import { lateModernAnswer, rememberLegacy, rememberModern, verdictOf } from './era-verdicts.js';
 import { RawResults } from './raw-results.js';
 import { TaskOrigins } from './task-origins.js';
 
@@ -415,37 +418,56 @@ export class Upstream {
     this.lastLivenessCheck = check;
   }
 
-  private async connect(): Promise<void> {
+  /** `prior`: an era verdict for this attempt only (see endedByProbe). */
+  private async connect(prior?: PriorDiscovery): Promise<void> {
     const attempt = ++this.attempt;
     this.setState(this.state === 'connecting' ? 'connecting' : 'down');
     let connection: ConnectedClient;
     const timeout = Math.max(this.config.timeoutMs, MIN_CONNECT_TIMEOUT_MS);
-    const plan = this.eraPlan();
+    const plan = prior ? { ...this.eraPlan(), prior } : this.eraPlan();
+    let connecting: Client | undefined;
+    let lateDiscover: DiscoverResult | undefined;
+    let probed = false;
     try {
       connection = await connectClient(
         this.config,
-        (era) => this.makeClient(era),
+        (era) => (connecting = this.makeClient(era)),
         this.log,
         timeout,
         (transport) =>
           new DecoratedTransport(transport, {
             inbound: (message) => {
+              // While the SDK probes, the answer is its own; once it has moved on, it is too late for it.
+              const late = connecting?.transport ? lateModernAnswer(message) : undefined;
+              if (late) {
+                lateDiscover = late;
+                return undefined;
+              }
               const rest = this.progress.take(message);
               return rest && carryWireError(this.raw.inbound(rest));
             },
-            outbound: (message) => this.raw.outbound(this.answers.restore(message)),
+            outbound: (message) => {
+              if ('method' in message && message.method === 'server/discover') probed = true;
+              return this.raw.outbound(this.answers.restore(message));
+            },
           }),
         plan,
       );
     } catch (error) {
       if (attempt !== this.attempt) return;
-      if (this.endedByProbe(error, plan)) {
-        // The process ended on the question (servers built on rmcp do): a legacy server, asked nothing next time.
-        rememberLegacy(this.config);
-        this.log.info(
-          `upstream "${this.name}" exited on the server/discover question: a legacy server; starting it again`,
-        );
+      if (lateDiscover) {
+        // Answering the probe late made it a modern connection, which then refused `initialize`.
+        this.startAgainModern(lateDiscover);
         await this.connect();
+        return;
+      }
+      if (this.endedByProbe(error, plan, probed)) {
+        // The process ended on the question (servers built on rmcp do): a legacy server, asked nothing next time.
+        this.log.info(
+          { err: errorText(error) },
+          `upstream "${this.name}" ended on the server/discover question: taken for a legacy server; starting it again`,
+        );
+        await this.connect({ kind: 'legacy' });
         return;
       }
       this.lastError = errorText(error);
@@ -464,6 +486,12 @@ export class Upstream {
     }
     if (this.stopping || attempt !== this.attempt) {
       await closeQuietly(connection);
+      return;
+    }
+    if (lateDiscover && connection.client.getProtocolEra() === 'legacy') {
+      await closeQuietly(connection);
+      this.startAgainModern(lateDiscover);
+      await this.connect();
       return;
     }
     this.connection = connection;
@@ -533,18 +561,25 @@ export class Upstream {
         ? { probeTimeoutMs: this.config.probeTimeoutMs }
         : {}),
     };
-    return protocol === 'auto' && knownLegacy(this.config) ? { era, prior: { kind: 'legacy' } } : { era };
+    const prior = protocol === 'auto' ? verdictOf(this.config) : undefined;
+    return prior ? { era, prior } : { era };
   }
 
-  /** The SDK reports a local process that closed during its `server/discover` probe this way. */
-  private endedByProbe(error: unknown, plan: EraPlan): boolean {
-    return (
-      this.config.kind === 'stdio' &&
-      plan.era.protocol === 'auto' &&
-      plan.prior === undefined &&
-      error instanceof SdkError &&
-      error.code === SdkErrorCode.EraNegotiationFailed
-    );
+  /** A modern server that started slower than the probe timeout is spoken to in its era from now on. */
+  private startAgainModern(discover: DiscoverResult): void {
+    rememberModern(this.config, discover);
+    this.log.info(`upstream "${this.name}" answered server/discover late: a modern server; starting it again`);
+  }
+
+  /**
+   * A local process asked `server/discover` that did not get connected: it closed during the probe (the SDK's
+   * EraNegotiationFailed), or later, on the `initialize` that followed a probe it had not answered in time (it read
+   * the probe only then). Either way it is tried once more without the probe, a legacy verdict for this attempt
+   * only: a server that fails for other reasons fails again, and is supervised as usual.
+   */
+  private endedByProbe(error: unknown, plan: EraPlan, probed: boolean): boolean {
+    if (this.config.kind !== 'stdio' || plan.era.protocol !== 'auto' || plan.prior !== undefined) return false;
+    return (error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed) || probed;
   }
 
   private makeClient(era: EraChoice): Client {
@@ -557,7 +592,8 @@ export class Upstream {
     return client;
   }
 
-  private onNotification(notification: Notification): void {
+  private onNotification(received: Notification): void {
+    const notification = withoutStreamId(received);
     switch (notification.method) {
       case 'notifications/tools/list_changed':
         return this.refresh(['tools']);
@@ -698,6 +734,18 @@ export class Upstream {
     }
     return error instanceof Error ? error : new Error(String(error));
   }
+}
+
+/**
+ * A notification a modern upstream sent on the proxy's `subscriptions/listen` stream names that stream; it is the
+ * proxy's own business with the upstream, and means nothing to a client, which is told on streams of its own.
+ */
+function withoutStreamId(notification: Notification): Notification {
+  const meta = notification.params?._meta;
+  if (meta === undefined || !(SUBSCRIPTION_ID_META_KEY in meta)) return notification;
+  const { [SUBSCRIPTION_ID_META_KEY]: _stream, ...rest } = meta;
+  const { _meta: _old, ...params } = notification.params!;
+  return { ...notification, params: Object.keys(rest).length ? { ...params, _meta: rest } : params };
 }
 
 async function closeQuietly(connection: ConnectedClient): Promise<void> {

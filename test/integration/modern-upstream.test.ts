@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, ResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { Result } from '@modelcontextprotocol/client';
+import type { Notification, Result } from '@modelcontextprotocol/client';
 import type { ServerConfig } from '../../src/config/types.js';
 import { silentLogger } from '../../src/logger.js';
 import { Upstream, type UpstreamHooks } from '../../src/upstreams/upstream.js';
@@ -48,15 +48,16 @@ async function startModernHttp(): Promise<ModernHttp> {
 function upstreamOf(server: Partial<ServerConfig> & ({ command: string; args: string[] } | { url: string })) {
   const config = testConfig([{ name: 'up', ...server } as never]).servers[0]!;
   const changes: CatalogKind[][] = [];
+  const notifications: Notification[] = [];
   const hooks: UpstreamHooks = {
     serverRequest: async () => {
       throw new Error('no client here');
     },
-    notification: () => undefined,
+    notification: (_upstream, notification) => notifications.push(notification),
     catalogChanged: (_upstream, kinds) => changes.push(kinds),
     stateChanged: () => undefined,
   };
-  return { upstream: new Upstream(config, hooks, silentLogger), changes };
+  return { upstream: new Upstream(config, hooks, silentLogger), changes, notifications };
 }
 
 const call = async (upstream: Upstream, params: Record<string, unknown>, options = {}): Promise<Result> => {
@@ -155,12 +156,16 @@ describe.each([
   });
 });
 
-describe('a modern upstream over Streamable HTTP announcing changes', () => {
+describe.each([
+  ['stdio', () => ({ command: NODE, args: [MODERN] })],
+  ['Streamable HTTP', () => ({ url: http.url })],
+])('a modern upstream over %s announcing changes on its notification stream', (_transport, server) => {
   let upstream: Upstream;
   let changes: CatalogKind[][];
+  let notifications: Notification[];
 
   beforeAll(async () => {
-    ({ upstream, changes } = upstreamOf({ url: http.url }));
+    ({ upstream, changes, notifications } = upstreamOf(server()));
     await upstream.start();
   });
 
@@ -168,10 +173,51 @@ describe('a modern upstream over Streamable HTTP announcing changes', () => {
     await upstream.stop();
   });
 
-  it('re-lists its tools when the server announces a change on the notification stream', async () => {
-    await call(upstream, { name: 'add_tool', arguments: { name: 'late_tool' } });
-    await waitFor(() => upstream.catalog.tools.some((t) => t.name === 'late_tool'), 10_000, 20, 'the new tool');
+  it('re-lists its tools when the server says they changed', async () => {
+    const name = `late_tool_${_transport.replace(/\W/g, '_')}`;
+    await call(upstream, { name: 'add_tool', arguments: { name } });
+    await waitFor(() => upstream.catalog.tools.some((t) => t.name === name), 10_000, 20, 'the new tool');
     expect(changes).toContainEqual(['tools']);
+  });
+
+  it('passes on updates of a resource a client subscribed to, and stops after unsubscribe', async () => {
+    const uri = 'fixture://note';
+    const subscribed = await upstream.request('resources/subscribe', { uri });
+    upstream.trackSubscription(uri, true);
+    expect(subscribed.result).toEqual({});
+    await call(upstream, { name: 'touch', arguments: { uri } });
+    const update = await waitFor(
+      () => notifications.find((n) => n.method === 'notifications/resources/updated'),
+      10_000,
+      20,
+      'the resource update',
+    );
+    expect(update!.params).toEqual({ uri });
+    upstream.trackSubscription(uri, false);
+    await upstream.request('resources/unsubscribe', { uri });
+    notifications.length = 0;
+    const before = changes.length;
+    // The stream is open again without the URI: the next update is not sent, a list change still is.
+    await call(upstream, { name: 'touch', arguments: { uri } });
+    await call(upstream, { name: 'add_tool', arguments: { name: `marker_${_transport.replace(/\W/g, '_')}` } });
+    await waitFor(() => changes.length > before, 10_000, 20, 'the list change after the update');
+    expect(notifications.filter((n) => n.method === 'notifications/resources/updated')).toEqual([]);
+  });
+});
+
+describe('a modern stdio server slower to start than the probe timeout', () => {
+  it('is taken for legacy, then spoken to in 2026-07-28 once its answer to the probe arrives', async () => {
+    const { upstream } = upstreamOf({ command: NODE, args: [MODERN], probeTimeoutMs: 1 });
+    try {
+      await upstream.start();
+      expect(upstream.state).toBe('up');
+      expect(upstream.era).toBe('modern');
+      expect(upstream.restarts).toBe(0);
+      const asked = await call(upstream, { name: 'ask' });
+      expect(asked.resultType).toBe('input_required');
+    } finally {
+      await upstream.stop();
+    }
   });
 });
 
@@ -205,6 +251,26 @@ describe('legacy stdio servers meeting the server/discover probe', () => {
       expect(result).toEqual({ content: [{ type: 'text', text: `echo: ${how}` }] });
       const methods = received(record).map((line) => (JSON.parse(line) as { method?: string }).method);
       expect(methods.slice(0, 2)).toEqual(['server/discover', 'initialize']);
+    } finally {
+      await upstream.stop();
+    }
+  });
+
+  it('a server that exits on the probe after it timed out (it read the probe late) is connected too', async () => {
+    const record = join(dir, 'exit-late.jsonl');
+    const { upstream } = upstreamOf({
+      command: NODE,
+      args: [LEGACY_PROBE, '--on-discover', 'exit', '--record', record],
+      probeTimeoutMs: 1,
+    });
+    try {
+      await upstream.start();
+      expect(upstream.state).toBe('up');
+      expect(upstream.era).toBe('legacy');
+      expect(upstream.restarts).toBe(0);
+      expect(await call(upstream, { name: 'echo', arguments: { text: 'late' } })).toEqual({
+        content: [{ type: 'text', text: 'echo: late' }],
+      });
     } finally {
       await upstream.stop();
     }
