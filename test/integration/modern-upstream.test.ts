@@ -360,6 +360,36 @@ describe('through the gateway, with a legacy client', () => {
   });
 });
 
+describe('through the gateway, a legacy server running a task (2025-11-25)', () => {
+  let proxy: ProxyUnderTest;
+
+  beforeAll(async () => {
+    proxy = await startProxy(testConfig([{ name: 'legacy', command: NODE, args: [LEGACY_PROBE] }]));
+  });
+
+  afterAll(async () => {
+    await proxy.close();
+  });
+
+  it("passes the task handle on untouched and offloads the task's result fetched with tasks/result", async () => {
+    const handle = await proxy.client.request(
+      { method: 'tools/call', params: { name: 'image', arguments: {}, task: { ttl: 60000 } } },
+      ResultSchema.passthrough(),
+    );
+    expect(handle).toMatchObject({ task: { status: 'completed' } });
+    expect(Object.keys(handle)).toEqual(['task']);
+    const taskId = (handle.task as { taskId: string }).taskId;
+    const result = await proxy.client.request(
+      { method: 'tasks/result', params: { taskId } },
+      ResultSchema.passthrough(),
+    );
+    const meta = result._meta as Record<string, unknown>;
+    expect(meta[ARTIFACTS_META_KEY]).toHaveLength(1);
+    expect(meta['io.modelcontextprotocol/related-task']).toEqual({ taskId });
+    expect(JSON.stringify(result)).not.toContain(pngBase64Start());
+  });
+});
+
 describe('the built proxy wrapping a modern server, with a legacy client', () => {
   const direct = async (url: string) => {
     const client = new Client({ name: 'direct', version: '1.0.0' });
