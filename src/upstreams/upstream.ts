@@ -41,6 +41,7 @@ import type { ProtocolEra } from '../protocol/versions.js';
 import { lateModernAnswer, rememberLegacy, rememberModern, verdictOf } from './era-verdicts.js';
 import { RawResults } from './raw-results.js';
 import { TaskOrigins } from './task-origins.js';
+import { paramHeaders } from './param-headers.js';
 
 /** Timeouts are ours (they restart on progress); the SDK's own is set beyond reach. */
 const NO_SDK_TIMEOUT = 2 ** 31 - 1;
@@ -260,10 +261,17 @@ export class Upstream {
     try {
       let result: Result;
       try {
+        const headers =
+          modern && method === 'tools/call'
+            ? paramHeaders(
+                this.catalog.tools.find((tool) => tool.name === params?.name),
+                params?.arguments,
+              )
+            : undefined;
         result = await sendRawRequest(
           client,
           { method, params: { ...params, _meta: meta } },
-          { signal: abort.signal, timeout: NO_SDK_TIMEOUT, allowInputRequired: true },
+          { signal: abort.signal, timeout: NO_SDK_TIMEOUT, allowInputRequired: true, ...(headers ? { headers } : {}) },
         );
       } catch (error) {
         // A result the SDK would not hand over (a task handle, a shape it rejects) is still the server's answer.

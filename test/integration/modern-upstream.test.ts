@@ -112,6 +112,13 @@ describe.each([
     });
   });
 
+  it('calls a tool whose arguments the server wants in Mcp-Param headers too', async () => {
+    for (const region of ['eu-west', 'Zürich ']) {
+      const result = await call(upstream, { name: 'region_echo', arguments: { region } });
+      expect(result.content).toEqual([{ type: 'text', text: `region: ${region}` }]);
+    }
+  });
+
   it('passes input_required on raw, and the answers back with requestState untouched', async () => {
     const asked = await call(upstream, { name: 'ask' });
     expect(asked).toMatchObject({
