@@ -17,7 +17,7 @@ import { Upstream, type UpstreamHooks } from '../../src/upstreams/upstream.js';
 import type { CatalogKind } from '../../src/upstreams/catalog-fetch.js';
 import { NODE, waitFor } from '../helpers/fixtures.js';
 import { makeSolidPng } from '../fixtures/pdf.mjs';
-import { startProxy, testConfig, type ProxyUnderTest } from '../helpers/proxy.js';
+import { connectAs, startProxy, testConfig, type ProxyUnderTest } from '../helpers/proxy.js';
 import { connectLinear, stopAllCli, type LinearConnection } from '../helpers/cli.js';
 
 const fixture = (file: string) => fileURLToPath(new URL(`../fixtures/${file}`, import.meta.url));
@@ -331,6 +331,17 @@ describe('through the gateway, with a legacy client', () => {
 
   afterAll(async () => {
     await proxy.close();
+  });
+
+  it('serves every client from the one connection: a modern remote server keeps no session', async () => {
+    const second = await connectAs(proxy.gateway, { name: 'second-client', version: '1.0.0' });
+    try {
+      expect(proxy.gateway.pools[0]!.isolation).toBe('shared');
+      const result = await second.callTool({ name: 'echo', arguments: { text: 'two' } });
+      expect(result.content).toEqual([{ type: 'text', text: 'echo: two' }]);
+    } finally {
+      await second.close();
+    }
   });
 
   it('offloads an image from a modern server', async () => {
