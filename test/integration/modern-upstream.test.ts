@@ -337,7 +337,7 @@ describe('through the gateway, with a legacy client', () => {
     const second = await connectAs(proxy.gateway, { name: 'second-client', version: '1.0.0' });
     try {
       expect(proxy.gateway.pools[0]!.isolation).toBe('shared');
-      const result = await second.callTool({ name: 'echo', arguments: { text: 'two' } });
+      const result = await second.callTool({ name: 'echo', arguments: { text: 'two' } }, CallToolResultSchema);
       expect(result.content).toEqual([{ type: 'text', text: 'echo: two' }]);
     } finally {
       await second.close();
