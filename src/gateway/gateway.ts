@@ -31,8 +31,6 @@ import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 /** How long a request from an upstream to the client (a user answering, a model sampling) may take. */
 const CLIENT_REQUEST_TIMEOUT_MS = 30 * 60_000;
 
-/** How long a legacy upstream's call waits for a modern client to come back with the input it asked for. */
-export const DEFAULT_INPUT_HOLD_MS = 10 * 60_000;
 
 export interface GatewayOptions {
   /**
@@ -40,8 +38,6 @@ export interface GatewayOptions {
    * when it introduces itself, and everything an upstream sends goes to it.
    */
   oneClient?: boolean;
-  /** How long a bridged call waits for a modern client's retry (input-bridge.ts); default 10 minutes. */
-  inputHoldMs?: number;
 }
 
 /**
@@ -88,7 +84,7 @@ export class Gateway {
     this.upstreams = this.pools.map((pool) => pool.shared);
     this.catalog = this.newCatalog();
     this.sharedView = new SessionView(this.upstreams, this.catalog);
-    this.bridge = new InputBridge(options.inputHoldMs ?? DEFAULT_INPUT_HOLD_MS, log);
+    this.bridge = new InputBridge(config.gateway.inputHoldMs, log);
     this.handlers = createHandlers({
       pageSize: config.gateway.pageSize,
       offload: this.offload,
