@@ -200,7 +200,13 @@ export const DEFAULTS = {
   timeoutMs: 60_000,
   whenDown: 'error' as WhenDown,
   restart: { maxRetries: 0, initialDelayMs: 500, maxDelayMs: 30_000 } as RestartPolicy,
-  gateway: { separator: '__', pageSize: 100, startupTimeoutMs: 30_000, shutdownGraceMs: 10_000, inputHoldMs: 600_000 } as GatewayOptions,
+  gateway: {
+    separator: '__',
+    pageSize: 100,
+    startupTimeoutMs: 30_000,
+    shutdownGraceMs: 10_000,
+    inputHoldMs: 600_000,
+  } as GatewayOptions,
   artifacts: {
     maxArtifactBytes: 512 * 1024 * 1024,
     quotaBytes: 4 * 1024 * 1024 * 1024,

@@ -7,7 +7,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { LEGACY_PROTOCOL_VERSIONS } from '../protocol/versions.js';
 
-/** How a downstream client speaks: `initialize` and a session (legacy), or per-request envelopes (modern, 2026-07-28). */
+/** How a downstream client speaks: `initialize` and a session (legacy), or per-request envelopes (modern). */
 export type Era = 'legacy' | 'modern';
 
 /** The modern revisions the proxy serves downstream (the SDK implements these; it exports no list of them). */
@@ -36,7 +36,8 @@ export function envelopeOf(ctx: ServerContext): RequestEnvelope {
   if (lifted[CLIENT_CAPABILITIES_META_KEY] !== undefined)
     envelope.clientCapabilities = lifted[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities;
   if (typeof lifted[LOG_LEVEL_META_KEY] === 'string') envelope.logLevel = lifted[LOG_LEVEL_META_KEY];
-  if (typeof lifted[PROTOCOL_VERSION_META_KEY] === 'string') envelope.protocolVersion = lifted[PROTOCOL_VERSION_META_KEY];
+  if (typeof lifted[PROTOCOL_VERSION_META_KEY] === 'string')
+    envelope.protocolVersion = lifted[PROTOCOL_VERSION_META_KEY];
   return envelope;
 }
 

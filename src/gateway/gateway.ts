@@ -31,7 +31,6 @@ import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 /** How long a request from an upstream to the client (a user answering, a model sampling) may take. */
 const CLIENT_REQUEST_TIMEOUT_MS = 30 * 60_000;
 
-
 export interface GatewayOptions {
   /**
    * The gateway serves one client for its whole life (stdio): every upstream is initialized again as that client
@@ -67,7 +66,7 @@ export class Gateway {
   private readonly awaitingClient = new Set<() => void>();
   /** Legacy upstreams' calls made by modern clients, held between the clients' requests. */
   readonly bridge: InputBridge;
-  /** Who hears of changes in the shared catalog besides its sessions: the stateless modern HTTP clients' listen streams. */
+  /** Who hears of changes in the shared catalog besides its sessions: stateless modern HTTP clients' listen streams. */
   private readonly sharedChangeListeners = new Set<(notification: Notification) => void>();
 
   constructor(

@@ -42,7 +42,8 @@ export async function fulfilInputRounds(
   let reply = first;
   for (let round = 1; isInputRequired(reply.result); round++) {
     reply.blobs.dispose();
-    if (round > MAX_ROUNDS) return failure(method, `the server asked for input more than ${MAX_ROUNDS} times in one call`);
+    if (round > MAX_ROUNDS)
+      return failure(method, `the server asked for input more than ${MAX_ROUNDS} times in one call`);
     const { inputRequests, requestState } = reply.result as {
       inputRequests?: Record<string, { method?: unknown; params?: Record<string, unknown> }> | null;
       requestState?: unknown;
@@ -63,9 +64,9 @@ export async function fulfilInputRounds(
     let inputResponses: Record<string, unknown> | undefined;
     if (asked.length > 0) {
       try {
-        const answers = await Promise.all(
-          asked.map(async ([key, entry]) => [key, await askClient(context, String(entry.method), entry.params)] as const),
-        );
+        const ask = async ([key, entry]: (typeof asked)[number]) =>
+          [key, await askClient(context, String(entry.method), entry.params)] as const;
+        const answers = await Promise.all(asked.map(ask));
         inputResponses = Object.fromEntries(answers);
       } catch (error) {
         if (context.extra.mcpReq.signal.aborted) throw error;
@@ -100,7 +101,10 @@ function askClient(context: RequestContext, method: string, params?: Record<stri
 /** As the SDK's shim reports it: a tool call fails as a tool result, a prompt or a read as an error. */
 function failure(method: string, message: string): UpstreamReply {
   if (method === 'tools/call') {
-    return { result: { content: [{ type: 'text', text: `mcp-offload: ${message}` }], isError: true }, blobs: Blobs.NONE };
+    return {
+      result: { content: [{ type: 'text', text: `mcp-offload: ${message}` }], isError: true },
+      blobs: Blobs.NONE,
+    };
   }
   throw new ClientError(ProtocolErrorCode.InternalError, `mcp-offload: ${message}`);
 }

@@ -2,7 +2,11 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createMcpHandler, isInitializeRequest, isLegacyRequest } from '@modelcontextprotocol/server';
 import type { McpHttpHandler, Notification } from '@modelcontextprotocol/server';
-import { NodeStreamableHTTPServerTransport, toNodeHandler, type NodeMcpRequestHandler } from '@modelcontextprotocol/node';
+import {
+  NodeStreamableHTTPServerTransport,
+  toNodeHandler,
+  type NodeMcpRequestHandler,
+} from '@modelcontextprotocol/node';
 import type { Who } from '../gateway/events.js';
 import type { DownstreamSession, SessionIdentity } from '../gateway/session.js';
 import { BodyTooLargeError, readBody } from '../gateway/read-body.js';
@@ -39,7 +43,7 @@ export class McpEndpoints {
   private readonly openPosts = new Set<ServerResponse>();
 
   private readonly idle: IdleSessions;
-  /** Modern (2026-07-28) requests, by token: served statelessly by the SDK's entry, one Server per request. */
+  /** Modern (2026-07-28) requests, by token: served by the SDK's stateless entry, one Server per request. */
   private readonly modern = new Map<string, ModernEndpoint>();
 
   constructor(private readonly ctx: HttpContext) {

@@ -81,7 +81,7 @@ async function rawModern(
   params: Record<string, unknown>,
   capabilities: ClientCapabilities = { elicitation: { form: {} } },
 ): Promise<{ result?: Record<string, unknown>; error?: { code: number; message: string; data?: unknown } }> {
-  const name = typeof params.name === 'string' ? { 'mcp-name': params.name } : {};
+  const name: Record<string, string> = typeof params.name === 'string' ? { 'mcp-name': params.name } : {};
   const response = await fetch(`${base}/mcp`, {
     method: 'POST',
     headers: {
@@ -152,7 +152,9 @@ describe('2026-07-28 clients over Streamable HTTP', () => {
       expect(listed.ttlMs).toBe(0);
       expect(listed.cacheScope).toBe('private');
       const servers = names.filter((n) => n.includes('__')).map((n) => n.split('__')[0]);
-      expect(servers).toEqual([...servers].sort((a, b) => ['art', 'basic', 'dyn'].indexOf(a) - ['art', 'basic', 'dyn'].indexOf(b)));
+      expect(servers).toEqual(
+        [...servers].sort((a, b) => ['art', 'basic', 'dyn'].indexOf(a) - ['art', 'basic', 'dyn'].indexOf(b)),
+      );
       expect(names.slice(0, 2)).toEqual(['artifact_list', 'artifact_read']);
       // The same order as a legacy client sees, and the same on every request.
       expect((await legacy.client.listTools()).tools.map((t) => t.name)).toEqual(names);
@@ -227,6 +229,30 @@ describe('2026-07-28 clients over Streamable HTTP', () => {
       expect((await client.listTools()).tools.map((t) => t.name)).toContain('dyn__heard-over-http');
     } finally {
       await subscription.close();
+      await client.close();
+    }
+  });
+
+  test('log messages reach a call’s own stream only at the level the call asked for', async () => {
+    const { client } = modernClient();
+    await client.connect(httpTransport(gw.base, ALICE.token));
+    const heard: unknown[] = [];
+    client.setNotificationHandler('notifications/message', (notification) => {
+      heard.push(notification.params.data);
+    });
+    const log = (message: string, level: string, threshold?: string) =>
+      client.callTool({
+        name: 'basic__log',
+        arguments: { message, level },
+        ...(threshold ? { _meta: { 'io.modelcontextprotocol/logLevel': threshold } } : {}),
+      });
+    try {
+      await log('asked for', 'warning', 'info');
+      // A message the call did not ask for would have come on its stream before its result.
+      await log('below the level', 'debug', 'info');
+      await log('no level asked', 'error');
+      expect(heard).toEqual(['asked for']);
+    } finally {
       await client.close();
     }
   });
@@ -322,7 +348,12 @@ describe('a held call that its client never comes back to', () => {
     });
     const { requestState } = asked.result as { requestState: string };
     expect(gw.gateway.bridge.callsOn(gw.gateway.upstreams[1]!)).toHaveLength(1);
-    await waitFor(() => gw.gateway.bridge.callsOn(gw.gateway.upstreams[1]!).length === 0, 10_000, 20, 'the hold to end');
+    await waitFor(
+      () => gw.gateway.bridge.callsOn(gw.gateway.upstreams[1]!).length === 0,
+      10_000,
+      20,
+      'the hold to end',
+    );
     const late = await rawModern(gw.base, ALICE.token, 2, 'tools/call', {
       name: 'basic__elicit',
       arguments: { message: 'late' },
