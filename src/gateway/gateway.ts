@@ -22,6 +22,7 @@ import { createHandlers, forward } from './handlers.js';
 import type { InitializeAnswer } from './initialize.js';
 import { DownstreamSession, type SessionIdentity, type SessionKind } from './session.js';
 import { InputBridge } from './input-bridge.js';
+import { ResourceWatch } from './resource-watch.js';
 import { SessionView } from './session-view.js';
 import { GatewayEvents } from './events.js';
 import { InFlight } from './inflight.js';
@@ -66,6 +67,8 @@ export class Gateway {
   private readonly awaitingClient = new Set<() => void>();
   /** Legacy upstreams' calls made by modern clients, held between the clients' requests. */
   readonly bridge: InputBridge;
+  /** Upstream subscriptions for the resource URIs modern clients' listen streams want updates of. */
+  readonly resourceWatch: ResourceWatch;
   /** Who hears of changes in the shared catalog besides its sessions: stateless modern HTTP clients' listen streams. */
   private readonly sharedChangeListeners = new Set<(notification: Notification) => void>();
 
@@ -84,6 +87,7 @@ export class Gateway {
     this.catalog = this.newCatalog();
     this.sharedView = new SessionView(this.upstreams, this.catalog);
     this.bridge = new InputBridge(config.gateway.inputHoldMs, log);
+    this.resourceWatch = new ResourceWatch((uri) => this.sharedResourceOwner(uri), log);
     this.handlers = createHandlers({
       pageSize: config.gateway.pageSize,
       offload: this.offload,
@@ -151,6 +155,14 @@ export class Gateway {
     );
     this.sessions.add(session);
     return session;
+  }
+
+  /** The shared connection that serves `uri`: the one that listed it or has a matching template, or the only one. */
+  private sharedResourceOwner(uri: string): Upstream | undefined {
+    const owner = this.catalog.resourceOwner(uri);
+    if (owner) return owner;
+    const withResources = this.upstreams.filter((u) => u.capabilities?.resources);
+    return withResources.length === 1 ? withResources[0] : undefined;
   }
 
   /** Tells `listener` of every change in the shared catalog (list_changed) and of resources/updated on it. */

@@ -15,6 +15,7 @@ import { signedArtifactUrl, signedGalleryUrl } from './artifact-paths.js';
 import { baseUrl, header, rpcError, type HttpContext } from './context.js';
 import { sessionEventStore } from './session-event-store.js';
 import { IdleSessions } from './idle-sessions.js';
+import { listenedUris } from '../gateway/resource-watch.js';
 
 /** The legacy SSE transport's POST endpoint (the GET stream is at /sse). */
 export const SSE_MESSAGES_PATH = '/messages';
@@ -89,7 +90,11 @@ export class McpEndpoints {
       this.openPosts.add(res);
       res.once('close', () => this.openPosts.delete(res));
     }
-    if (!(await isLegacyRequest(headersOnly(req), body))) return this.modernEndpoint(token).serve(req, res, body);
+    if (!(await isLegacyRequest(headersOnly(req), body))) {
+      const uris = listenedUris(body);
+      if (uris.length > 0) res.once('close', this.ctx.gateway.resourceWatch.watch(uris));
+      return this.modernEndpoint(token).serve(req, res, body);
+    }
     if (sessionId) {
       const found = this.find(sessionId, token);
       if (!found || !(found.transport instanceof NodeStreamableHTTPServerTransport))

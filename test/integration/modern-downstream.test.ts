@@ -233,6 +233,32 @@ describe('2026-07-28 clients over Streamable HTTP', () => {
     }
   });
 
+  test('a listen stream hears of updates to the resources it names, subscribed upstream while it is open', async () => {
+    const { client } = modernClient();
+    await client.connect(httpTransport(gw.base, ALICE.token));
+    const uri = 'fixture://basic/hello';
+    const updated: string[] = [];
+    client.setNotificationHandler('notifications/resources/updated', (notification) => {
+      updated.push(notification.params.uri);
+    });
+    const subscribed = async () =>
+      JSON.parse(texts(await client.callTool({ name: 'basic__subscriptions', arguments: {} }))[0]!) as string[];
+    const subscription = await client.listen({ resourceSubscriptions: [uri] });
+    try {
+      expect(subscription.honoredFilter).toEqual({ resourceSubscriptions: [uri] });
+      await waitFor(() => updated.length > 0, 10_000, 20, 'resources/updated on the listen stream');
+      expect(new Set(updated)).toEqual(new Set([uri]));
+      expect(await subscribed()).toEqual([uri]);
+    } finally {
+      await subscription.close();
+    }
+    try {
+      await waitFor(async () => (await subscribed()).length === 0, 10_000, 50, 'the upstream subscription to end');
+    } finally {
+      await client.close();
+    }
+  });
+
   test('log messages reach a call’s own stream only at the level the call asked for', async () => {
     const { client } = modernClient();
     await client.connect(httpTransport(gw.base, ALICE.token));
