@@ -154,6 +154,9 @@ export class Gateway {
       kind,
     );
     this.sessions.add(session);
+    // A modern client has no handshake: it is there once it has sent something, and an upstream's question that
+    // was waiting for a client learns at once that it cannot be asked outside a call.
+    if (kind.era === 'modern' && !kind.transient) this.clientArrived();
     return session;
   }
 

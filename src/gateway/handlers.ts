@@ -46,6 +46,7 @@ export function createHandlers(deps: HandlerDeps): Record<string, RequestHandler
     if (context.session.era === 'modern') {
       const state = context.extra.mcpReq.requestState();
       if (bridge.owns(state)) return bridge.resume(context, state);
+      bridge.checkRetry(context, upstream, state);
       const params = { ...newParams, ...retryMaterial(context) };
       return bridge.start(context, upstream, (signal, onprogress) =>
         forwardWithBlobs(context, upstream, params, { signal, onprogress }),

@@ -8,9 +8,6 @@ import type { Upstream, UpstreamReply } from '../upstreams/upstream.js';
 import { clientSupports } from './client-capabilities.js';
 import type { RequestContext } from './context.js';
 
-/** What marks a requestState as the proxy's own (a modern server's states are passed on untouched). */
-const STATE_PREFIX = 'mcp-offload.1.';
-
 /** The wire message the SDK gives for a refused requestState; the proxy answers alike. */
 const INVALID_STATE = 'Invalid or expired requestState';
 
@@ -217,6 +214,11 @@ class BridgedCall {
  */
 export class InputBridge {
   private readonly key = randomBytes(32);
+  /**
+   * What marks a requestState as this process's own; any other (a modern server's, or another mcp-offload's in
+   * front of a legacy server) is passed on untouched.
+   */
+  private readonly prefix = `mcp-offload.${randomBytes(6).toString('base64url')}.`;
   private readonly calls = new Map<string, BridgedCall>();
 
   constructor(
@@ -226,7 +228,20 @@ export class InputBridge {
 
   /** Whether `state` is one the proxy made (else it is a modern upstream's, passed on as it came). */
   owns(state: unknown): state is string {
-    return typeof state === 'string' && state.startsWith(STATE_PREFIX);
+    return typeof state === 'string' && state.startsWith(this.prefix);
+  }
+
+  /**
+   * Refuses retry fields a legacy upstream cannot have asked for: it makes no requestState, so one that is not the
+   * proxy's is not for it (a modern upstream's is passed on).
+   */
+  checkRetry(context: RequestContext, upstream: Upstream, state: unknown): void {
+    if (state === undefined || eraOf(upstream) !== 'legacy') return;
+    this.log.debug(
+      { session: context.session.id, server: upstream.name },
+      'refused a requestState for a legacy server',
+    );
+    throw new ClientError(ProtocolErrorCode.InvalidParams, INVALID_STATE, { reason: 'invalid_request_state' });
   }
 
   /** Starts a modern client's call on an upstream and serves its first request. */
@@ -266,11 +281,11 @@ export class InputBridge {
 
   private seal(call: BridgedCall): string {
     const payload = Buffer.from(JSON.stringify({ c: call.id, e: Date.now() + this.holdMs })).toString('base64url');
-    return `${STATE_PREFIX}${payload}.${this.mac(payload)}`;
+    return `${this.prefix}${payload}.${this.mac(payload)}`;
   }
 
   private open(state: string): BridgedCall | undefined {
-    const [payload, mac] = state.slice(STATE_PREFIX.length).split('.');
+    const [payload, mac] = state.slice(this.prefix.length).split('.');
     if (!payload || !mac) return undefined;
     const expected = Buffer.from(this.mac(payload));
     const given = Buffer.from(mac);
@@ -290,6 +305,11 @@ export class InputBridge {
 }
 
 export type { BridgedCall };
+
+/** The era the upstream connection speaks, once known (the upstream side's `Upstream.era`). */
+function eraOf(upstream: Upstream): 'modern' | 'legacy' | undefined {
+  return (upstream as { readonly era?: 'modern' | 'legacy' }).era;
+}
 
 /** The call a request makes: its method and what it names (a retry must be the same call). */
 function targetOf(context: RequestContext): string {
