@@ -287,6 +287,14 @@ export class Gateway {
     void released.finally(() => this.releasing.delete(released));
   }
 
+  /**
+   * Whether the gateway answers `method` for a client served by the shared connections: its own handlers, or a
+   * lone upstream that gets methods the proxy does not know.
+   */
+  answers(method: string): boolean {
+    return method in this.handlers || single(this.upstreams) !== undefined;
+  }
+
   private handle(context: RequestContext): Promise<Result> {
     return this.inflight.track(() => this.route(context));
   }

@@ -12,7 +12,7 @@ import type { DownstreamSession, SessionIdentity } from '../gateway/session.js';
 import { BodyTooLargeError, readBody } from '../gateway/read-body.js';
 import { SseServerTransport } from './sse-server-transport.js';
 import { signedArtifactUrl, signedGalleryUrl } from './artifact-paths.js';
-import { baseUrl, header, rpcError, type HttpContext } from './context.js';
+import { baseUrl, header, rpcError, sendJson, type HttpContext } from './context.js';
 import { sessionEventStore } from './session-event-store.js';
 import { IdleSessions } from './idle-sessions.js';
 import { listenedUris } from '../gateway/resource-watch.js';
@@ -91,6 +91,16 @@ export class McpEndpoints {
       res.once('close', () => this.openPosts.delete(res));
     }
     if (!(await isLegacyRequest(headersOnly(req), body))) {
+      // Method not found is HTTP 404 on the 2026 wire when no handler exists; the SDK's entry sees the gateway's
+      // catch-all handler, so the gateway's answer is given here.
+      const unknown = unknownRequestId(body, this.ctx.gateway);
+      if (unknown !== undefined) {
+        return sendJson(res, 404, {
+          jsonrpc: '2.0',
+          id: unknown,
+          error: { code: -32601, message: 'Method not found' },
+        });
+      }
       const uris = listenedUris(body);
       if (uris.length > 0) res.once('close', this.ctx.gateway.resourceWatch.watch(uris));
       return this.modernEndpoint(token).serve(req, res, body);
@@ -294,6 +304,17 @@ function headersOnly(req: IncomingMessage): Request {
     for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
   }
   return new Request(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`, { method: req.method, headers });
+}
+
+/** The entry's own methods: the SDK answers them before any handler runs. */
+const ENTRY_METHODS = new Set(['server/discover', 'subscriptions/listen']);
+
+/** The id of a request whose method nobody here answers; undefined for anything else. */
+function unknownRequestId(body: unknown, gateway: HttpContext['gateway']): string | number | undefined {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
+  const { method, id } = body as { method?: unknown; id?: unknown };
+  if (typeof method !== 'string' || (typeof id !== 'string' && typeof id !== 'number')) return undefined;
+  return ENTRY_METHODS.has(method) || gateway.answers(method) ? undefined : id;
 }
 
 function isListen(body: unknown): boolean {

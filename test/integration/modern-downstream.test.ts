@@ -318,6 +318,36 @@ describe('2026-07-28 clients over Streamable HTTP', () => {
     }
   });
 
+  test('a method nobody here answers is HTTP 404, as the 2026 wire wants', async () => {
+    const response = await fetch(`${gw.base}/mcp`, {
+      method: 'POST',
+      headers: {
+        ...bearer(ALICE.token),
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': MODERN,
+        'mcp-method': 'no/such-method',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'no/such-method',
+        params: {
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': MODERN,
+            'io.modelcontextprotocol/clientCapabilities': {},
+          },
+        },
+      }),
+    });
+    expect(response.status).toBe(404);
+    expect(await response.json()).toEqual({
+      jsonrpc: '2.0',
+      id: 7,
+      error: { code: -32601, message: 'Method not found' },
+    });
+  });
+
   test('the requestState is the proxy’s seal: tampered or another token’s is refused, the real one resumes', async () => {
     const asked = await rawModern(gw.base, ALICE.token, 1, 'tools/call', {
       name: 'basic__elicit',
