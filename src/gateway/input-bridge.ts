@@ -64,6 +64,14 @@ class BridgedCall {
 
   /** A question from the upstream: answered when the client retries with its answer. */
   ask(request: JSONRPCRequest, signal: AbortSignal): Promise<Result> {
+    if (!EMBEDDABLE.has(request.method)) {
+      return Promise.reject(
+        new ClientError(
+          ProtocolErrorCode.MethodNotFound,
+          `mcp-offload cannot pass ${request.method} from upstream "${this.upstream.name}" on to its MCP client: the client speaks MCP 2026-07-28, which asks a client only for elicitation, sampling and roots`,
+        ),
+      );
+    }
     const missing = clientSupports(this.capabilities, request);
     if (missing) {
       return Promise.reject(
@@ -317,11 +325,15 @@ function targetOf(context: RequestContext): string {
   return `${context.request.method} ${String(params.name ?? params.uri ?? '')}`;
 }
 
+/** The questions the 2026 wire can embed in an input_required result, and the key prefix of each. */
+const EMBEDDABLE = new Map([
+  ['elicitation/create', 'elicitation'],
+  ['sampling/createMessage', 'sampling'],
+  ['roots/list', 'roots'],
+]);
+
 function keyword(method: string): string {
-  if (method === 'elicitation/create') return 'elicitation';
-  if (method === 'sampling/createMessage') return 'sampling';
-  if (method === 'roots/list') return 'roots';
-  return 'input';
+  return EMBEDDABLE.get(method) ?? 'input';
 }
 
 /**
