@@ -18,8 +18,8 @@ export const SERVED_PROTOCOL_VERSIONS: string[] = [...MODERN_PROTOCOL_VERSIONS, 
 
 /**
  * Who is asking, per request: on a modern request the `_meta` envelope it carried; on a legacy connection what the
- * client said in `initialize`. Upstream connections send what their era allows of it (the CONTRACT's
- * `options.envelope`).
+ * client said in `initialize`. Upstream connections send what their era allows of it (`envelope` in the options
+ * of `Upstream.request`).
  */
 export interface RequestEnvelope {
   clientInfo?: Implementation;

@@ -245,7 +245,7 @@ async function forwardWithBlobs(
       .catch(() => undefined);
   };
   session.routeTo(context, upstream);
-  // The envelope travels to the upstream as the CONTRACT says (its era decides what of it is sent).
+  // Who asks goes with the request; the upstream connection sends what its era allows of it.
   const options: ForwardOptions & { envelope: RequestEnvelope } = {
     signal: control?.signal ?? extra.mcpReq.signal,
     onprogress: control?.onprogress ?? onprogress,

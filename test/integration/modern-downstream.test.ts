@@ -429,9 +429,9 @@ describe('2026-07-28 clients over stdio (dist/cli.js)', () => {
     new StdioClientTransport({ command: NODE, args: [CLI, ...args], env: cliEnv(), cwd: REPO_ROOT, stderr: 'ignore' });
 
   test.each<[string, Mode]>([
-    ['pinned', { pin: MODERN }],
-    ['auto', 'auto'],
-  ])('a %s client discovers the wrapped server, calls it, and answers its elicitation', async (_name, mode) => {
+    ['a pinned', { pin: MODERN }],
+    ['an auto', 'auto'],
+  ])('%s client discovers the wrapped server, calls it, and answers its elicitation', async (_name, mode) => {
     const { client, asked } = modernClient({ elicitation: { form: {} } }, mode);
     await client.connect(stdio('--', NODE, FIXTURES.basic));
     try {
@@ -453,6 +453,19 @@ describe('2026-07-28 clients over stdio (dist/cli.js)', () => {
     }
   });
 
+  test('a question a legacy server asks outside any call is refused once the client is there', async () => {
+    const { client } = modernClient({ roots: {} });
+    await client.connect(stdio('--', NODE, FIXTURES.basic, '--roots-on-init'));
+    try {
+      const initial = JSON.parse(texts(await client.callTool({ name: 'initial-roots', arguments: {} }))[0]!) as {
+        error?: string;
+      };
+      expect(initial.error).toMatch(/cannot pass roots\/list .* no call of that client is in flight/);
+    } finally {
+      await client.close();
+    }
+  });
+
   test('a listen stream hears that the tools changed', async () => {
     const { client } = modernClient();
     await client.connect(stdio('--', NODE, FIXTURES.dynamic));
@@ -467,6 +480,30 @@ describe('2026-07-28 clients over stdio (dist/cli.js)', () => {
       expect((await client.listTools()).tools.map((t) => t.name)).toContain('heard-over-stdio');
     } finally {
       await subscription.close();
+      await client.close();
+    }
+  });
+
+  test('a listen stream hears of updates to the resources it names', async () => {
+    const { client } = modernClient();
+    await client.connect(stdio('--', NODE, FIXTURES.basic));
+    const uri = 'fixture://basic/hello';
+    const updated: string[] = [];
+    client.setNotificationHandler('notifications/resources/updated', (notification) => {
+      updated.push(notification.params.uri);
+    });
+    const subscribed = async () =>
+      JSON.parse(texts(await client.callTool({ name: 'subscriptions', arguments: {} }))[0]!) as string[];
+    const subscription = await client.listen({ resourceSubscriptions: [uri] });
+    try {
+      await waitFor(() => updated.length > 0, 10_000, 20, 'resources/updated on the listen stream');
+      expect(new Set(updated)).toEqual(new Set([uri]));
+    } finally {
+      await subscription.close();
+    }
+    try {
+      await waitFor(async () => (await subscribed()).length === 0, 10_000, 50, 'the upstream subscription to end');
+    } finally {
       await client.close();
     }
   });
