@@ -81,6 +81,13 @@ class RelayServer extends Server {
   override connect(transport: Transport): Promise<void> {
     return super.connect(this.decorate ? this.decorate(transport) : transport);
   }
+
+  /** A Server the HTTP entry made only to read its capabilities (for a listen stream) is closed unconnected. */
+  override async close(): Promise<void> {
+    const connected = this.transport !== undefined;
+    await super.close();
+    if (!connected) this.onclose?.();
+  }
 }
 
 /** A request of this client in flight: which upstream serves it, and what it asked with. */

@@ -215,6 +215,7 @@ describe('2026-07-28 clients over Streamable HTTP', () => {
   });
 
   test('a listen stream hears that the tools changed', async () => {
+    const sessionsBefore = gw.gateway.sessionCount;
     const { client } = modernClient();
     await client.connect(httpTransport(gw.base, ALICE.token));
     let changed = 0;
@@ -231,6 +232,8 @@ describe('2026-07-28 clients over Streamable HTTP', () => {
       await subscription.close();
       await client.close();
     }
+    // Every request had a session of its own, the listen stream's included, and none is left.
+    await waitFor(() => gw.gateway.sessionCount === sessionsBefore, 10_000, 20, 'the per-request sessions to end');
   });
 
   test('a listen stream hears of updates to the resources it names, subscribed upstream while it is open', async () => {
