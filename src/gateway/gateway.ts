@@ -287,12 +287,9 @@ export class Gateway {
     void released.finally(() => this.releasing.delete(released));
   }
 
-  /**
-   * Whether the gateway answers `method` for a client served by the shared connections: its own handlers, or a
-   * lone upstream that gets methods the proxy does not know.
-   */
-  answers(method: string): boolean {
-    return method in this.handlers || single(this.upstreams) !== undefined;
+  /** Whether the gateway has a handler of its own for `method` (a lone upstream also gets methods it has none for). */
+  handles(method: string): boolean {
+    return method in this.handlers;
   }
 
   private handle(context: RequestContext): Promise<Result> {

@@ -4,11 +4,14 @@ import type {
   ClientCapabilities,
   Implementation,
   InitializeRequest,
+  JSONRPCRequest,
   Notification,
   RequestId,
+  Result,
   ServerCapabilities,
   ServerContext,
   ServerOptions,
+  StandardSchemaV1,
   Transport,
 } from '@modelcontextprotocol/server';
 import type { Logger } from '../logger.js';
@@ -63,6 +66,17 @@ export interface SessionSetup {
 }
 
 let nextSessionNumber = 1;
+
+const TASK_EXTENSION_METHODS = ['tasks/get', 'tasks/cancel'];
+
+/** Params taken as they came: the relay validates nothing the upstream will. */
+const ANY_PARAMS: StandardSchemaV1<Record<string, unknown>> = {
+  '~standard': {
+    version: 1,
+    vendor: 'mcp-offload',
+    validate: (value) => ({ value: value as Record<string, unknown> }),
+  },
+};
 
 /**
  * The SDK's Server, connected through the proxy's transport decorator when one is given. The serving entries
@@ -152,7 +166,7 @@ export class DownstreamSession {
     // logging/setLevel is forwarded upstream rather than answered by the SDK.
     this.server.removeRequestHandler('logging/setLevel');
     answerInitialize(this.server, (params) => setup.initialize(this, params));
-    this.server.fallbackRequestHandler = async (request, ctx) => {
+    const relay = async (request: JSONRPCRequest, ctx: ServerContext): Promise<Result> => {
       const context: RequestContext = { session: this, request, extra: ctx, envelope: this.envelopeFor(ctx) };
       try {
         if (kind.era === 'modern') return await setup.handle(context);
@@ -161,6 +175,16 @@ export class DownstreamSession {
         this.inflight.delete(request.id);
       }
     };
+    this.server.fallbackRequestHandler = relay;
+    if (kind.era === 'modern') {
+      // The 2026 wire knows tasks/get and tasks/cancel only as the Tasks extension's: the SDK passes them to a
+      // handler registered with a schema of its own, never to the catch-all one.
+      for (const method of TASK_EXTENSION_METHODS) {
+        this.server.setRequestHandler(method, { params: ANY_PARAMS }, (params, ctx) =>
+          relay({ jsonrpc: '2.0', id: ctx.mcpReq.id, method, params: params as JSONRPCRequest['params'] }, ctx),
+        );
+      }
+    }
     this.server.fallbackNotificationHandler = async (notification) => setup.clientNotification(this, notification);
     this.server.oninitialized = () => {
       this.handshakeDone = true;

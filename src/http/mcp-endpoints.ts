@@ -91,8 +91,9 @@ export class McpEndpoints {
       res.once('close', () => this.openPosts.delete(res));
     }
     if (!(await isLegacyRequest(headersOnly(req), body))) {
-      // Method not found is HTTP 404 on the 2026 wire when no handler exists; the SDK's entry sees the gateway's
-      // catch-all handler, so the gateway's answer is given here.
+      // Method not found is HTTP 404 on the 2026 wire; the SDK's entry sees the gateway's catch-all handler, so the
+      // answer is given here, for a method the gateway has no handler for (not passed on even to a lone upstream: a
+      // 2026-07-28 server answers an unknown method alike, and a client cannot tell the proxy from it).
       const unknown = unknownRequestId(body, this.ctx.gateway);
       if (unknown !== undefined) {
         return sendJson(res, 404, {
@@ -314,7 +315,7 @@ function unknownRequestId(body: unknown, gateway: HttpContext['gateway']): strin
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
   const { method, id } = body as { method?: unknown; id?: unknown };
   if (typeof method !== 'string' || (typeof id !== 'string' && typeof id !== 'number')) return undefined;
-  return ENTRY_METHODS.has(method) || gateway.answers(method) ? undefined : id;
+  return ENTRY_METHODS.has(method) || gateway.handles(method) ? undefined : id;
 }
 
 function isListen(body: unknown): boolean {
