@@ -2,7 +2,10 @@ import type { AuthToken, Config } from '../config/types.js';
 import type { Logger } from '../logger.js';
 import { Gateway } from '../gateway/gateway.js';
 import { serveHttp, type HttpHandle } from '../gateway/http-server.js';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { StdioServerTransport } from '../transports/stdio-server-transport.js';
+import { DecoratedTransport } from '../transports/decorated-transport.js';
+import { watchListens } from '../gateway/resource-watch.js';
 import { bannerFacts, bannerText } from './banner.js';
 
 /**
@@ -59,8 +62,14 @@ export async function run(config: Config, tokens: AuthToken[], log: Logger): Pro
   } else {
     const transport = new StdioServerTransport(log);
     transport.onclose = () => void shutdown('stdin closed', false);
-    await gateway.createSession().connect(transport);
-    // The session's Server replaced onclose with its own wrapper that still calls ours.
+    // The SDK's stdio entry decides the connection's era from its first messages (an `initialize`, or a request
+    // with a 2026-07-28 envelope) and asks for a session of that era; our transport stays the wire. The decorator
+    // keeps our onclose, which the entry would otherwise replace with its own, and sees the listen streams open
+    // and close, whose resource URIs are subscribed upstream meanwhile.
+    serveStdio(({ era }) => gateway.createSession({}, { era }).server, {
+      transport: new DecoratedTransport(transport, watchListens(gateway.resourceWatch)),
+      onerror: (error) => log.debug({ err: error.message }, 'stdio entry'),
+    });
     if (process.stdin.isTTY) process.stderr.write(bannerText(bannerFacts(gateway)));
   }
   return done;

@@ -65,7 +65,13 @@ export interface ConfigDoc {
       eventStoreLimits?: Partial<HttpRequestOptions['eventStoreLimits']>;
     };
   auth?: Partial<AuthOptions>;
-  gateway?: { separator?: string; pageSize?: number; startupTimeoutMs?: number; shutdownGraceMs?: number };
+  gateway?: {
+    separator?: string;
+    pageSize?: number;
+    startupTimeoutMs?: number;
+    shutdownGraceMs?: number;
+    inputHoldMs?: number;
+  };
   artifacts?: Partial<Omit<ArtifactOptions, 'tools' | 'links'>> & {
     tools?: Partial<ArtifactOptions['tools']>;
     links?: Partial<LinkOptions>;

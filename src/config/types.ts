@@ -141,6 +141,11 @@ export interface GatewayOptions {
   startupTimeoutMs: number;
   /** On SIGTERM, how long calls in flight may take before everything is closed. */
   shutdownGraceMs: number;
+  /**
+   * How long a legacy server's call waits for a 2026-07-28 client to come back with the input the server asked for
+   * (an input_required result) before it is cancelled.
+   */
+  inputHoldMs: number;
 }
 
 export interface ArtifactOptions {
@@ -206,7 +211,13 @@ export const DEFAULTS = {
   timeoutMs: 60_000,
   whenDown: 'error' as WhenDown,
   restart: { maxRetries: 0, initialDelayMs: 500, maxDelayMs: 30_000 } as RestartPolicy,
-  gateway: { separator: '__', pageSize: 100, startupTimeoutMs: 30_000, shutdownGraceMs: 10_000 } as GatewayOptions,
+  gateway: {
+    separator: '__',
+    pageSize: 100,
+    startupTimeoutMs: 30_000,
+    shutdownGraceMs: 10_000,
+    inputHoldMs: 600_000,
+  } as GatewayOptions,
   artifacts: {
     maxArtifactBytes: 512 * 1024 * 1024,
     quotaBytes: 4 * 1024 * 1024 * 1024,

@@ -20,7 +20,9 @@ import type { RequestContext, RequestHandler } from './context.js';
 import { clientSupports } from './client-capabilities.js';
 import { createHandlers, forward } from './handlers.js';
 import type { InitializeAnswer } from './initialize.js';
-import { DownstreamSession, type SessionIdentity } from './session.js';
+import { DownstreamSession, type SessionIdentity, type SessionKind } from './session.js';
+import { InputBridge } from './input-bridge.js';
+import { ResourceWatch } from './resource-watch.js';
 import { SessionView } from './session-view.js';
 import { GatewayEvents } from './events.js';
 import { InFlight } from './inflight.js';
@@ -63,6 +65,12 @@ export class Gateway {
   private readonly inflight = new InFlight();
   /** Upstream requests that arrived before the client finished its handshake (one-client mode). */
   private readonly awaitingClient = new Set<() => void>();
+  /** Legacy upstreams' calls made by modern clients, held between the clients' requests. */
+  readonly bridge: InputBridge;
+  /** Upstream subscriptions for the resource URIs modern clients' listen streams want updates of. */
+  readonly resourceWatch: ResourceWatch;
+  /** Who hears of changes in the shared catalog besides its sessions: stateless modern HTTP clients' listen streams. */
+  private readonly sharedChangeListeners = new Set<(notification: Notification) => void>();
 
   constructor(
     readonly config: Config,
@@ -78,10 +86,13 @@ export class Gateway {
     this.upstreams = this.pools.map((pool) => pool.shared);
     this.catalog = this.newCatalog();
     this.sharedView = new SessionView(this.upstreams, this.catalog);
+    this.bridge = new InputBridge(config.gateway.inputHoldMs, log);
+    this.resourceWatch = new ResourceWatch((uri) => this.sharedResourceOwner(uri), log);
     this.handlers = createHandlers({
       pageSize: config.gateway.pageSize,
       offload: this.offload,
       events: this.events,
+      bridge: this.bridge,
     });
   }
 
@@ -102,6 +113,7 @@ export class Gateway {
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
+    this.bridge.stop();
     await Promise.all([...this.sessions].map((s) => s.close()));
     await Promise.all([...this.releasing]);
     await Promise.all(this.pools.map((pool) => pool.stop()));
@@ -120,8 +132,11 @@ export class Gateway {
     return this.inflight.size;
   }
 
-  /** A session for a new client; the caller connects it to a transport. */
-  createSession(identity: SessionIdentity = {}): DownstreamSession {
+  /**
+   * A session for a new client; the caller connects it to a transport (or hands its Server to an SDK serving
+   * entry). A modern one is served by the shared connections.
+   */
+  createSession(identity: SessionIdentity = {}, kind: SessionKind = { era: 'legacy' }): DownstreamSession {
     const session = new DownstreamSession(
       {
         serverInfo: this.serverInfo(),
@@ -136,9 +151,27 @@ export class Gateway {
       },
       this.sharedView,
       identity,
+      kind,
     );
     this.sessions.add(session);
+    // A modern client has no handshake: it is there once it has sent something, and an upstream's question that
+    // was waiting for a client learns at once that it cannot be asked outside a call.
+    if (kind.era === 'modern' && !kind.transient) this.clientArrived();
     return session;
+  }
+
+  /** The shared connection that serves `uri`: the one that listed it or has a matching template, or the only one. */
+  private sharedResourceOwner(uri: string): Upstream | undefined {
+    const owner = this.catalog.resourceOwner(uri);
+    if (owner) return owner;
+    const withResources = this.upstreams.filter((u) => u.capabilities?.resources);
+    return withResources.length === 1 ? withResources[0] : undefined;
+  }
+
+  /** Tells `listener` of every change in the shared catalog (list_changed) and of resources/updated on it. */
+  onSharedChange(listener: (notification: Notification) => void): () => void {
+    this.sharedChangeListeners.add(listener);
+    return () => this.sharedChangeListeners.delete(listener);
   }
 
   get sessionCount(): number {
@@ -254,6 +287,11 @@ export class Gateway {
     void released.finally(() => this.releasing.delete(released));
   }
 
+  /** Whether the gateway has a handler of its own for `method` (a lone upstream also gets methods it has none for). */
+  handles(method: string): boolean {
+    return method in this.handlers;
+  }
+
   private handle(context: RequestContext): Promise<Result> {
     return this.inflight.track(() => this.route(context));
   }
@@ -281,7 +319,16 @@ export class Gateway {
   /** Sampling, elicitation and roots requests go to the client the upstream is asking (see askedSession). */
   private async serverRequest(upstream: Upstream, request: JSONRPCRequest, extra: ServerRequestExtra): Promise<Result> {
     const { method } = request;
+    const bridged = this.bridgedCall(upstream, method);
+    if (bridged) return bridged.ask(request, extra.mcpReq.signal);
     const session = await this.askedSession(upstream, method, extra.mcpReq.signal);
+    if (session.era === 'modern') {
+      throw new ClientError(
+        ProtocolErrorCode.InvalidRequest,
+        `mcp-offload cannot pass ${method} from upstream "${upstream.name}" on to its MCP client: the client speaks MCP 2026-07-28, ` +
+          `where a server asks the client something only within a call, and no call of that client is in flight on this connection`,
+      );
+    }
     // MCP lets a server ask the client things only once the client has said `initialized`.
     await session.handshake(extra.mcpReq.signal);
     if (extra.mcpReq.signal.aborted || session.isClosed) {
@@ -341,6 +388,24 @@ export class Gateway {
     );
   }
 
+  /**
+   * The modern client's call a legacy upstream's question belongs to: the one bridged call in flight on the
+   * connection, or the newest when all of them are one client's; none when no modern call is in flight there or a
+   * legacy client's call is too (askedSession decides then). Calls of several modern clients make the question
+   * unattributable, and the upstream is told so.
+   */
+  private bridgedCall(upstream: Upstream, method: string): ReturnType<InputBridge['callsOn']>[number] | undefined {
+    if (this.owners.has(upstream)) return undefined;
+    const calls = this.bridge.callsOn(upstream);
+    if (calls.length === 0) return undefined;
+    if (this.sessionsServedBy(upstream).some((session) => session.era === 'legacy')) return undefined;
+    if (new Set(calls.map((call) => call.binding)).size === 1) return calls[calls.length - 1];
+    throw new ClientError(
+      ProtocolErrorCode.InvalidRequest,
+      `mcp-offload cannot tell which client ${method} is for: upstream "${upstream.name}" serves calls of ${calls.length} MCP 2026-07-28 clients on one shared connection`,
+    );
+  }
+
   /** Sessions with a request in flight on this connection. */
   private sessionsServedBy(upstream: Upstream): DownstreamSession[] {
     return [...this.sessions].filter((session) => session.requestServedBy(upstream) !== undefined);
@@ -383,8 +448,11 @@ export class Gateway {
     if (notification.method === 'notifications/resources/updated') {
       const uri = String((notification.params as { uri?: unknown } | undefined)?.uri);
       for (const session of this.sessions) {
-        if (session.isSubscribed(uri) && session.view.serves(upstream)) void session.notify(notification);
+        if (!session.view.serves(upstream) || session.kind.transient) continue;
+        // A modern client's listen stream has the URIs it wants in its filter, and the SDK's router applies it.
+        if (session.era === 'modern' || session.isSubscribed(uri)) void session.notify(notification);
       }
+      if (!this.owners.has(upstream)) for (const listener of this.sharedChangeListeners) listener(notification);
       return;
     }
     let outgoing = notification;
@@ -395,7 +463,7 @@ export class Gateway {
     }
     const session = this.notifiedSession(upstream);
     if (session) {
-      void session.notify(outgoing);
+      void session.notifyCall(upstream, outgoing);
       return;
     }
     this.log.debug(
@@ -420,7 +488,7 @@ export class Gateway {
     const views = new Map<SessionView, DownstreamSession[]>();
     if (!this.owners.has(upstream) && this.sharedView.serves(upstream)) views.set(this.sharedView, []);
     for (const session of this.sessions) {
-      if (!session.view.serves(upstream)) continue;
+      if (!session.view.serves(upstream) || session.kind.transient) continue;
       const members = views.get(session.view) ?? [];
       members.push(session);
       views.set(session.view, members);
@@ -432,6 +500,9 @@ export class Gateway {
         'catalog rebuilt',
       );
       for (const method of changed) for (const session of members) void session.notify({ method });
+      if (view === this.sharedView) {
+        for (const method of changed) for (const listener of this.sharedChangeListeners) listener({ method });
+      }
     }
   }
 }

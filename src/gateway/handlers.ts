@@ -1,6 +1,7 @@
 import type { CallToolResult, Progress, Result } from '@modelcontextprotocol/server';
 import { ClientError } from '../upstreams/errors.js';
-import type { Upstream, UpstreamReply } from '../upstreams/upstream.js';
+import type { ForwardOptions, Upstream, UpstreamReply } from '../upstreams/upstream.js';
+import type { RequestEnvelope } from './envelope.js';
 import { Blobs } from '../transports/blob-set.js';
 import type { Catalog } from './catalog.js';
 import type { SessionView } from './session-view.js';
@@ -11,11 +12,15 @@ import { ARTIFACT_URI_PREFIX } from '../artifacts/metadata.js';
 import { page } from './pagination.js';
 import { artifactsOf, type CallOutcome, type GatewayEvents } from './events.js';
 import { ProtocolErrorCode } from '@modelcontextprotocol/server';
+import type { InputBridge } from './input-bridge.js';
+import { fulfilInputRounds, isInputRequired, type RetryMaterial } from './input-rounds.js';
 
 export interface HandlerDeps {
   pageSize: number;
   offload: Offload;
   events: GatewayEvents;
+  /** Holds a legacy upstream's calls for modern clients between their requests (input-bridge.ts). */
+  bridge: InputBridge;
 }
 
 type Params = Record<string, unknown>;
@@ -29,7 +34,30 @@ export const BUILTIN_SERVER = 'mcp-offload';
  * What a session sees and where its requests go is its own view (session-view.ts).
  */
 export function createHandlers(deps: HandlerDeps): Record<string, RequestHandler> {
-  const { offload } = deps;
+  const { offload, bridge } = deps;
+
+  /**
+   * A call that may ask the client for input on the way (tools/call, prompts/get, resources/read), whatever the
+   * eras of the two sides: a modern client's call goes through the bridge, which turns a legacy upstream's questions
+   * into input_required results and passes a modern upstream's on; a legacy client is asked a modern upstream's
+   * questions as real requests (input-rounds.ts).
+   */
+  const exchange = async (context: RequestContext, upstream: Upstream, newParams: Params): Promise<UpstreamReply> => {
+    if (context.session.era === 'modern') {
+      const state = context.extra.mcpReq.requestState();
+      if (bridge.owns(state)) return bridge.resume(context, state);
+      bridge.checkRetry(context, upstream, state);
+      const params = { ...newParams, ...retryMaterial(context) };
+      return bridge.start(context, upstream, (signal, onprogress) =>
+        forwardWithBlobs(context, upstream, params, { signal, onprogress }),
+      );
+    }
+    const reply = await forwardWithBlobs(context, upstream, newParams);
+    if (!isInputRequired(reply.result)) return reply;
+    return fulfilInputRounds(context, reply, (material) =>
+      forwardWithBlobs(context, upstream, { ...newParams, ...material }),
+    );
+  };
 
   /** The proxy's own items come first in tools/list and after the upstreams' in the resource lists. */
   const list =
@@ -86,7 +114,7 @@ export function createHandlers(deps: HandlerDeps): Record<string, RequestHandler
         args: p.arguments as Params | undefined,
         owner: session.owner,
         links: session.identity.links,
-        client: session.clientInfo,
+        client: context.envelope.clientInfo ?? session.clientInfo,
       };
       let processed: Result;
       let blobs = Blobs.NONE;
@@ -100,13 +128,15 @@ export function createHandlers(deps: HandlerDeps): Record<string, RequestHandler
           };
         }
         const { args } = resolved;
-        const reply = await forwardWithBlobs(context, route.upstream, {
+        const reply = await exchange(context, route.upstream, {
           ...p,
           name: route.original,
           ...(args !== undefined ? { arguments: args } : {}),
         });
         blobs = reply.blobs;
         const { result } = reply;
+        // A request for input is no result yet: it reaches the client as it is, and the call is reported once done.
+        if (isInputRequired(result)) return blobs.deliver(result);
         processed = blobs.deliver(isToolResult(result) ? await offload.processResult(result, call, blobs) : result);
       } catch (error) {
         report(server, route.original, 'failed');
@@ -126,14 +156,16 @@ export function createHandlers(deps: HandlerDeps): Record<string, RequestHandler
       const p = params(context.request);
       const route = context.session.view.catalog.prompt(String(p.name));
       if (!route) throw new ClientError(ProtocolErrorCode.InvalidParams, `Prompt ${String(p.name)} not found`);
-      return forward(context, route.upstream, { ...p, name: route.original });
+      const { result, blobs } = await exchange(context, route.upstream, { ...p, name: route.original });
+      return blobs.deliver(result);
     },
 
     'resources/read': async (context) => {
       const uri = String(params(context.request).uri);
       const { view } = context.session;
       if (isOurArtifact(view, uri)) return offload.read(uri, context.session);
-      return forward(context, resourceOwner(view, uri));
+      const { result, blobs } = await exchange(context, resourceOwner(view, uri), params(context.request));
+      return blobs.deliver(result);
     },
 
     'resources/subscribe': async (context) => {
@@ -198,11 +230,15 @@ export async function forward(context: RequestContext, upstream: Upstream, newPa
   return blobs.deliver(result);
 }
 
-/** As `forward`, with the payloads the answer carried as bytes: the caller delivers them. */
+/**
+ * As `forward`, with the payloads the answer carried as bytes: the caller delivers them. `control` replaces the
+ * request's own signal and progress route, for a call that outlives the request (input-bridge.ts).
+ */
 async function forwardWithBlobs(
   context: RequestContext,
   upstream: Upstream,
   newParams?: Params,
+  control?: { signal: AbortSignal; onprogress: (progress: Progress) => void },
 ): Promise<UpstreamReply> {
   const { request, extra, session } = context;
   const clientToken = extra.mcpReq._meta?.progressToken;
@@ -213,11 +249,14 @@ async function forwardWithBlobs(
       .notify({ method: 'notifications/progress', params: { ...progress, progressToken: clientToken } })
       .catch(() => undefined);
   };
-  session.routeTo(request.id, upstream);
-  const reply = await upstream.request(request.method, newParams ?? (request.params as Params | undefined), {
-    signal: extra.mcpReq.signal,
-    onprogress,
-  });
+  session.routeTo(context, upstream);
+  // Who asks goes with the request; the upstream connection sends what its era allows of it.
+  const options: ForwardOptions = {
+    signal: control?.signal ?? extra.mcpReq.signal,
+    onprogress: control?.onprogress ?? onprogress,
+    envelope: context.envelope,
+  };
+  const reply = await upstream.request(request.method, newParams ?? (request.params as Params | undefined), options);
   await progressSent;
   return reply;
 }
@@ -248,7 +287,7 @@ async function taskRequest(
       tool,
       owner: session.owner,
       links: session.identity.links,
-      client: session.clientInfo,
+      client: context.envelope.clientInfo ?? session.clientInfo,
     };
     if (toolResult === 'whole')
       return blobs.deliver(isToolResult(result) ? await offload.processResult(result, call, blobs) : result);
@@ -258,6 +297,19 @@ async function taskRequest(
   } finally {
     blobs.dispose();
   }
+}
+
+/**
+ * A modern client's retry fields, which the SDK lifts out of the params: put back for a modern upstream, whose
+ * requestState goes back byte for byte.
+ */
+function retryMaterial(context: RequestContext): RetryMaterial {
+  const { inputResponses } = context.extra.mcpReq;
+  const requestState = context.extra.mcpReq.requestState();
+  return {
+    ...(inputResponses !== undefined ? { inputResponses } : {}),
+    ...(typeof requestState === 'string' ? { requestState } : {}),
+  };
 }
 
 function resourceOwner(view: SessionView, uri: unknown): Upstream {

@@ -1,18 +1,30 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isInitializeRequest } from '@modelcontextprotocol/server';
-import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import { createMcpHandler, isInitializeRequest, isLegacyRequest } from '@modelcontextprotocol/server';
+import type { McpHttpHandler, Notification } from '@modelcontextprotocol/server';
+import {
+  NodeStreamableHTTPServerTransport,
+  toNodeHandler,
+  type NodeMcpRequestHandler,
+} from '@modelcontextprotocol/node';
 import type { Who } from '../gateway/events.js';
 import type { DownstreamSession, SessionIdentity } from '../gateway/session.js';
 import { BodyTooLargeError, readBody } from '../gateway/read-body.js';
 import { SseServerTransport } from './sse-server-transport.js';
 import { signedArtifactUrl, signedGalleryUrl } from './artifact-paths.js';
-import { baseUrl, header, rpcError, type HttpContext } from './context.js';
+import { baseUrl, header, rpcError, sendJson, type HttpContext } from './context.js';
 import { sessionEventStore } from './session-event-store.js';
 import { IdleSessions } from './idle-sessions.js';
+import { listenedUris } from '../gateway/resource-watch.js';
 
 /** The legacy SSE transport's POST endpoint (the GET stream is at /sse). */
 export const SSE_MESSAGES_PATH = '/messages';
+
+/** The stateless modern endpoint of one token: its listen streams hear what concerns that token. */
+interface ModernEndpoint {
+  handler: McpHttpHandler;
+  serve: NodeMcpRequestHandler;
+}
 
 interface HttpSession {
   /** The name of the token that opened it: only that token may use it. */
@@ -32,9 +44,14 @@ export class McpEndpoints {
   private readonly openPosts = new Set<ServerResponse>();
 
   private readonly idle: IdleSessions;
+  /** Modern (2026-07-28) requests, by token: served by the SDK's stateless entry, one Server per request. */
+  private readonly modern = new Map<string, ModernEndpoint>();
 
   constructor(private readonly ctx: HttpContext) {
     this.idle = new IdleSessions(ctx.config.httpOptions.sessionIdleMs, (id, idleMs) => this.expire(id, idleMs));
+    ctx.gateway.onSharedChange((notification) => {
+      for (const { handler } of this.modern.values()) publish(handler, notification);
+    });
   }
 
   get size(): number {
@@ -51,8 +68,9 @@ export class McpEndpoints {
       const found = this.find(id, token);
       return found ? { owner: found.session.owner, who: found.session.who } : { who: { token, session: '' } };
     }
-    const owner = this.ctx.config.auth.artifactScope === 'token' ? tokenOwner(token) : undefined;
-    return { ...(owner ? { owner } : {}), who: { token, session: '' } };
+    // Without a session the token is the owner: a modern client's artifacts belong to its token (and with
+    // artifactScope token, every session's do).
+    return { owner: tokenOwner(token), who: { token, session: '' } };
   }
 
   async handleMcp(req: IncomingMessage, res: ServerResponse, token: string): Promise<void> {
@@ -67,8 +85,27 @@ export class McpEndpoints {
     const body = await this.readJson(req, res);
     if (body === undefined) return;
     if (this.ctx.draining() && hasRequest(body)) return rpcError(res, 503, 'mcp-offload is shutting down', -32000);
-    this.openPosts.add(res);
-    res.once('close', () => this.openPosts.delete(res));
+    // A listen stream stays open as long as its client wants: shutdown ends it rather than wait for it.
+    if (!isListen(body)) {
+      this.openPosts.add(res);
+      res.once('close', () => this.openPosts.delete(res));
+    }
+    if (!(await isLegacyRequest(headersOnly(req), body))) {
+      // Method not found is HTTP 404 on the 2026 wire; the SDK's entry sees the gateway's catch-all handler, so the
+      // answer is given here, for a method the gateway has no handler for (not passed on even to a lone upstream: a
+      // 2026-07-28 server answers an unknown method alike, and a client cannot tell the proxy from it).
+      const unknown = unknownRequestId(body, this.ctx.gateway);
+      if (unknown !== undefined) {
+        return sendJson(res, 404, {
+          jsonrpc: '2.0',
+          id: unknown,
+          error: { code: -32601, message: 'Method not found' },
+        });
+      }
+      const uris = listenedUris(body);
+      if (uris.length > 0) res.once('close', this.ctx.gateway.resourceWatch.watch(uris));
+      return this.modernEndpoint(token).serve(req, res, body);
+    }
     if (sessionId) {
       const found = this.find(sessionId, token);
       if (!found || !(found.transport instanceof NodeStreamableHTTPServerTransport))
@@ -160,8 +197,49 @@ export class McpEndpoints {
       .then(() => found.session.close());
   }
 
+  /**
+   * The SDK's stateless entry for a token's modern requests (it answers server/discover, checks the envelope and the
+   * Mcp-Method, Mcp-Name and MCP-Protocol-Version headers, and serves subscriptions/listen). Every request gets a
+   * session of its own over the shared upstream connections; its artifacts belong to the token.
+   */
+  private modernEndpoint(token: string): ModernEndpoint {
+    const found = this.modern.get(token);
+    if (found) return found;
+    const { gateway, log, maxBodyBytes } = this.ctx;
+    const onerror = (error: Error) => log.debug({ err: error.message, token }, 'modern http request');
+    const handler: McpHttpHandler = createMcpHandler(
+      ({ requestInfo }) =>
+        gateway.createSession(this.modernIdentity(token, requestInfo), {
+          era: 'modern',
+          transient: true,
+          changes: (notification) => publish(handler, notification),
+        }).server,
+      { legacy: 'reject', onerror, maxRequestBodySize: maxBodyBytes },
+    );
+    const endpoint = { handler, serve: toNodeHandler(handler, { onerror, maxRequestBodySize: maxBodyBytes }) };
+    this.modern.set(token, endpoint);
+    return endpoint;
+  }
+
+  private modernIdentity(token: string, request: Request | undefined): SessionIdentity {
+    const { config, signer } = this.ctx;
+    const owner = tokenOwner(token);
+    const base = config.artifacts.publicUrl ?? (request ? new URL(request.url).origin : 'http://localhost');
+    return {
+      owner,
+      token,
+      links: {
+        showPath: config.artifacts.links.showPath,
+        urlFor: (record) => signedArtifactUrl(signer, base, record.id),
+        galleryUrl: () => signedGalleryUrl(signer, base, owner),
+      },
+    };
+  }
+
   async closeAll(): Promise<void> {
     this.idle.stop();
+    await Promise.all([...this.modern.values()].map(({ handler }) => handler.close().catch(() => undefined)));
+    this.modern.clear();
     await Promise.all(
       [...this.sessions.values()].map(async ({ transport, session }) => {
         await transport.close().catch(() => undefined);
@@ -204,6 +282,45 @@ export class McpEndpoints {
 }
 
 const tokenOwner = (token: string): string => `token:${token}`;
+
+/** A change in what the token's client sees, onto the listen streams that asked for it. */
+function publish(handler: McpHttpHandler, notification: Notification): void {
+  switch (notification.method) {
+    case 'notifications/tools/list_changed':
+      return handler.notify.toolsChanged();
+    case 'notifications/prompts/list_changed':
+      return handler.notify.promptsChanged();
+    case 'notifications/resources/list_changed':
+      return handler.notify.resourcesChanged();
+    case 'notifications/resources/updated':
+      return handler.notify.resourceUpdated(String((notification.params as { uri?: unknown } | undefined)?.uri));
+  }
+}
+
+/** The request's headers as a web Request, for the SDK's era classification (the body is passed parsed). */
+function headersOnly(req: IncomingMessage): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined || name.startsWith(':')) continue;
+    for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
+  }
+  return new Request(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`, { method: req.method, headers });
+}
+
+/** The entry's own methods: the SDK answers them before any handler runs. */
+const ENTRY_METHODS = new Set(['server/discover', 'subscriptions/listen']);
+
+/** The id of a request whose method nobody here answers; undefined for anything else. */
+function unknownRequestId(body: unknown, gateway: HttpContext['gateway']): string | number | undefined {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
+  const { method, id } = body as { method?: unknown; id?: unknown };
+  if (typeof method !== 'string' || (typeof id !== 'string' && typeof id !== 'number')) return undefined;
+  return ENTRY_METHODS.has(method) || gateway.handles(method) ? undefined : id;
+}
+
+function isListen(body: unknown): boolean {
+  return body !== null && typeof body === 'object' && (body as { method?: unknown }).method === 'subscriptions/listen';
+}
 
 /** True when the body holds a JSON-RPC request (not only responses and notifications). */
 function hasRequest(body: unknown): boolean {

@@ -1,6 +1,6 @@
-// The proxy runs on SDK v2 but speaks the legacy era (2025-11-25 and older) on both sides, and relays
-// what v2's own encoders and decoders would change: error codes and data, and tool lists, reach the
-// client as the upstream sent them.
+// The proxy runs on SDK v2: a legacy (2025-11-25 and older) client gets what v2's own encoders and decoders would
+// change relayed as the upstream sent it (error codes and data, tool lists), and a client that negotiates
+// 2026-07-28 gets it.
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { ResultSchema as ResultSchemaV1 } from '@modelcontextprotocol/sdk/types.js';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -11,6 +11,7 @@ import { CLI, cliEnv, REPO_ROOT, stopAllCli } from '../helpers/cli.js';
 import { bearer, startSidecar, TOKENS, type Sidecar } from '../helpers/sidecar.js';
 
 const LEGACY_LATEST = '2025-11-25';
+const MODERN = '2026-07-28';
 
 /** What a request was answered with: its result, or its error's code, message and data. */
 async function outcome(request: Promise<unknown>): Promise<unknown> {
@@ -74,7 +75,7 @@ describe('relayed as the upstream sent it', () => {
   });
 });
 
-describe('a v2 client that would negotiate the 2026-07-28 revision', () => {
+describe('a v2 client that negotiates the 2026-07-28 revision', () => {
   let sidecar: Sidecar | undefined;
 
   afterEach(async () => {
@@ -86,7 +87,7 @@ describe('a v2 client that would negotiate the 2026-07-28 revision', () => {
   const autoClient = () =>
     new Client({ name: 'v2-auto', version: '1.0.0' }, { capabilities: {}, versionNegotiation: { mode: 'auto' } });
 
-  test('settles on 2025-11-25 over stdio, and the upstream is initialized the legacy way', async () => {
+  test('gets 2026-07-28 over stdio, and a v1 upstream is initialized the legacy way', async () => {
     const client = autoClient();
     const transport = new StdioClientTransport({
       command: NODE,
@@ -97,7 +98,7 @@ describe('a v2 client that would negotiate the 2026-07-28 revision', () => {
     });
     await client.connect(transport);
     try {
-      expect(client.getNegotiatedProtocolVersion()).toBe(LEGACY_LATEST);
+      expect(client.getNegotiatedProtocolVersion()).toBe(MODERN);
       const result = await client.callTool({ name: 'handshake', arguments: {} });
       const greeting = JSON.parse((result.content[0] as { text: string }).text) as Record<string, unknown>;
       expect(greeting).toMatchObject({ firstMethod: 'initialize', protocolVersion: LEGACY_LATEST });
@@ -106,7 +107,7 @@ describe('a v2 client that would negotiate the 2026-07-28 revision', () => {
     }
   });
 
-  test('settles on 2025-11-25 over Streamable HTTP', async () => {
+  test('gets 2026-07-28 over Streamable HTTP', async () => {
     sidecar = await startSidecar();
     const client = autoClient();
     await client.connect(
@@ -115,7 +116,7 @@ describe('a v2 client that would negotiate the 2026-07-28 revision', () => {
       }),
     );
     try {
-      expect(client.getNegotiatedProtocolVersion()).toBe(LEGACY_LATEST);
+      expect(client.getNegotiatedProtocolVersion()).toBe(MODERN);
       expect((await client.listTools()).tools.length).toBeGreaterThan(0);
     } finally {
       await client.close();

@@ -42,7 +42,7 @@ describe('parseConfig: normalization', () => {
       logLevel: 'info',
       httpOptions: DEFAULTS.httpOptions,
       auth: DEFAULTS.auth,
-      gateway: { separator: '__', pageSize: 100, startupTimeoutMs: 30000, shutdownGraceMs: 10000 },
+      gateway: { separator: '__', pageSize: 100, startupTimeoutMs: 30000, shutdownGraceMs: 10000, inputHoldMs: 600000 },
       artifacts: DEFAULTS.artifacts,
       pipeline: {},
       rules: [],
@@ -80,7 +80,13 @@ describe('parseConfig: normalization', () => {
     );
     expect(config.logLevel).toBe('debug');
     expect(config.http).toEqual({ host: '127.0.0.1', port: 8080 });
-    expect(config.gateway).toEqual({ separator: '-', pageSize: 10, startupTimeoutMs: 0, shutdownGraceMs: 10000 });
+    expect(config.gateway).toEqual({
+      separator: '-',
+      pageSize: 10,
+      startupTimeoutMs: 0,
+      shutdownGraceMs: 10000,
+      inputHoldMs: 600000,
+    });
     expect(config.artifacts).toEqual({ ...DEFAULTS.artifacts, dir: '/tmp/artifacts' });
     const server = onlyServer(config, 'stdio');
     expect(server.cwd).toBe('/srv');

@@ -1,0 +1,47 @@
+import type { RequestEnvelope } from '../upstreams/upstream.js';
+import type { ClientCapabilities, Implementation, ServerContext } from '@modelcontextprotocol/server';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  LOG_LEVEL_META_KEY,
+  PROTOCOL_VERSION_META_KEY,
+} from '@modelcontextprotocol/server';
+import { LEGACY_PROTOCOL_VERSIONS } from '../protocol/versions.js';
+
+/** How a downstream client speaks: `initialize` and a session (legacy), or per-request envelopes (modern). */
+export type Era = 'legacy' | 'modern';
+
+/** The modern revisions the proxy serves downstream (the SDK implements these; it exports no list of them). */
+export const MODERN_PROTOCOL_VERSIONS: readonly string[] = ['2026-07-28'];
+
+/** Every version a downstream Server lists: the legacy ones it negotiates in `initialize`, and the modern ones. */
+export const SERVED_PROTOCOL_VERSIONS: string[] = [...MODERN_PROTOCOL_VERSIONS, ...LEGACY_PROTOCOL_VERSIONS];
+
+/**
+ * Who is asking, per request: on a modern request the `_meta` envelope it carried; on a legacy connection what the
+ * client said in `initialize`. Upstream connections send what their era allows of it.
+ */
+export type { RequestEnvelope };
+
+/** The envelope of a modern request, as the SDK lifted it out of `_meta`. */
+export function envelopeOf(ctx: ServerContext): RequestEnvelope {
+  const lifted = (ctx.mcpReq.envelope ?? {}) as Record<string, unknown>;
+  const envelope: RequestEnvelope = {};
+  if (lifted[CLIENT_INFO_META_KEY] !== undefined) envelope.clientInfo = lifted[CLIENT_INFO_META_KEY] as Implementation;
+  if (lifted[CLIENT_CAPABILITIES_META_KEY] !== undefined)
+    envelope.clientCapabilities = lifted[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities;
+  if (typeof lifted[LOG_LEVEL_META_KEY] === 'string') envelope.logLevel = lifted[LOG_LEVEL_META_KEY];
+  if (typeof lifted[PROTOCOL_VERSION_META_KEY] === 'string')
+    envelope.protocolVersion = lifted[PROTOCOL_VERSION_META_KEY];
+  return envelope;
+}
+
+const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
+
+/** Whether a log message of `level` passes a request's threshold (none asked: nothing passes, the 2026 rule). */
+export function logLevelPasses(level: unknown, threshold: string | undefined): boolean {
+  if (threshold === undefined) return false;
+  const at = LOG_LEVELS.indexOf(String(level));
+  const min = LOG_LEVELS.indexOf(threshold);
+  return at === -1 || min === -1 || at >= min;
+}

@@ -1,0 +1,345 @@
+import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import type { ClientCapabilities, JSONRPCRequest, Progress, Result } from '@modelcontextprotocol/server';
+import { ProtocolErrorCode } from '@modelcontextprotocol/server';
+import type { Logger } from '../logger.js';
+import { Blobs } from '../transports/blob-set.js';
+import { CONNECTION_CLOSED, ClientError } from '../upstreams/errors.js';
+import type { Upstream, UpstreamReply } from '../upstreams/upstream.js';
+import { clientSupports } from './client-capabilities.js';
+import type { RequestContext } from './context.js';
+
+/** The wire message the SDK gives for a refused requestState; the proxy answers alike. */
+const INVALID_STATE = 'Invalid or expired requestState';
+
+/** Runs the upstream call: with the bridge's signal (it may outlive the request that started it) and progress sink. */
+export type UpstreamRun = (signal: AbortSignal, onprogress: (progress: Progress) => void) => Promise<UpstreamReply>;
+
+/** One question of a legacy upstream, waiting for the modern client's answer. */
+interface Ask {
+  key: string;
+  method: string;
+  params?: Record<string, unknown>;
+  /** Sent to the client in an input_required result and not answered since. */
+  shown: boolean;
+  resolve(result: Result): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * A legacy upstream's call made by a modern client. While the client is between two of its requests (after an
+ * input_required answer, before its retry) the call is held: the upstream goes on waiting for the answers to its
+ * questions, and the call ends (cancelled upstream) when the client has not come back within the hold time.
+ */
+class BridgedCall {
+  readonly id = randomUUID();
+  private readonly controller = new AbortController();
+  private readonly asks: Ask[] = [];
+  private nextKey = 1;
+  private outcome?: { reply: UpstreamReply } | { error: unknown };
+  private wake?: () => void;
+  /** The client's request the call answers now; none while held. */
+  private attached?: RequestContext;
+  private expiry?: NodeJS.Timeout;
+
+  constructor(
+    readonly upstream: Upstream,
+    /** Who may resume it: the owner of the session that started it. */
+    readonly binding: string,
+    /** The method and tool, prompt or resource, which a retry must name again. */
+    readonly target: string,
+    readonly capabilities: ClientCapabilities | undefined,
+    private readonly holdMs: number,
+    run: UpstreamRun,
+    private readonly ended: (call: BridgedCall) => void,
+  ) {
+    run(this.controller.signal, (progress) => this.progress(progress)).then(
+      (reply) => this.settle({ reply }),
+      (error: unknown) => this.settle({ error }),
+    );
+  }
+
+  get settled(): boolean {
+    return this.outcome !== undefined;
+  }
+
+  /** A question from the upstream: answered when the client retries with its answer. */
+  ask(request: JSONRPCRequest, signal: AbortSignal): Promise<Result> {
+    if (!EMBEDDABLE.has(request.method)) {
+      return Promise.reject(
+        new ClientError(
+          ProtocolErrorCode.MethodNotFound,
+          `mcp-offload cannot pass ${request.method} from upstream "${this.upstream.name}" on to its MCP client: the client speaks MCP 2026-07-28, which asks a client only for elicitation, sampling and roots`,
+        ),
+      );
+    }
+    const missing = clientSupports(this.capabilities, request);
+    if (missing) {
+      return Promise.reject(
+        new ClientError(
+          ProtocolErrorCode.MethodNotFound,
+          `the MCP client connected to mcp-offload does not support ${missing} (${request.method} requested by upstream "${this.upstream.name}")`,
+        ),
+      );
+    }
+    return new Promise<Result>((resolve, reject) => {
+      const ask: Ask = {
+        key: `${keyword(request.method)}-${this.nextKey++}`,
+        method: request.method,
+        ...(request.params !== undefined ? { params: request.params } : {}),
+        shown: false,
+        resolve,
+        reject,
+      };
+      this.asks.push(ask);
+      signal.addEventListener(
+        'abort',
+        () => {
+          this.drop(ask);
+          reject(new ClientError(CONNECTION_CLOSED, `upstream "${this.upstream.name}" withdrew ${request.method}`));
+        },
+        { once: true },
+      );
+      this.poke();
+    });
+  }
+
+  /**
+   * Serves one request of the client: answers the questions it brought answers to, then waits for the call's
+   * result or the upstream's next questions, whichever comes first.
+   */
+  async serve(context: RequestContext, seal: (call: BridgedCall) => string): Promise<UpstreamReply> {
+    this.attach(context);
+    const { signal } = context.extra.mcpReq;
+    try {
+      this.answer(context.extra.mcpReq.inputResponses);
+      for (;;) {
+        if (this.outcome) {
+          this.finish();
+          if ('error' in this.outcome) throw this.outcome.error;
+          return this.outcome.reply;
+        }
+        const waiting = this.asks.filter((ask) => !ask.shown);
+        if (waiting.length > 0) {
+          for (const ask of waiting) ask.shown = true;
+          this.hold();
+          return { result: this.inputRequired(waiting, seal(this)), blobs: Blobs.NONE };
+        }
+        await new Promise<void>((resolve) => {
+          this.wake = resolve;
+          signal.addEventListener('abort', () => resolve(), { once: true });
+        });
+        this.wake = undefined;
+        if (signal.aborted) {
+          this.cancel(`the MCP client cancelled ${context.request.method}`);
+          throw new ClientError(CONNECTION_CLOSED, `the MCP client cancelled ${context.request.method}`);
+        }
+      }
+    } finally {
+      if (this.attached === context) this.attached = undefined;
+    }
+  }
+
+  /** Ends the call: cancelled upstream, its open questions refused. */
+  cancel(reason: string): void {
+    clearTimeout(this.expiry);
+    this.controller.abort(reason);
+    for (const ask of this.asks.splice(0)) ask.reject(new ClientError(CONNECTION_CLOSED, reason));
+    if (this.outcome && 'reply' in this.outcome) this.outcome.reply.blobs.dispose();
+    this.ended(this);
+  }
+
+  private attach(context: RequestContext): void {
+    clearTimeout(this.expiry);
+    this.expiry = undefined;
+    this.attached = context;
+    context.session.routeTo(context, this.upstream);
+    // Questions shown before and not answered in this retry are asked again.
+    for (const ask of this.asks) ask.shown = false;
+  }
+
+  /** Waits for the client's retry, at most `holdMs` (set by the bridge). */
+  private hold(): void {
+    this.attached = undefined;
+    this.expiry = setTimeout(
+      () => this.cancel(`the MCP client did not come back to ${this.target} within the hold time`),
+      this.holdMs,
+    );
+    this.expiry.unref();
+  }
+
+  private answer(responses: Record<string, unknown> | undefined): void {
+    if (!responses) return;
+    for (const ask of [...this.asks]) {
+      if (!(ask.key in responses)) continue;
+      this.drop(ask);
+      ask.resolve(responses[ask.key] as Result);
+    }
+  }
+
+  private inputRequired(asks: Ask[], requestState: string): Result {
+    const inputRequests: Record<string, unknown> = {};
+    for (const ask of asks) inputRequests[ask.key] = embedded(ask);
+    return { resultType: 'input_required', inputRequests, requestState } as Result;
+  }
+
+  private progress(progress: Progress): void {
+    const ctx = this.attached?.extra;
+    const token = ctx?.mcpReq._meta?.progressToken;
+    if (!ctx || token === undefined) return;
+    void ctx.mcpReq
+      .notify({ method: 'notifications/progress', params: { ...progress, progressToken: token } })
+      .catch(() => undefined);
+  }
+
+  private settle(outcome: { reply: UpstreamReply } | { error: unknown }): void {
+    this.outcome = outcome;
+    // A result that comes while the call is held waits for the client's retry, within the same hold time.
+    this.poke();
+  }
+
+  private finish(): void {
+    clearTimeout(this.expiry);
+    this.ended(this);
+  }
+
+  private drop(ask: Ask): void {
+    const at = this.asks.indexOf(ask);
+    if (at !== -1) this.asks.splice(at, 1);
+  }
+
+  private poke(): void {
+    this.wake?.();
+  }
+}
+
+/**
+ * Bridges a legacy upstream's questions (elicitation, sampling, roots) to a modern client, which can be asked
+ * something only in a call's result: the question becomes an `input_required` result whose `requestState` names the
+ * upstream call, held open meanwhile; the client's retry carries the answers, which go to the upstream, and the
+ * retry waits for the call's next question or its result. The requestState is sealed (HMAC with a key of this
+ * process, bound to the call and an expiry): a state the proxy did not make, or made for another call, is refused.
+ * Held calls live in this process.
+ */
+export class InputBridge {
+  private readonly key = randomBytes(32);
+  /**
+   * What marks a requestState as this process's own; any other (a modern server's, or another mcp-offload's in
+   * front of a legacy server) is passed on untouched.
+   */
+  private readonly prefix = `mcp-offload.${randomBytes(6).toString('base64url')}.`;
+  private readonly calls = new Map<string, BridgedCall>();
+
+  constructor(
+    private readonly holdMs: number,
+    private readonly log: Logger,
+  ) {}
+
+  /** Whether `state` is one the proxy made (else it is a modern upstream's, passed on as it came). */
+  owns(state: unknown): state is string {
+    return typeof state === 'string' && state.startsWith(this.prefix);
+  }
+
+  /**
+   * Refuses retry fields a legacy upstream cannot have asked for: it makes no requestState, so one that is not the
+   * proxy's is not for it (a modern upstream's is passed on).
+   */
+  checkRetry(context: RequestContext, upstream: Upstream, state: unknown): void {
+    if (state === undefined || upstream.era !== 'legacy') return;
+    this.log.debug(
+      { session: context.session.id, server: upstream.name },
+      'refused a requestState for a legacy server',
+    );
+    throw new ClientError(ProtocolErrorCode.InvalidParams, INVALID_STATE, { reason: 'invalid_request_state' });
+  }
+
+  /** Starts a modern client's call on an upstream and serves its first request. */
+  start(context: RequestContext, upstream: Upstream, run: UpstreamRun): Promise<UpstreamReply> {
+    const call = new BridgedCall(
+      upstream,
+      context.session.owner,
+      targetOf(context),
+      context.envelope.clientCapabilities,
+      this.holdMs,
+      run,
+      (ended) => this.calls.delete(ended.id),
+    );
+    this.calls.set(call.id, call);
+    return call.serve(context, (c) => this.seal(c));
+  }
+
+  /** A client's retry with the answers to a held call's questions. */
+  resume(context: RequestContext, state: string): Promise<UpstreamReply> {
+    const call = this.open(state);
+    if (!call || call.binding !== context.session.owner || call.target !== targetOf(context)) {
+      this.log.debug({ session: context.session.id }, 'refused a requestState that names no held call of this client');
+      throw new ClientError(ProtocolErrorCode.InvalidParams, INVALID_STATE, { reason: 'invalid_request_state' });
+    }
+    return call.serve(context, (c) => this.seal(c));
+  }
+
+  /** The modern clients' calls in flight on this connection, oldest first. */
+  callsOn(upstream: Upstream): BridgedCall[] {
+    return [...this.calls.values()].filter((call) => call.upstream === upstream && !call.settled);
+  }
+
+  /** Cancels every held call (shutdown). */
+  stop(): void {
+    for (const call of [...this.calls.values()]) call.cancel('mcp-offload is shutting down');
+  }
+
+  private seal(call: BridgedCall): string {
+    const payload = Buffer.from(JSON.stringify({ c: call.id, e: Date.now() + this.holdMs })).toString('base64url');
+    return `${this.prefix}${payload}.${this.mac(payload)}`;
+  }
+
+  private open(state: string): BridgedCall | undefined {
+    const [payload, mac] = state.slice(this.prefix.length).split('.');
+    if (!payload || !mac) return undefined;
+    const expected = Buffer.from(this.mac(payload));
+    const given = Buffer.from(mac);
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
+    try {
+      const { c, e } = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { c?: unknown; e?: unknown };
+      if (typeof e !== 'number' || e < Date.now() || typeof c !== 'string') return undefined;
+      return this.calls.get(c);
+    } catch {
+      return undefined;
+    }
+  }
+
+  private mac(payload: string): string {
+    return createHmac('sha256', this.key).update(payload).digest('base64url');
+  }
+}
+
+export type { BridgedCall };
+
+/** The call a request makes: its method and what it names (a retry must be the same call). */
+function targetOf(context: RequestContext): string {
+  const params = (context.request.params ?? {}) as { name?: unknown; uri?: unknown };
+  return `${context.request.method} ${String(params.name ?? params.uri ?? '')}`;
+}
+
+/** The questions the 2026 wire can embed in an input_required result, and the key prefix of each. */
+const EMBEDDABLE = new Map([
+  ['elicitation/create', 'elicitation'],
+  ['sampling/createMessage', 'sampling'],
+  ['roots/list', 'roots'],
+]);
+
+function keyword(method: string): string {
+  return EMBEDDABLE.get(method) ?? 'input';
+}
+
+/**
+ * A question as an embedded input request of the 2026 wire: the 2025 URL-mode `elicitationId` is not part of it
+ * (the completion notification that refers to it has no 2026 counterpart).
+ */
+function embedded(ask: Ask): { method: string; params?: Record<string, unknown> } {
+  if (!ask.params) return { method: ask.method };
+  if (ask.method === 'elicitation/create' && ask.params.mode === 'url') {
+    const { elicitationId: _dropped, ...params } = ask.params;
+    return { method: ask.method, params };
+  }
+  return { method: ask.method, params: ask.params };
+}
