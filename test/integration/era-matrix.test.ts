@@ -14,6 +14,7 @@
 // _meta it saw as JSON text, and puts the same keys (less progressToken) in its result _meta; ask
 // elicits a form with string fields and puts the answer (action and content) in its text; image
 // answers a PNG over the proxy's 1568 px edge by default.
+// cspell:ignore tracestate rojo
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
