@@ -2,9 +2,9 @@
 // against a conformance fixture three ways: directly over Streamable HTTP, through the proxy
 // with the fixture as its stdio upstream, and through the proxy with the direct fixture as its
 // --url upstream. Two releases of the suite run: the last stable one (0.1.16) and the newest
-// (0.2.0-alpha.12), the newest twice: at the 2025-11-25 wire against the v1 fixture, and at the
-// 2026-07-28 wire against a port of the SDK's reference server (conformance-modern-server.mjs,
-// which serves both eras). Through the proxy, in its default mode, every check must end as it does
+// (0.2.0-alpha.12), the newest three times: at the 2025-11-25 wire against the v1 fixture, and at
+// both wires against a port of the SDK's reference server (conformance-modern-server.mjs, which
+// serves both eras). Through the proxy, in its default mode, every check must end as it does
 // direct: the same successes, and no warning direct does not have.
 //
 // The suite needs Node >= 22 while the project runs on 20, so test/conformance/ pins both releases
@@ -191,6 +191,18 @@ const SUITES: Suite[] = [
     version: '0.2.0-alpha.12',
     entry: SUITE_NEXT,
     fixture: FIXTURE,
+    select: ['--requirements', '2025-11-25'],
+    scenarios: NEXT_SCENARIOS,
+    expectedWarnings: {},
+  },
+  {
+    // The legacy half of a server that speaks both eras: a 2025 client in front of it through the
+    // proxy must get what it gets direct, whichever era the proxy speaks upstream (the reference
+    // server's sampling and elicitation tools send real server→client requests, which only a 2025
+    // request can carry).
+    version: '0.2.0-alpha.12 at 2025-11-25, a server of both eras',
+    entry: SUITE_NEXT,
+    fixture: MODERN_FIXTURE,
     select: ['--requirements', '2025-11-25'],
     scenarios: NEXT_SCENARIOS,
     expectedWarnings: {},

@@ -11,9 +11,9 @@
 // extension, so there is no modern task to run.
 //
 // What the fixtures answer, beyond the tool names (both fixtures alike): meta_echo answers the request
-// _meta it saw as JSON text, and puts the same keys (less progressToken) in its result _meta; ask
-// elicits a form with string fields and puts the answer (action and content) in its text; image
-// answers a PNG over the proxy's 1568 px edge by default.
+// _meta it saw as JSON text (or as that text's `_meta`), and at least the traceparent in its result
+// _meta; ask elicits a form with string fields and puts the answer in its text; image answers a PNG
+// over the proxy's 1568 px edge.
 // cspell:ignore tracestate rojo
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -157,6 +157,13 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 }, 60_000);
 
+/** The request _meta meta_echo reports: its JSON text, or that text's `_meta` when it reports more. */
+function requestMetaSeen(result: CallToolResult): Record<string, unknown> {
+  const reported = JSON.parse(textOf(result)) as Record<string, unknown>;
+  const meta = reported._meta;
+  return typeof meta === 'object' && meta !== null ? (meta as Record<string, unknown>) : reported;
+}
+
 /** A request _meta as a tool saw it, less the progress token the proxy asks every upstream call's progress with. */
 function withoutProgressToken(meta: Record<string, unknown>): Record<string, unknown> {
   const { progressToken: _token, ...rest } = meta;
@@ -235,12 +242,12 @@ describe.each(WIRES)('through the proxy over %s', (wire) => {
         const reference = await server.callTool(call);
         // The tool saw what the client sent, no more (the envelope is the proxy's business with each
         // upstream), but for the progress token the proxy puts on every call it forwards.
-        const seen = withoutProgressToken(JSON.parse(textOf(result)) as Record<string, unknown>);
+        const seen = withoutProgressToken(requestMetaSeen(result));
         expect(seen).toEqual(SENT_META);
-        expect(seen).toEqual(withoutProgressToken(JSON.parse(textOf(reference)) as Record<string, unknown>));
+        expect(seen).toEqual(withoutProgressToken(requestMetaSeen(reference)));
         // The result _meta the tool set reaches the client; whom a modern result names as its server
         // (io.modelcontextprotocol/serverInfo, 2026-07-28 only) is the proxy's to say.
-        expect(result._meta).toMatchObject(SENT_META);
+        expect(result._meta).toMatchObject({ traceparent: SENT_META.traceparent });
         expect(withoutServerInfo(result._meta)).toEqual(withoutServerInfo(reference._meta));
       });
 
@@ -254,7 +261,6 @@ describe.each(WIRES)('through the proxy over %s', (wire) => {
         const result = await client.callTool({ name: 'ask', arguments: { question: 'Who runs the matrix?' } });
         expect(result.isError).toBeFalsy();
         expect(textOf(result)).toContain(ANSWER);
-        expect(textOf(result)).toContain('accept');
       });
 
       if (serverEra === 'legacy' && clientEra === 'legacy') {
