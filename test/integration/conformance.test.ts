@@ -1,12 +1,15 @@
 // The official MCP conformance suite (@modelcontextprotocol/conformance, its `server` command) run
-// against our conformance fixture three ways: directly over Streamable HTTP, through the proxy
+// against a conformance fixture three ways: directly over Streamable HTTP, through the proxy
 // with the fixture as its stdio upstream, and through the proxy with the direct fixture as its
 // --url upstream. Two releases of the suite run: the last stable one (0.1.16) and the newest
-// (0.2.0-alpha.12, at the 2025-11-25 wire the proxy speaks). Through the proxy, in its default mode,
-// every check must end as it does direct: the same successes, and no warning direct does not have.
+// (0.2.0-alpha.12), the newest three times: at the 2025-11-25 wire against the v1 fixture, and at
+// both wires against a port of the SDK's reference server (conformance-modern-server.mjs, which
+// serves both eras). Through the proxy, in its default mode, every check must end as it does
+// direct: the same successes, and no warning direct does not have.
 //
 // The suite needs Node >= 22 while the project runs on 20, so test/conformance/ pins both releases
 // and a Node 22 (the `node` package); .ci/run installs it, and this file does when it is missing.
+// cspell:ignore mrtr
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,6 +23,8 @@ const NODE_22 = join(CONFORMANCE_DIR, 'node_modules', 'node', 'bin', 'node');
 const SUITE_STABLE = join(CONFORMANCE_DIR, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
 const SUITE_NEXT = join(CONFORMANCE_DIR, 'node_modules', 'conformance-next', 'dist', 'index.js');
 const FIXTURE = join(REPO_ROOT, 'test', 'fixtures', 'conformance-server.mjs');
+const MODERN_FIXTURE = join(REPO_ROOT, 'test', 'fixtures', 'conformance-modern-server.mjs');
+const CLIENT_DRIVER = join(REPO_ROOT, 'test', 'fixtures', 'conformance-client.mjs');
 
 /**
  * Every server scenario of 0.1.16 (`--suite all`: the active ones and the two it calls pending,
@@ -72,9 +77,90 @@ const NEXT_SCENARIOS = [
   'server-sse-polling',
 ].sort();
 
+/**
+ * 0.2.0-alpha.12 with `--requirements 2026-07-28`: the 37 server scenarios that revision requires
+ * (frozen at its release), the three it runs as pending, and the ten of the tasks extension
+ * (io.modelcontextprotocol/tasks) it runs without scoring.
+ */
+const MODERN_REQUIRED_SCENARIOS = [
+  'server-stateless',
+  'completion-complete',
+  'tools-list',
+  'tools-call-simple-text',
+  'tools-call-image',
+  'tools-call-audio',
+  'tools-call-embedded-resource',
+  'tools-call-mixed-content',
+  'tools-call-error',
+  'tools-call-with-progress',
+  'server-sse-multiple-streams',
+  'resources-list',
+  'resources-read-text',
+  'resources-read-binary',
+  'resources-templates-read',
+  'sep-2164-resource-not-found',
+  'prompts-list',
+  'prompts-get-simple',
+  'prompts-get-with-args',
+  'prompts-get-embedded-resource',
+  'prompts-get-with-image',
+  'dns-rebinding-protection',
+  'caching',
+  'input-required-result-basic-elicitation',
+  'input-required-result-basic-sampling',
+  'input-required-result-basic-list-roots',
+  'input-required-result-request-state',
+  'input-required-result-multiple-input-requests',
+  'input-required-result-multi-round',
+  'input-required-result-missing-input-response',
+  'input-required-result-non-tool-request',
+  'input-required-result-result-type',
+  'input-required-result-unsupported-methods',
+  'input-required-result-tampered-state',
+  'input-required-result-capability-check',
+  'input-required-result-ignore-extra-params',
+  'input-required-result-validate-input',
+];
+
+const TASKS_EXTENSION_SCENARIOS = [
+  'tasks-lifecycle',
+  'tasks-capability-negotiation',
+  'tasks-wire-fields',
+  'tasks-request-state-removal',
+  'tasks-mrtr-input',
+  'tasks-request-headers',
+  'tasks-dispatch-and-envelope',
+  'tasks-status-notifications',
+  'tasks-required-task-error',
+  'tasks-mrtr-composition',
+];
+
+const MODERN_SCENARIOS = [
+  ...MODERN_REQUIRED_SCENARIOS,
+  'json-schema-2020-12',
+  'http-header-validation',
+  'http-custom-header-server-validation',
+  ...TASKS_EXTENSION_SCENARIOS,
+].sort();
+
+/**
+ * Why the direct run of the tasks scenarios fails: the SDK's server packages (2.4.0) have no
+ * io.modelcontextprotocol/tasks extension, so the reference server neither advertises it nor has the
+ * tools the scenarios call (slow_compute, greet, failing_job, ...); its expected-failures file covers
+ * only the scored scenarios. The suite does not score them. tasks-status-notifications skips itself
+ * when the extension is not advertised, so it has no failure to expect.
+ */
+const NO_TASKS_EXTENSION = 'the SDK (2.4.0) does not implement the io.modelcontextprotocol/tasks extension';
+const MODERN_EXPECTED_FAILURES: Record<string, string> = Object.fromEntries(
+  TASKS_EXTENSION_SCENARIOS.filter((s) => s !== 'tasks-status-notifications').map((s) => [s, NO_TASKS_EXTENSION]),
+);
+
 interface Suite {
+  /** How the test names it: the suite's version, and the wire when one release runs at two. */
   version: string;
   entry: string;
+  /** The server it runs against, direct and as the proxy's upstream. */
+  fixture: string;
   /** Which scenarios to run, at which wire. */
   select: string[];
   scenarios: string[];
@@ -88,12 +174,15 @@ interface Suite {
    * checks them too).
    */
   expectedWarnings: Record<string, string[]>;
+  /** Scenarios that fail direct, each with the reason (checked, so that one that starts passing is noticed). */
+  expectedFailures?: Record<string, string>;
 }
 
 const SUITES: Suite[] = [
   {
     version: '0.1.16',
     entry: SUITE_STABLE,
+    fixture: FIXTURE,
     select: ['--suite', 'all'],
     scenarios: STABLE_SCENARIOS,
     expectedWarnings: { 'server-sse-polling': ['server-sse-priming-event', 'server-sse-retry-field'] },
@@ -101,9 +190,31 @@ const SUITES: Suite[] = [
   {
     version: '0.2.0-alpha.12',
     entry: SUITE_NEXT,
+    fixture: FIXTURE,
     select: ['--requirements', '2025-11-25'],
     scenarios: NEXT_SCENARIOS,
     expectedWarnings: {},
+  },
+  {
+    // The legacy half of a server that speaks both eras: a 2025 client in front of it through the
+    // proxy must get what it gets direct, whichever era the proxy speaks upstream (the reference
+    // server's sampling and elicitation tools send real server→client requests, which only a 2025
+    // request can carry).
+    version: '0.2.0-alpha.12 at 2025-11-25, a server of both eras',
+    entry: SUITE_NEXT,
+    fixture: MODERN_FIXTURE,
+    select: ['--requirements', '2025-11-25'],
+    scenarios: NEXT_SCENARIOS,
+    expectedWarnings: {},
+  },
+  {
+    version: '0.2.0-alpha.12 at 2026-07-28',
+    entry: SUITE_NEXT,
+    fixture: MODERN_FIXTURE,
+    select: ['--requirements', '2026-07-28'],
+    scenarios: MODERN_SCENARIOS,
+    expectedWarnings: {},
+    expectedFailures: MODERN_EXPECTED_FAILURES,
   },
 ];
 
@@ -165,9 +276,9 @@ async function ensureSuiteInstalled(): Promise<void> {
   expect(Number(/^v(\d+)\./.exec(stdout)?.[1])).toBeGreaterThanOrEqual(22);
 }
 
-/** Starts the fixture on an HTTP port of its choosing and resolves with its endpoint. */
-async function startDirect(): Promise<string> {
-  const { child, output } = spawnTracked(NODE, [FIXTURE, '--http', '0']);
+/** Starts a fixture on an HTTP port of its choosing and resolves with its endpoint. */
+async function startDirect(fixture: string): Promise<string> {
+  const { child, output } = spawnTracked(NODE, [fixture, '--http', '0']);
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`fixture did not start within 15 s:\n${output()}`)), 15_000);
     const check = () => {
@@ -194,7 +305,7 @@ async function startProxy(upstream: string[]): Promise<string> {
 
 /** Runs every scenario of the suite against `url`, one after the other, and reads their checks. */
 async function runSuite(suite: Suite, label: string, url: string): Promise<SuiteRun> {
-  const outDir = join(work, `${suite.version}-${label}`);
+  const outDir = join(work, `${suite.version.replace(/\W+/g, '-')}-${label}`);
   const { child, output } = spawnTracked(NODE_22, [suite.entry, 'server', '--url', url, ...suite.select, '-o', outDir]);
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => {
@@ -259,11 +370,13 @@ const PROXY_DOES_NOT_EXERCISE: Record<string, string[]> = {
   'server-sse-polling': ['server-sse-disconnect-resume'],
 };
 
-let directUrl = '';
+/** Each fixture's direct endpoint, by path; one process serves every suite that runs against it. */
+const directUrls = new Map<string, string>();
 
 beforeAll(async () => {
   await ensureSuiteInstalled();
-  directUrl = await startDirect();
+  for (const fixture of new Set(SUITES.map((suite) => suite.fixture)))
+    directUrls.set(fixture, await startDirect(fixture));
 }, 360_000);
 
 afterAll(async () => {
@@ -274,9 +387,9 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 }, 60_000);
 
-const PROXIED: Array<[string, () => string[]]> = [
-  ['through the proxy, stdio upstream', () => ['--', NODE, FIXTURE, '--stdio']],
-  ['through the proxy, HTTP upstream', () => ['--url', directUrl]],
+const PROXIED: Array<[string, (fixture: string) => string[]]> = [
+  ['through the proxy, stdio upstream', (fixture) => ['--', NODE, fixture, '--stdio']],
+  ['through the proxy, HTTP upstream', (fixture) => ['--url', directUrls.get(fixture)!]],
 ];
 
 describe.each(SUITES)('MCP conformance suite $version', (suite) => {
@@ -284,18 +397,30 @@ describe.each(SUITES)('MCP conformance suite $version', (suite) => {
 
   describe('direct (the fixture over Streamable HTTP)', () => {
     beforeAll(async () => {
-      direct = await runSuite(suite, 'direct', directUrl);
+      direct = await runSuite(suite, 'direct', directUrls.get(suite.fixture)!);
     }, 300_000);
 
     test('reports every listed scenario', () => {
       expectEveryScenario(suite, direct!);
     });
 
-    test.each(suite.scenarios)('%s passes', (scenario) => {
+    const expectedFailures = suite.expectedFailures ?? {};
+    const passing = suite.scenarios.filter((s) => expectedFailures[s] === undefined);
+    const failing = suite.scenarios.filter((s) => expectedFailures[s] !== undefined);
+
+    test.each(passing)('%s passes', (scenario) => {
       const checks = direct!.scenarios.get(scenario);
       expect(checks).toBeDefined();
       expect({ scenario, failures: failuresOf(checks!) }).toEqual({ scenario, failures: [] });
     });
+
+    if (failing.length > 0) {
+      test.each(failing.map((s) => [s, expectedFailures[s]!]))('%s fails as expected: %s', (scenario) => {
+        const checks = direct!.scenarios.get(scenario);
+        expect(checks).toBeDefined();
+        expect(failuresOf(checks!).length).toBeGreaterThan(0);
+      });
+    }
 
     test.each(suite.scenarios)('%s warns of nothing the SDK does not do by design', (scenario) => {
       const checks = direct!.scenarios.get(scenario);
@@ -310,7 +435,7 @@ describe.each(SUITES)('MCP conformance suite $version', (suite) => {
     let proxied: SuiteRun | undefined;
 
     beforeAll(async () => {
-      const url = await startProxy(upstream());
+      const url = await startProxy(upstream(suite.fixture));
       proxied = await runSuite(suite, label.replace(/\W+/g, '-'), url);
     }, 300_000);
 
@@ -327,6 +452,117 @@ describe.each(SUITES)('MCP conformance suite $version', (suite) => {
       const expected = outcomes(directChecks!);
       for (const id of PROXY_DOES_NOT_EXERCISE[scenario] ?? []) delete expected[id];
       expect({ scenario, outcomes: outcomes(checks!) }).toEqual({ scenario, outcomes: expected });
+    });
+  });
+});
+
+/**
+ * The client scenarios 0.2.0-alpha.12 requires at 2026-07-28 but for authorization (a later issue),
+ * and the one it runs without scoring it (added after the release).
+ */
+const CLIENT_SCENARIOS = [
+  'tools_call',
+  'request-metadata',
+  'sep-2322-client-request-state',
+  'http-standard-headers',
+  'http-custom-headers',
+  'http-invalid-tool-headers',
+  'json-schema-ref-no-deref',
+  'json-schema-2020-12-preservation',
+].sort();
+
+/**
+ * What one scenario run of the suite's `client` command found, and how the command exited (0: no
+ * failed check, no warning, and the client itself exited 0).
+ */
+interface ClientRun {
+  checks: Check[] | undefined;
+  exitCode: number | null;
+  output: string;
+}
+
+/** Runs one client scenario with the driver (`--via-proxy` puts the proxy between it and the mock). */
+async function runClientScenario(scenario: string, viaProxy: boolean): Promise<ClientRun> {
+  const outDir = join(work, `client-${viaProxy ? 'proxy' : 'direct'}-${scenario}`);
+  const command = [NODE, CLIENT_DRIVER, ...(viaProxy ? ['--via-proxy'] : [])].join(' ');
+  const { child, output } = spawnTracked(NODE_22, [
+    SUITE_NEXT,
+    'client',
+    '--command',
+    command,
+    '--scenario',
+    scenario,
+    '--spec-version',
+    '2026-07-28',
+    '-o',
+    outDir,
+  ]);
+  const exitCode = await new Promise<number | null>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`client scenario ${scenario} still ran after 2 minutes:\n${output().slice(-4000)}`));
+    }, 120_000);
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve(code);
+    });
+  });
+  const entry = (existsSync(outDir) ? readdirSync(outDir) : []).find((e) => e.startsWith(`${scenario}-`));
+  const file = entry === undefined ? undefined : join(outDir, entry, 'checks.json');
+  const checks = file && existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Check[]) : undefined;
+  return { checks, exitCode, output: output() };
+}
+
+describe('MCP conformance suite 0.2.0-alpha.12 client scenarios at 2026-07-28', () => {
+  test('the listed scenarios are every non-authorization client scenario the revision requires', async () => {
+    const { stdout } = await promisify(execFile)(NODE_22, [SUITE_NEXT, 'list', '--requirements', '2026-07-28']);
+    const clientSection = stdout.slice(stdout.indexOf('Client scenarios'), stdout.indexOf('Run and reported'));
+    const required = [...clientSection.matchAll(/^\s+- (\S+)$/gm)]
+      .map((m) => m[1]!)
+      .filter((s) => !s.startsWith('auth/'));
+    const notScored = [...stdout.slice(stdout.indexOf('Run and reported')).matchAll(/^\s+- (\S+) \[client\]$/gm)]
+      .map((m) => m[1]!)
+      .filter((s) => !s.startsWith('auth/') && !s.startsWith('sep-2640-'));
+    expect([...required, ...notScored].sort()).toEqual(CLIENT_SCENARIOS);
+  });
+
+  const direct = new Map<string, ClientRun>();
+
+  describe('the driver client against the mock (no proxy)', () => {
+    beforeAll(async () => {
+      for (const scenario of CLIENT_SCENARIOS) direct.set(scenario, await runClientScenario(scenario, false));
+    }, 600_000);
+
+    test.each(CLIENT_SCENARIOS)('%s passes with no warning', (scenario) => {
+      const run = direct.get(scenario)!;
+      expect(run.checks).toBeDefined();
+      expect({ scenario, failures: failuresOf(run.checks!), warnings: warningsOf(run.checks!) }).toEqual({
+        scenario,
+        failures: [],
+        warnings: [],
+      });
+      expect({ scenario, exitCode: run.exitCode }).toEqual({ scenario, exitCode: 0 });
+    });
+  });
+
+  describe('the proxy as the client (the driver behind it)', () => {
+    const proxied = new Map<string, ClientRun>();
+
+    beforeAll(async () => {
+      for (const scenario of CLIENT_SCENARIOS) proxied.set(scenario, await runClientScenario(scenario, true));
+    }, 900_000);
+
+    test.each(CLIENT_SCENARIOS)('%s ends as it does direct', (scenario) => {
+      const directRun = direct.get(scenario);
+      const run = proxied.get(scenario)!;
+      expect(directRun?.checks).toBeDefined();
+      if (run.checks === undefined)
+        throw new Error(`no checks for ${scenario}; suite output:\n${run.output.slice(-4000)}`);
+      expect({ scenario, outcomes: outcomes(run.checks) }).toEqual({
+        scenario,
+        outcomes: outcomes(directRun!.checks!),
+      });
+      expect({ scenario, exitCode: run.exitCode }).toEqual({ scenario, exitCode: directRun!.exitCode });
     });
   });
 });
