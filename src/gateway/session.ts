@@ -21,6 +21,7 @@ import type { ArtifactLinks } from '../pipeline/types.js';
 import type { Who } from './events.js';
 import { answerInitialize, type InitializeAnswer } from './initialize.js';
 import type { SessionView } from './session-view.js';
+import { LeanDispatch } from '../fast-path/lean-dispatch.js';
 
 /**
  * Who a session acts for. Artifacts belong to `owner`: by default the session itself; over HTTP, a
@@ -66,6 +67,12 @@ export class DownstreamSession {
   private readonly subscriptions = new Set<string>();
   /** The proxy's answers to this client: what the upstreams said, relayed. */
   private readonly answers = new VerbatimResponses();
+  /** Legacy-era calls served without the SDK server's dispatcher, by the same handler (fast-path/lean-dispatch.ts). */
+  private readonly lean = new LeanDispatch(
+    this,
+    (request, ctx) => this.server.fallbackRequestHandler!(request, ctx),
+    (error) => this.setup.log.debug({ err: error.message, session: this.id }, 'downstream protocol error'),
+  );
   private closed = false;
   private handshakeDone = false;
   private readonly handshakeWaiters = new Set<() => void>();
@@ -144,12 +151,13 @@ export class DownstreamSession {
 
   /** Connects the client's transport; errors the client answers with and the proxy's answers keep their wire form. */
   connect(transport: Transport): Promise<void> {
-    return this.server.connect(
-      new DecoratedTransport(transport, {
-        inbound: carryWireError,
-        outbound: (message) => this.answers.restore(message),
-      }),
-    );
+    const decorated = new DecoratedTransport(transport, {
+      inbound: (message, extra) => (this.lean.take(message, extra) ? undefined : carryWireError(message)),
+      outbound: (message) => this.answers.restore(message),
+      closed: () => this.lean.close(),
+    });
+    this.lean.attach(decorated);
+    return this.server.connect(decorated);
   }
 
   async close(): Promise<void> {

@@ -11,6 +11,8 @@ export interface TransportHooks {
   outbound?(message: JSONRPCMessage): JSONRPCMessage;
   /** Runs once the wrapped transport has closed (close() resolves after it). */
   afterClose?(): Promise<void>;
+  /** Runs when the wrapped transport reports it closed, whoever closed it, before the SDK hears of it. */
+  closed?(): void;
 }
 
 /**
@@ -39,6 +41,7 @@ export class DecoratedTransport implements Transport {
     };
     inner.onclose = () => {
       onclose?.();
+      hooks.closed?.();
       this.onclose?.();
     };
     inner.onerror = (error) => {
