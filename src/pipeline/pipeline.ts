@@ -5,6 +5,7 @@ import { chainFor } from './chain.js';
 import { forClient } from './settings.js';
 import type { RuleBook } from './rules.js';
 import { PipelineRun } from './run.js';
+import { surelyUntouched } from '../fast-path/untouched.js';
 import type { CallInfo, Result } from './types.js';
 
 export const ARTIFACTS_META_KEY = 'mcp-offload/artifacts';
@@ -27,6 +28,7 @@ export class ResultPipeline {
    */
   async process(result: Result, call: CallInfo, blobs: Blobs = Blobs.NONE): Promise<Result> {
     const settings = forClient(this.rules.settingsFor(call.server, call.tool), call.client);
+    if (surelyUntouched(result, settings, blobs.size)) return result;
     const chain = chainFor(result, settings);
     if (!chain.length) return result;
     try {
