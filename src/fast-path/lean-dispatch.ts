@@ -8,13 +8,13 @@ import type {
   Request,
   RequestId,
   RequestOptions,
-  Result,
   Server,
   ServerContext,
   Transport,
 } from '@modelcontextprotocol/server';
 import { ResultSchema } from '@modelcontextprotocol/core';
 import { isLeanRequest, isLegacyVersion } from './eligibility.js';
+import type { TransportHooks } from '../transports/decorated-transport.js';
 
 /** What the lean dispatcher needs of a session (gateway/session.ts). */
 export interface LeanSession {
@@ -22,8 +22,6 @@ export interface LeanSession {
   readonly isClosed: boolean;
   readonly view: { catalog: { tool(name: string): { upstream: { protocolVersion?: string } } | undefined } };
 }
-
-type Handler = (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>;
 
 /** The SDK server's own context builder (what its dispatcher calls): log, elicitInput, requestSampling, http. */
 type ContextBuilder = { buildContext(ctx: unknown, extra?: MessageExtraInfo): ServerContext };
@@ -47,19 +45,33 @@ export class LeanDispatch {
   private readonly inflight = new Map<RequestId, AbortController>();
   private transport?: Transport;
 
-  constructor(
-    private readonly session: LeanSession,
-    private readonly handle: Handler,
-    private readonly onerror: (error: Error) => void,
-  ) {}
+  constructor(private readonly session: LeanSession) {}
 
-  /** The session's transport as the SDK server sends on it (its outbound hooks apply to these answers too). */
-  attach(transport: Transport): void {
-    this.transport = transport;
+  /**
+   * The session transport's decorator hooks with the lean dispatcher's own around them: it takes its requests
+   * before `hooks.inbound` (and the SDK) see them, answers them through the decorated transport (so
+   * `hooks.outbound` sees its answers too), and aborts its handlers when the transport closes.
+   */
+  hooks(hooks: TransportHooks): TransportHooks {
+    return {
+      ...hooks,
+      inbound: (message, extra) => {
+        if (this.take(message, extra)) return undefined;
+        return hooks.inbound ? hooks.inbound(message, extra) : message;
+      },
+      closed: () => {
+        this.close();
+        hooks.closed?.();
+      },
+      attached: (decorated) => {
+        this.transport = decorated;
+        hooks.attached?.(decorated);
+      },
+    };
   }
 
-  /** A transport decorator's inbound hook: true when the message was taken (the SDK then never sees it). */
-  take(message: JSONRPCMessage, extra?: MessageExtraInfo): boolean {
+  /** A message from the client: true when it was taken (the SDK then never sees it). */
+  private take(message: JSONRPCMessage, extra?: MessageExtraInfo): boolean {
     if ('method' in message && message.method === 'notifications/cancelled' && !('id' in message)) {
       const requestId = (message.params as { requestId?: RequestId } | undefined)?.requestId;
       const controller = requestId === undefined ? undefined : this.inflight.get(requestId);
@@ -72,7 +84,7 @@ export class LeanDispatch {
   }
 
   /** The transport closed: every handler still running is aborted, as the SDK aborts its own. */
-  close(): void {
+  private close(): void {
     const error = new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed');
     for (const controller of [...this.inflight.values()]) controller.abort(error);
     this.inflight.clear();
@@ -117,7 +129,7 @@ export class LeanDispatch {
       extra,
     );
     Promise.resolve()
-      .then(() => this.handle(request, ctx))
+      .then(() => server.fallbackRequestHandler!(request, ctx))
       .then(
         (result) => {
           if (controller.signal.aborted) return;
@@ -137,7 +149,7 @@ export class LeanDispatch {
           });
         },
       )
-      .catch((error: unknown) => this.onerror(new Error(`Failed to send response: ${String(error)}`)))
+      .catch((error: unknown) => server.onerror?.(new Error(`Failed to send response: ${String(error)}`)))
       .finally(() => {
         if (this.inflight.get(id) === controller) this.inflight.delete(id);
       });

@@ -67,12 +67,8 @@ export class DownstreamSession {
   private readonly subscriptions = new Set<string>();
   /** The proxy's answers to this client: what the upstreams said, relayed. */
   private readonly answers = new VerbatimResponses();
-  /** Legacy-era calls served without the SDK server's dispatcher, by the same handler (fast-path/lean-dispatch.ts). */
-  private readonly lean = new LeanDispatch(
-    this,
-    (request, ctx) => this.server.fallbackRequestHandler!(request, ctx),
-    (error) => this.setup.log.debug({ err: error.message, session: this.id }, 'downstream protocol error'),
-  );
+  /** Legacy-era calls served past the SDK's dispatcher, by the same handler (fast-path/lean-dispatch.ts). */
+  private readonly lean = new LeanDispatch(this);
   private closed = false;
   private handshakeDone = false;
   private readonly handshakeWaiters = new Set<() => void>();
@@ -151,13 +147,15 @@ export class DownstreamSession {
 
   /** Connects the client's transport; errors the client answers with and the proxy's answers keep their wire form. */
   connect(transport: Transport): Promise<void> {
-    const decorated = new DecoratedTransport(transport, {
-      inbound: (message, extra) => (this.lean.take(message, extra) ? undefined : carryWireError(message)),
-      outbound: (message) => this.answers.restore(message),
-      closed: () => this.lean.close(),
-    });
-    this.lean.attach(decorated);
-    return this.server.connect(decorated);
+    return this.server.connect(
+      new DecoratedTransport(
+        transport,
+        this.lean.hooks({
+          inbound: carryWireError,
+          outbound: (message) => this.answers.restore(message),
+        }),
+      ),
+    );
   }
 
   async close(): Promise<void> {

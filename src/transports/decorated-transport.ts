@@ -13,6 +13,8 @@ export interface TransportHooks {
   afterClose?(): Promise<void>;
   /** Runs when the wrapped transport reports it closed, whoever closed it, before the SDK hears of it. */
   closed?(): void;
+  /** Learns the decorated transport once it is made, for hooks that send on it (outbound hooks included). */
+  attached?(decorated: Transport): void;
 }
 
 /**
@@ -48,6 +50,7 @@ export class DecoratedTransport implements Transport {
       onerror?.(error);
       this.onerror?.(error);
     };
+    hooks.attached?.(this);
   }
 
   get sessionId(): string | undefined {

@@ -23,8 +23,7 @@ import { identifiedClient, PROXY_IDENTITY, type ClientIdentity } from './client-
 import { carryWireError } from '../transports/wire-errors.js';
 import { DecoratedTransport } from '../transports/decorated-transport.js';
 import { VerbatimResponses } from '../transports/verbatim-responses.js';
-import { DirectRequests } from '../fast-path/direct-requests.js';
-import { relaysDirectly } from '../fast-path/eligibility.js';
+import { relayDirectly } from '../fast-path/direct-requests.js';
 
 /** Timeouts are ours (they restart on progress); the SDK's own is set beyond reach. */
 const NO_SDK_TIMEOUT = 2 ** 31 - 1;
@@ -76,8 +75,6 @@ export class Upstream {
   restarts = 0;
 
   private connection?: ConnectedClient;
-  /** Relayed requests that skip the SDK client (fast-path/direct-requests.ts), for the client they were made for. */
-  private direct?: { client: Client; requests: DirectRequests };
   /** Counts connection attempts, so an attempt overtaken by a re-initialization (reconnectAs) drops its result. */
   private attempt = 0;
   private readonly schedule: RestartSchedule;
@@ -199,14 +196,11 @@ export class Upstream {
     const meta = { ...((params?._meta as Record<string, unknown> | undefined) ?? {}), progressToken: progress.token };
     arm();
     try {
-      const direct = this.direct?.client === client ? this.direct.requests : undefined;
-      const result = direct
-        ? await direct.request(method, { ...params, _meta: meta }, abort.signal)
-        : await sendRawRequest(
-            client,
-            { method, params: { ...params, _meta: meta } },
-            { signal: abort.signal, timeout: NO_SDK_TIMEOUT },
-          );
+      const result = await sendRawRequest(
+        client,
+        { method, params: { ...params, _meta: meta } },
+        { signal: abort.signal, timeout: NO_SDK_TIMEOUT },
+      );
       return { result, blobs: channel?.take(progress.token) ?? Blobs.NONE };
     } catch (error) {
       if (timedOutAfter) {
@@ -270,7 +264,6 @@ export class Upstream {
     const attempt = ++this.attempt;
     this.setState(this.state === 'connecting' ? 'connecting' : 'down');
     let connection: ConnectedClient;
-    let direct: DirectRequests | undefined;
     const timeout = Math.max(this.config.timeoutMs, MIN_CONNECT_TIMEOUT_MS);
     try {
       connection = await connectClient(
@@ -278,21 +271,14 @@ export class Upstream {
         () => this.makeClient(),
         this.log,
         timeout,
-        (transport) => {
-          const decorated: DecoratedTransport = new DecoratedTransport(transport, {
+        (transport) =>
+          new DecoratedTransport(transport, {
             inbound: (message) => {
               const rest = this.progress.take(message);
-              return rest && requests.take(carryWireError(rest));
+              return rest && carryWireError(rest);
             },
             outbound: (message) => this.answers.restore(message),
-            closed: () => requests.close(),
-          });
-          const requests = new DirectRequests(decorated, (error) =>
-            this.log.warn({ err: errorText(error) }, 'upstream protocol error'),
-          );
-          direct = requests;
-          return decorated;
-        },
+          }),
       );
     } catch (error) {
       if (attempt !== this.attempt) return;
@@ -316,11 +302,11 @@ export class Upstream {
     }
     this.connection = connection;
     const { client } = connection;
-    this.direct = direct && relaysDirectly(connection) ? { client, requests: direct } : undefined;
     this.capabilities = client.getServerCapabilities();
     this.serverInfo = client.getServerVersion();
     if (this.config.nameFromServerInfo) this.adoptServerName(this.serverInfo?.name);
     this.instructions = client.getInstructions();
+    relayDirectly(connection);
     try {
       // Through the refresh queue: a list_changed that arrives while this first listing runs (a server
       // registering tools once it is initialized) is applied after it, not overwritten by it.
