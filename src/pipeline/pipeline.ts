@@ -28,9 +28,9 @@ export class ResultPipeline {
    */
   async process(result: Result, call: CallInfo, blobs: Blobs = Blobs.NONE): Promise<Result> {
     const settings = forClient(this.rules.settingsFor(call.server, call.tool), call.client);
-    if (surelyUntouched(result, settings, blobs.size)) return result;
     const chain = chainFor(result, settings);
     if (!chain.length) return result;
+    if (surelyUntouched(result, settings, blobs.size)) return result;
     try {
       let next = materialize(result, blobs, !settings.transform && !result.isError);
       // Most results: no layer applies, nothing is copied or decoded.
