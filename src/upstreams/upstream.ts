@@ -10,6 +10,7 @@ import type {
 } from '@modelcontextprotocol/client';
 import type { ServerConfig } from '../config/types.js';
 import type { Logger } from '../logger.js';
+import { relayDirectly } from '../fast-path/direct-requests.js';
 import { ProcessTransport, SpawnError } from '../transports/process-transport.js';
 import { CONNECTION_CLOSED, ClientError, isConnectionClosed, relayedError, timedOut, unavailable } from './errors.js';
 import { CATALOG_KINDS, emptyCatalog, fetchCatalog, type CatalogKind, type UpstreamCatalog } from './catalog-fetch.js';
@@ -23,7 +24,6 @@ import { identifiedClient, PROXY_IDENTITY, type ClientIdentity } from './client-
 import { carryWireError } from '../transports/wire-errors.js';
 import { DecoratedTransport } from '../transports/decorated-transport.js';
 import { VerbatimResponses } from '../transports/verbatim-responses.js';
-import { relayDirectly } from '../fast-path/direct-requests.js';
 
 /** Timeouts are ours (they restart on progress); the SDK's own is set beyond reach. */
 const NO_SDK_TIMEOUT = 2 ** 31 - 1;
