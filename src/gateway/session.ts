@@ -26,6 +26,7 @@ import type { ArtifactLinks } from '../pipeline/types.js';
 import type { Who } from './events.js';
 import { answerInitialize, type InitializeAnswer } from './initialize.js';
 import type { SessionView } from './session-view.js';
+import { LeanDispatch } from '../fast-path/lean-dispatch.js';
 
 /**
  * Who a session acts for. Artifacts belong to `owner`: by default the session itself; over HTTP, a
@@ -128,6 +129,8 @@ export class DownstreamSession {
   private readonly subscriptions = new Set<string>();
   /** The proxy's answers to this client: what the upstreams said, relayed. */
   private readonly answers = new VerbatimResponses();
+  /** Legacy-era calls served past the SDK's dispatcher, by the same handler (fast-path/lean-dispatch.ts). */
+  private readonly lean = new LeanDispatch(this);
   private closed = false;
   private handshakeDone = false;
   private readonly handshakeWaiters = new Set<() => void>();
@@ -149,10 +152,13 @@ export class DownstreamSession {
     const decorate =
       kind.era === 'legacy'
         ? (transport: Transport) =>
-            new DecoratedTransport(transport, {
-              inbound: carryWireError,
-              outbound: (message) => this.answers.restore(message),
-            })
+            new DecoratedTransport(
+              transport,
+              this.lean.hooks({
+                inbound: carryWireError,
+                outbound: (message) => this.answers.restore(message),
+              }),
+            )
         : undefined;
     this.server = new RelayServer(
       setup.serverInfo,

@@ -5,6 +5,7 @@ import { chainFor } from './chain.js';
 import { forClient } from './settings.js';
 import type { RuleBook } from './rules.js';
 import { PipelineRun } from './run.js';
+import { surelyUntouched } from '../fast-path/untouched.js';
 import type { CallInfo, Result } from './types.js';
 
 export const ARTIFACTS_META_KEY = 'mcp-offload/artifacts';
@@ -31,6 +32,7 @@ export class ResultPipeline {
     const settings = forClient(this.rules.settingsFor(call.server, call.tool), call.client);
     const chain = chainFor(result, settings);
     if (!chain.length) return result;
+    if (surelyUntouched(result, settings, blobs.size)) return result;
     try {
       let next = materialize(result, blobs, !settings.transform && !result.isError);
       // Most results: no layer applies, nothing is copied or decoded.

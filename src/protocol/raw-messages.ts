@@ -1,6 +1,7 @@
 import { ResultSchema } from '@modelcontextprotocol/core';
 import type { Server, RequestOptions, Notification, Request, Result } from '@modelcontextprotocol/server';
 import type { Client } from '@modelcontextprotocol/client';
+import { sentDirectly } from '../fast-path/direct-requests.js';
 
 /**
  * Requests and notifications the proxy passes on as they came, whatever their method. The SDK's typed
@@ -19,7 +20,7 @@ export function sendRawRequest(
   request: { method: string; params?: Record<string, unknown> },
   options?: RequestOptions,
 ): Promise<Result> {
-  return (peer as Peer).request(request as Request, ResultSchema, options);
+  return sentDirectly(peer, request, options) ?? (peer as Peer).request(request as Request, ResultSchema, options);
 }
 
 /** A notification with any method. */

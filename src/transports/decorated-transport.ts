@@ -11,6 +11,10 @@ export interface TransportHooks {
   outbound?(message: JSONRPCMessage): JSONRPCMessage;
   /** Runs once the wrapped transport has closed (close() resolves after it). */
   afterClose?(): Promise<void>;
+  /** Runs when the wrapped transport reports it closed, whoever closed it, before the SDK hears of it. */
+  closed?(): void;
+  /** Learns the decorated transport once it is made, for hooks that send on it (outbound hooks included). */
+  attached?(decorated: Transport): void;
 }
 
 /**
@@ -39,12 +43,14 @@ export class DecoratedTransport implements Transport {
     };
     inner.onclose = () => {
       onclose?.();
+      hooks.closed?.();
       this.onclose?.();
     };
     inner.onerror = (error) => {
       onerror?.(error);
       this.onerror?.(error);
     };
+    hooks.attached?.(this);
   }
 
   get sessionId(): string | undefined {

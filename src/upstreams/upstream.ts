@@ -24,6 +24,7 @@ import type {
 } from '@modelcontextprotocol/client';
 import type { ServerConfig } from '../config/types.js';
 import type { Logger } from '../logger.js';
+import { relayDirectly } from '../fast-path/direct-requests.js';
 import { ProcessTransport, SpawnError } from '../transports/process-transport.js';
 import { CONNECTION_CLOSED, ClientError, isConnectionClosed, relayedError, timedOut, unavailable } from './errors.js';
 import { CATALOG_KINDS, emptyCatalog, fetchCatalog, type CatalogKind, type UpstreamCatalog } from './catalog-fetch.js';
@@ -510,6 +511,7 @@ export class Upstream {
     this.serverInfo = client.getServerVersion();
     if (this.config.nameFromServerInfo) this.adoptServerName(this.serverInfo?.name);
     this.instructions = client.getInstructions();
+    relayDirectly(connection);
     try {
       // Through the refresh queue: a list_changed that arrives while this first listing runs (a server
       // registering tools once it is initialized) is applied after it, not overwritten by it.

@@ -1,0 +1,129 @@
+#!/usr/bin/env node
+// Interleaved A/B of the small-call latency: the same echo calls as the small-calls group, through mcp-offload
+// builds of two checkouts (A: a baseline, B: this one), next to a direct server and the bare byte relay, run
+// after run in alternation, so a machine shared with other work slows every mode alike.
+//
+//   node bench/ab-small-calls.mjs --a <checkout with a built dist/> [--rounds 5] [--calls 2000] [--http]
+//
+// stdio modes: direct, relay (bench/lib/stdio-relay.mjs), a, b. With --http: direct-http (server-everything
+// streamableHttp), a-http, b-http (mcp-offload --http) instead. Prints, per phase and mode: the pooled median,
+// p90, each run's median (the spread), the added median over direct, the added median as a multiple of the
+// relay's (stdio), and the proxy process's CPU time per call (median of the runs).
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { EVERYTHING, echoJob } from './lib/echo-calls.mjs';
+import { median } from './lib/stats.mjs';
+
+const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
+const { values } = parseArgs({
+  options: {
+    a: { type: 'string' },
+    rounds: { type: 'string', default: '5' },
+    calls: { type: 'string', default: '2000' },
+    http: { type: 'boolean', default: false },
+  },
+});
+if (!values.a) {
+  process.stderr.write(
+    'usage: node bench/ab-small-calls.mjs --a <baseline checkout> [--rounds 5] [--calls 2000] [--http]\n',
+  );
+  process.exit(2);
+}
+const A = resolve(values.a);
+const NODE = process.execPath;
+const offload = (root, tmp) => [join(root, 'dist/cli.js'), '--log-level', 'warn', '--artifact-dir', tmp];
+const httpReady = { stream: 'stderr', pattern: '^mcp-offload listening on (\\S+)' };
+const MODES = {
+  direct: () => ({ transport: 'stdio', spawn: { command: NODE, args: [EVERYTHING, 'stdio'] } }),
+  relay: () => ({
+    transport: 'stdio',
+    spawn: { command: NODE, args: ['bench/lib/stdio-relay.mjs', '--', NODE, EVERYTHING, 'stdio'] },
+  }),
+  a: (tmp) => ({
+    transport: 'stdio',
+    spawn: { command: NODE, args: [...offload(A, tmp), '--', NODE, EVERYTHING, 'stdio'] },
+  }),
+  b: (tmp) => ({
+    transport: 'stdio',
+    spawn: { command: NODE, args: [...offload(ROOT, tmp), '--', NODE, EVERYTHING, 'stdio'] },
+  }),
+  'direct-http': () => ({
+    transport: 'http',
+    spawn: { command: NODE, args: [EVERYTHING, 'streamableHttp'], env: { PORT: '{port}' } },
+    ready: { stream: 'stderr', pattern: 'Streamable HTTP Server listening on port' },
+    url: 'http://127.0.0.1:{port}/mcp',
+  }),
+  'a-http': (tmp) => ({
+    transport: 'http',
+    spawn: { command: NODE, args: [...offload(A, tmp), '--http', '127.0.0.1:0', '--', NODE, EVERYTHING, 'stdio'] },
+    ready: httpReady,
+  }),
+  'b-http': (tmp) => ({
+    transport: 'http',
+    spawn: { command: NODE, args: [...offload(ROOT, tmp), '--http', '127.0.0.1:0', '--', NODE, EVERYTHING, 'stdio'] },
+    ready: httpReady,
+  }),
+};
+const modes = values.http ? ['direct-http', 'a-http', 'b-http'] : ['direct', 'relay', 'a', 'b'];
+const rounds = Number(values.rounds);
+const calls = Number(values.calls);
+const phases = { sequential: 'seq', concurrent: 'conc' };
+const data = Object.fromEntries(
+  modes.map((m) => [m, Object.fromEntries(Object.keys(phases).map((p) => [p, { ms: [], runs: [], cpu: [] }]))]),
+);
+
+for (let round = 1; round <= rounds; round++) {
+  for (const mode of modes) {
+    const tmp = mkdtempSync(join(tmpdir(), 'mcp-offload-ab-'));
+    try {
+      const job = {
+        label: mode,
+        ...MODES[mode](tmp),
+        ...echoJob({ sequential: calls, concurrent: calls, concurrency: 16 }),
+      };
+      const run = spawnSync(NODE, [join(ROOT, 'bench/lib/latency-worker.mjs'), JSON.stringify(job)], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        maxBuffer: 1 << 30,
+      });
+      const out = JSON.parse(run.stdout.trim().split('\n').pop() ?? '{}');
+      if (!out.ok) throw new Error(`${mode}: ${out.error ?? run.stderr}`);
+      for (const phase of Object.keys(phases)) {
+        const { ms, childCpuMs } = out.phases[phase];
+        data[mode][phase].ms.push(...ms);
+        data[mode][phase].runs.push(median(ms));
+        data[mode][phase].cpu.push(childCpuMs / ms.length);
+      }
+      process.stderr.write(
+        `round ${round}/${rounds} ${mode}: ${Object.keys(phases)
+          .map((p) => `${p} ${median(data[mode][p].runs.slice(-1)).toFixed(3)} ms`)
+          .join(', ')}\n`,
+      );
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  }
+}
+
+const f = (x) => x.toFixed(3);
+const p90 = (values) => [...values].sort((x, y) => x - y)[Math.ceil(0.9 * values.length) - 1];
+for (const phase of Object.keys(phases)) {
+  const direct = median(data[modes[0]][phase].ms);
+  const relay = data.relay ? median(data.relay[phase].ms) - direct : undefined;
+  process.stdout.write(
+    `\n${phase}: mode, median, p90, run medians, added, added / relay's added, CPU per call (runs)\n`,
+  );
+  for (const mode of modes) {
+    const d = data[mode][phase];
+    const added = median(d.ms) - direct;
+    process.stdout.write(
+      `  ${mode.padEnd(11)} ${f(median(d.ms))} ms  p90 ${f(p90(d.ms))} ms  [${d.runs.map(f).join(', ')}]  ` +
+        `${added >= 0 ? '+' : ''}${f(added)} ms  ${relay ? `${(added / relay).toFixed(2)}x` : ''}  ` +
+        `CPU ${f(median(d.cpu))} ms [${d.cpu.map(f).join(', ')}]\n`,
+    );
+  }
+}

@@ -1,0 +1,164 @@
+import { ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
+import type {
+  Client,
+  JSONRPCMessage,
+  RequestId,
+  RequestOptions,
+  Result,
+  Transport,
+} from '@modelcontextprotocol/client';
+import { relaysDirectly } from './eligibility.js';
+
+interface Pending {
+  resolve(result: Result): void;
+  reject(error: unknown): void;
+}
+
+/** Ids of relayed requests: apart from the SDK client's numbers on the connection, so neither reuses the other's. */
+const ID_PREFIX = 'mcp-offload-';
+
+/** The SDK's "no timeout" for a relayed request (upstream.ts keeps its own timer). */
+const LONGEST_TIMER_MS = 2 ** 31 - 1;
+
+/** The options of a relayed request that this path honors; with any other, the SDK client sends the request. */
+const HONORED_OPTIONS = new Set(['signal', 'timeout', 'allowInputRequired']);
+
+/** The connections whose relayed requests go this way, by their SDK client. */
+const routes = new WeakMap<Client, DirectRequests>();
+
+/**
+ * Requests the proxy relays to a legacy-era upstream, written on its transport as they are instead of through the
+ * SDK client, whose codec, result-schema validation, timers and listeners cost more per call than the relay hop
+ * itself (bench/results.md, small-calls). Only requests the proxy forwards for a client (sent with an abort signal,
+ * see upstream.ts) go this way; the handshake, listing, pings and the upstream's own requests and notifications
+ * stay with the SDK client.
+ *
+ * It behaves as the SDK client's request() does for a relay: the result comes back as the upstream sent it (a
+ * relay has no schema to hold it to), an error answer is rejected as the SDK would reject it (carryWireError has
+ * already kept its wire form), an abort or a timeout sends notifications/cancelled and rejects with the SDK's
+ * timeout error, and a closed connection rejects what is pending with the SDK's connection-closed error.
+ */
+export class DirectRequests {
+  private readonly pending = new Map<RequestId, Pending>();
+  private next = 0;
+  private closed = false;
+
+  /** `transport`: what the SDK client talks to, so the same outbound hooks see these requests. */
+  constructor(
+    private readonly transport: Transport,
+    private readonly onerror: (error: Error) => void,
+  ) {}
+
+  /** Whether a request sent with these options may go this way. */
+  honors(options: RequestOptions | undefined): boolean {
+    if (!options?.signal) return false;
+    for (const key in options) if (!HONORED_OPTIONS.has(key)) return false;
+    return true;
+  }
+
+  request(method: string, params: Record<string, unknown> | undefined, options: RequestOptions): Promise<Result> {
+    const { signal, timeout } = options;
+    if (signal?.aborted) return Promise.reject(aborted(signal.reason));
+    if (this.closed) return Promise.reject(new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed'));
+    const id = `${ID_PREFIX}${this.next++}`;
+    return new Promise<Result>((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined;
+      const settle = () => {
+        this.pending.delete(id);
+        signal?.removeEventListener('abort', onAbort);
+        clearTimeout(timer);
+      };
+      const cancel = (reason: unknown, error: SdkError) => {
+        if (!this.pending.has(id)) return;
+        settle();
+        this.transport
+          .send({
+            jsonrpc: '2.0',
+            method: 'notifications/cancelled',
+            params: { requestId: id, reason: String(reason) },
+          })
+          .catch((failure: unknown) => this.onerror(new Error(`Failed to send cancellation: ${String(failure)}`)));
+        reject(error);
+      };
+      const onAbort = () => cancel(signal?.reason, aborted(signal?.reason));
+      this.pending.set(id, {
+        resolve: (result) => {
+          settle();
+          resolve(result);
+        },
+        reject: (error) => {
+          settle();
+          reject(error);
+        },
+      });
+      signal?.addEventListener('abort', onAbort, { once: true });
+      if (timeout !== undefined && timeout < LONGEST_TIMER_MS) {
+        const timedOut = new SdkError(SdkErrorCode.RequestTimeout, 'Request timed out', { timeout });
+        timer = setTimeout(() => cancel(timedOut, timedOut), timeout);
+      }
+      this.transport.send({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) }).catch((error: unknown) => {
+        if (!this.pending.has(id)) return;
+        settle();
+        reject(error);
+      });
+    });
+  }
+
+  /** A message from the upstream: the answers to these requests are taken (undefined); the rest passes on. */
+  take(message: JSONRPCMessage): JSONRPCMessage | undefined {
+    if (!('id' in message) || 'method' in message || typeof message.id !== 'string') return message;
+    const pending = this.pending.get(message.id);
+    if (!pending) return message;
+    if ('result' in message) pending.resolve(message.result);
+    else if ('error' in message) {
+      const { code, message: text, data } = message.error;
+      pending.reject(ProtocolError.fromError(code, text, data));
+    } else return message;
+    return undefined;
+  }
+
+  /** The connection is gone: nothing pending will be answered. */
+  close(): void {
+    this.closed = true;
+    const error = new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed');
+    for (const pending of [...this.pending.values()]) pending.reject(error);
+  }
+}
+
+/**
+ * Once an upstream is connected: when relaysDirectly says so, its relayed requests skip the SDK client from now on.
+ * The answers are taken where the SDK client would receive them (after the transport decorator's inbound hooks:
+ * progress, wire errors), and what is pending fails when the transport closes, before the SDK hears of it.
+ */
+export function relayDirectly(connection: { client: Client; transport: Transport }): void {
+  const { client } = connection;
+  const transport = client.transport;
+  if (!transport || !relaysDirectly(connection)) return;
+  const requests = new DirectRequests(transport, (error) => client.onerror?.(error));
+  const { onmessage, onclose } = transport;
+  transport.onmessage = (message, extra) => {
+    const rest = requests.take(message);
+    if (rest) onmessage?.(rest, extra);
+  };
+  transport.onclose = () => {
+    requests.close();
+    onclose?.();
+  };
+  routes.set(client, requests);
+}
+
+/** The relayed request sent directly, if its connection and its options allow it (see raw-messages.ts). */
+export function sentDirectly(
+  client: object,
+  request: { method: string; params?: Record<string, unknown> },
+  options: RequestOptions | undefined,
+): Promise<Result> | undefined {
+  const requests = routes.get(client as Client);
+  if (!requests || !requests.honors(options)) return undefined;
+  return requests.request(request.method, request.params, options!);
+}
+
+/** What the SDK client rejects an aborted request with. */
+function aborted(reason: unknown): SdkError {
+  return reason instanceof SdkError ? reason : new SdkError(SdkErrorCode.RequestTimeout, String(reason));
+}

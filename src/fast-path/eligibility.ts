@@ -1,0 +1,51 @@
+import type { Client, JSONRPCMessage, JSONRPCRequest, MessageExtraInfo } from '@modelcontextprotocol/client';
+import { LEGACY_PROTOCOL_VERSIONS } from '../protocol/versions.js';
+import { ProcessTransport } from '../transports/process-transport.js';
+import type { Transport } from '@modelcontextprotocol/client';
+
+/** The methods the lean dispatcher serves: the calls that carry a session's traffic. */
+const LEAN_METHODS = new Set(['tools/call']);
+
+/** The 2026-07-28 vocabulary in a request: per-request envelope keys, and the multi-round-trip params. */
+const ENVELOPE_KEY_PREFIX = 'io.modelcontextprotocol/';
+const RETRY_PARAMS = ['inputResponses', 'requestState'];
+
+export function isLegacyVersion(version: string | undefined): boolean {
+  return version !== undefined && LEGACY_PROTOCOL_VERSIONS.includes(version);
+}
+
+/**
+ * Whether relayed requests to this upstream connection may skip the SDK client (direct-requests.ts): a local
+ * process that negotiated a legacy-era version, where the SDK's client adds nothing to a relayed request but
+ * validation a relay does not want. A modern upstream's answers (input_required, tasks) and HTTP upstreams
+ * (sessions, resumption, headers) stay with the SDK.
+ */
+export function relaysDirectly(connection: { client: Client; transport: Transport }): boolean {
+  return (
+    connection.transport instanceof ProcessTransport &&
+    isLegacyVersion(connection.client.getNegotiatedProtocolVersion())
+  );
+}
+
+/**
+ * Whether a client's message is a request the lean dispatcher may take (lean-dispatch.ts): one of its methods,
+ * with plain params that hold nothing the SDK server would lift out or check for the 2026-07-28 era, on a
+ * connection the transport did not classify (the SDK checks a classified message's era itself). Whether the
+ * session and the route allow it is the session's to say.
+ */
+export function isLeanRequest(message: JSONRPCMessage, extra?: MessageExtraInfo): message is JSONRPCRequest {
+  if (!('method' in message) || !('id' in message) || !LEAN_METHODS.has(message.method)) return false;
+  if ((extra as { classification?: unknown } | undefined)?.classification !== undefined) return false;
+  const { params } = message;
+  if (!isPlainObject(params)) return false;
+  for (const key of RETRY_PARAMS) if (key in params) return false;
+  const meta = params._meta;
+  if (meta === undefined) return true;
+  if (!isPlainObject(meta)) return false;
+  for (const key in meta) if (key.startsWith(ENVELOPE_KEY_PREFIX)) return false;
+  return true;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,161 @@
+import { SdkError, SdkErrorCode } from '@modelcontextprotocol/server';
+import type {
+  JSONRPCMessage,
+  JSONRPCRequest,
+  MessageExtraInfo,
+  Notification,
+  NotificationOptions,
+  Request,
+  RequestId,
+  RequestOptions,
+  Server,
+  ServerContext,
+  Transport,
+} from '@modelcontextprotocol/server';
+import { ResultSchema } from '@modelcontextprotocol/core';
+import { isLeanRequest, isLegacyVersion } from './eligibility.js';
+import type { TransportHooks } from '../transports/decorated-transport.js';
+
+/** What the lean dispatcher needs of a session (gateway/session.ts). */
+export interface LeanSession {
+  readonly server: Server;
+  readonly isClosed: boolean;
+  readonly view: { catalog: { tool(name: string): { upstream: { protocolVersion?: string } } | undefined } };
+}
+
+/** The SDK server's own context builder (what its dispatcher calls): log, elicitInput, requestSampling, http. */
+type ContextBuilder = { buildContext(ctx: unknown, extra?: MessageExtraInfo): ServerContext };
+
+const noRequestState = () => undefined;
+
+/**
+ * Serves a legacy-era session's calls without the SDK server's dispatcher: the request goes to the same handler
+ * (the session's fallback handler, so routing, the pipeline, events and verbatim answers are the same), with the
+ * context the SDK would build, and its answer is written as the SDK writes it. What it skips is what the SDK does
+ * for the 2026-07-28 era and for handlers that have schemas: classifying the message and its era, lifting the
+ * per-request envelope, the multi-round-trip seam, encoding the result for the era (VerbatimResponses puts the
+ * handler's own answer back in any case). So it takes only requests where all of that does nothing: a session that
+ * negotiated a legacy version, a request without 2026-07-28 vocabulary (eligibility.ts), a route to a legacy-era
+ * upstream (whose results cannot be input_required). Everything else goes to the SDK as before.
+ *
+ * As the SDK does: a notifications/cancelled for a request it serves aborts the handler's signal and the request
+ * is not answered; a closing transport aborts every handler.
+ */
+export class LeanDispatch {
+  private readonly inflight = new Map<RequestId, AbortController>();
+  private transport?: Transport;
+
+  constructor(private readonly session: LeanSession) {}
+
+  /**
+   * The session transport's decorator hooks with the lean dispatcher's own around them: it takes its requests
+   * before `hooks.inbound` (and the SDK) see them, answers them through the decorated transport (so
+   * `hooks.outbound` sees its answers too), and aborts its handlers when the transport closes.
+   */
+  hooks(hooks: TransportHooks): TransportHooks {
+    return {
+      ...hooks,
+      inbound: (message, extra) => {
+        if (this.take(message, extra)) return undefined;
+        return hooks.inbound ? hooks.inbound(message, extra) : message;
+      },
+      closed: () => {
+        this.close();
+        hooks.closed?.();
+      },
+      attached: (decorated) => {
+        this.transport = decorated;
+        hooks.attached?.(decorated);
+      },
+    };
+  }
+
+  /** A message from the client: true when it was taken (the SDK then never sees it). */
+  private take(message: JSONRPCMessage, extra?: MessageExtraInfo): boolean {
+    if ('method' in message && message.method === 'notifications/cancelled' && !('id' in message)) {
+      const requestId = (message.params as { requestId?: RequestId } | undefined)?.requestId;
+      const controller = requestId === undefined ? undefined : this.inflight.get(requestId);
+      controller?.abort((message.params as { reason?: unknown }).reason);
+      return false;
+    }
+    if (!isLeanRequest(message, extra) || !this.accepts(message)) return false;
+    this.dispatch(message, extra);
+    return true;
+  }
+
+  /** The transport closed: every handler still running is aborted, as the SDK aborts its own. */
+  private close(): void {
+    const error = new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed');
+    for (const controller of [...this.inflight.values()]) controller.abort(error);
+    this.inflight.clear();
+  }
+
+  private accepts(request: JSONRPCRequest): boolean {
+    const { session } = this;
+    if (!this.transport || session.isClosed || this.inflight.has(request.id)) return false;
+    if (!isLegacyVersion(session.server.getNegotiatedProtocolVersion())) return false;
+    const name = (request.params as { name?: unknown }).name;
+    if (typeof name !== 'string') return false;
+    // No route: the proxy's own tool, or an unknown one (the handler answers "not found" either way).
+    const route = session.view.catalog.tool(name);
+    return route === undefined || isLegacyVersion(route.upstream.protocolVersion);
+  }
+
+  private dispatch(request: JSONRPCRequest, extra?: MessageExtraInfo): void {
+    const transport = this.transport!;
+    const { server } = this.session;
+    const { id } = request;
+    const controller = new AbortController();
+    this.inflight.set(id, controller);
+    const related = { relatedRequestId: id };
+    const ctx = (server as unknown as ContextBuilder).buildContext(
+      {
+        sessionId: transport.sessionId,
+        mcpReq: {
+          id,
+          method: request.method,
+          _meta: request.params?._meta,
+          requestState: noRequestState,
+          signal: controller.signal,
+          send: (r: Request, schemaOrOptions?: unknown, maybeOptions?: RequestOptions) =>
+            isSchema(schemaOrOptions)
+              ? server.request(r, schemaOrOptions as typeof ResultSchema, { ...maybeOptions, ...related })
+              : server.request(r as never, { ...(schemaOrOptions as RequestOptions | undefined), ...related }),
+          notify: (notification: Notification, options?: NotificationOptions) =>
+            server.notification(notification, { ...options, ...related }),
+        },
+        http: extra?.authInfo ? { authInfo: extra.authInfo } : undefined,
+      },
+      extra,
+    );
+    Promise.resolve()
+      .then(() => server.fallbackRequestHandler!(request, ctx))
+      .then(
+        (result) => {
+          if (controller.signal.aborted) return;
+          return transport.send({ result, jsonrpc: '2.0', id });
+        },
+        (error: { code?: unknown; message?: string; data?: unknown }) => {
+          if (controller.signal.aborted) return;
+          const code = Number.isSafeInteger(error?.code) ? (error.code as number) : -32603;
+          return transport.send({
+            jsonrpc: '2.0',
+            id,
+            error: {
+              code,
+              message: error?.message ?? 'Internal error',
+              ...(error?.data !== undefined ? { data: error.data } : {}),
+            },
+          });
+        },
+      )
+      .catch((error: unknown) => server.onerror?.(new Error(`Failed to send response: ${String(error)}`)))
+      .finally(() => {
+        if (this.inflight.get(id) === controller) this.inflight.delete(id);
+      });
+  }
+}
+
+function isSchema(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && '~standard' in value;
+}
