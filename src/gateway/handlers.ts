@@ -1,7 +1,6 @@
 import type { CallToolResult, Progress, Result } from '@modelcontextprotocol/server';
 import { ClientError } from '../upstreams/errors.js';
 import type { ForwardOptions, Upstream, UpstreamReply } from '../upstreams/upstream.js';
-import type { RequestEnvelope } from './envelope.js';
 import { Blobs } from '../transports/blob-set.js';
 import type { Catalog } from './catalog.js';
 import type { SessionView } from './session-view.js';
