@@ -23,14 +23,17 @@ export function verdictOf(config: ServerConfig): PriorDiscovery | undefined {
   return verdicts.get(config);
 }
 
+/** A reply to the SDK's own `server/discover` probe (the SDK numbers its probes under this prefix). */
+export function isProbeReply(message: JSONRPCMessage): boolean {
+  return 'id' in message && typeof message.id === 'string' && message.id.startsWith('server-discover-probe-');
+}
+
 /**
  * The SDK's answer to its own probe when it came after the probe timed out (the SDK then ignores it): a stdio
  * server that started slower than the probe timeout, and speaks the modern era.
  */
 export function lateModernAnswer(message: JSONRPCMessage): DiscoverResult | undefined {
-  if (!('id' in message) || typeof message.id !== 'string' || !message.id.startsWith('server-discover-probe-'))
-    return undefined;
-  if (!('result' in message)) return undefined;
+  if (!isProbeReply(message) || !('result' in message)) return undefined;
   const versions = (message.result as { supportedVersions?: unknown }).supportedVersions;
   return Array.isArray(versions) && versions.includes(FIRST_MODERN_PROTOCOL_VERSION)
     ? (message.result as DiscoverResult)

@@ -39,7 +39,7 @@ import { carryWireError } from '../transports/wire-errors.js';
 import { DecoratedTransport } from '../transports/decorated-transport.js';
 import { VerbatimResponses } from '../transports/verbatim-responses.js';
 import type { ProtocolEra } from '../protocol/versions.js';
-import { lateModernAnswer, rememberLegacy, rememberModern, verdictOf } from './era-verdicts.js';
+import { isProbeReply, lateModernAnswer, rememberLegacy, rememberModern, verdictOf } from './era-verdicts.js';
 import { RawResults } from './raw-results.js';
 import { TaskOrigins } from './task-origins.js';
 import { paramHeaders } from './param-headers.js';
@@ -446,11 +446,17 @@ export class Upstream {
         (transport) =>
           new DecoratedTransport(transport, {
             inbound: (message) => {
-              // While the SDK probes, the answer is its own; once it has moved on, it is too late for it.
-              const late = connecting?.transport ? lateModernAnswer(message) : undefined;
-              if (late) {
-                lateDiscover = late;
-                return undefined;
+              if (isProbeReply(message)) {
+                // While the SDK probes, the answer is its own and reaches it as the server sent it: a -32022
+                // refusal names the versions the server supports in its `data`, which the SDK reads to retry
+                // with a mutual one (carried as a wire error, the SDK would find no list and fall back to
+                // `initialize`). Once the SDK has moved on, the answer is too late for it.
+                if (!connecting?.transport) return message;
+                const late = lateModernAnswer(message);
+                if (late) {
+                  lateDiscover = late;
+                  return undefined;
+                }
               }
               const rest = this.progress.take(message);
               return rest && carryWireError(this.raw.inbound(rest));

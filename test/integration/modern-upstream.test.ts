@@ -28,12 +28,14 @@ const ARTIFACTS_META_KEY = 'mcp-offload/artifacts';
 interface ModernHttp {
   url: string;
   child: ChildProcess;
+  /** What the server has printed on stderr so far. */
+  stderr: () => string;
 }
 
-async function startModernHttp(): Promise<ModernHttp> {
-  const child = spawn(NODE, [MODERN, '--http', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+async function startModernHttp(...options: string[]): Promise<ModernHttp> {
+  const child = spawn(NODE, [MODERN, '--http', '0', ...options], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let seen = '';
   const port = await new Promise<string>((resolve, reject) => {
-    let seen = '';
     child.stderr!.on('data', (chunk: Buffer) => {
       seen += chunk.toString();
       const match = /listening (\d+)/.exec(seen);
@@ -41,7 +43,7 @@ async function startModernHttp(): Promise<ModernHttp> {
     });
     child.once('exit', (code) => reject(new Error(`modern-server exited (${code}): ${seen}`)));
   });
-  return { url: `http://127.0.0.1:${port}/mcp`, child };
+  return { url: `http://127.0.0.1:${port}/mcp`, child, stderr: () => seen };
 }
 
 /** An upstream connection with hooks that record what it reports. */
@@ -209,6 +211,25 @@ describe.each([
     await call(upstream, { name: 'add_tool', arguments: { name: `marker_${_transport.replace(/\W/g, '_')}` } });
     await waitFor(() => changes.length > before, 10_000, 20, 'the list change after the update');
     expect(notifications.filter((n) => n.method === 'notifications/resources/updated')).toEqual([]);
+  });
+});
+
+describe('a modern server that refuses the first protocol version it is asked for (-32022)', () => {
+  it('is asked again with a version it names, and spoken to in 2026-07-28, not taken for legacy', async () => {
+    const refusing = await startModernHttp('--refuse-first-version');
+    const { upstream } = upstreamOf({ url: refusing.url });
+    try {
+      await upstream.start();
+      expect(refusing.stderr()).toContain('refused server/discover 2026-07-28');
+      expect(upstream.state).toBe('up');
+      expect(upstream.era).toBe('modern');
+      expect(upstream.protocolVersion).toBe('2026-07-28');
+      const result = await call(upstream, { name: 'echo', arguments: { text: 'again' } });
+      expect(result.content).toEqual([{ type: 'text', text: 'echo: again' }]);
+    } finally {
+      await upstream.stop();
+      refusing.child.kill('SIGTERM');
+    }
   });
 });
 
