@@ -218,7 +218,7 @@ export class Gateway {
       {
         serverRequest: (upstream, request, extra) => this.serverRequest(upstream, request, extra),
         notification: (upstream, notification) => this.upstreamNotification(upstream, notification),
-        catalogChanged: (upstream, kinds) => this.catalogChanged(upstream, kinds),
+        catalogChanged: (upstream, kinds, announced) => this.catalogChanged(upstream, kinds, announced),
         stateChanged: (upstream) => this.log.debug({ server: upstream.name, state: upstream.state }, 'upstream state'),
       },
       this.log,
@@ -482,9 +482,12 @@ export class Gateway {
 
   /**
    * An upstream's lists changed: every view it is part of is merged again, and the sessions of a view whose merged
-   * list really changed are told. A session's own connection changes only its view.
+   * list really changed are told. A session's own connection changes only its view. When the upstream itself
+   * announced the change (its list_changed), its clients are told even if the lists read back the same: a relay
+   * passes the server's word on (what changed may be nothing the list shows), while a reconnect that lists the
+   * same again tells nobody.
    */
-  private catalogChanged(upstream: Upstream, kinds: CatalogKind[]): void {
+  private catalogChanged(upstream: Upstream, kinds: CatalogKind[], announced = false): void {
     const views = new Map<SessionView, DownstreamSession[]>();
     if (!this.owners.has(upstream) && this.sharedView.serves(upstream)) views.set(this.sharedView, []);
     for (const session of this.sessions) {
@@ -495,6 +498,7 @@ export class Gateway {
     }
     for (const [view, members] of views) {
       const changed = view.refresh();
+      if (announced) for (const kind of kinds) changed.add(SessionView.listChangedOf(kind));
       this.log.debug(
         { server: upstream.name, kinds, changed: [...changed], sessions: members.length },
         'catalog rebuilt',

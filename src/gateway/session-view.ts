@@ -26,6 +26,11 @@ export class SessionView {
     return this.upstreams.includes(upstream);
   }
 
+  /** The list_changed notification that tells a client of a change of this kind. */
+  static listChangedOf(kind: keyof CatalogSnapshot): string {
+    return LIST_CHANGED[kind];
+  }
+
   /** Merges the lists again; answers the list_changed notifications whose list really changed. */
   refresh(): Set<string> {
     this.catalog.rebuild(this.upstreams);

@@ -16,6 +16,7 @@ import { baseUrl, header, rpcError, sendJson, type HttpContext } from './context
 import { sessionEventStore } from './session-event-store.js';
 import { IdleSessions } from './idle-sessions.js';
 import { listenedUris } from '../gateway/resource-watch.js';
+import { paramHeaderRejection } from './param-header-check.js';
 
 /** The legacy SSE transport's POST endpoint (the GET stream is at /sse). */
 export const SSE_MESSAGES_PATH = '/messages';
@@ -102,6 +103,14 @@ export class McpEndpoints {
           error: { code: -32601, message: 'Method not found' },
         });
       }
+      // The SDK's entry checks Mcp-Param-* headers only for tools an McpServer registered; the proxy's are the
+      // catalog's (modern requests are served by the shared connections, so the shared catalog is the one listed).
+      const mismatch = paramHeaderRejection(
+        body,
+        headersOnly(req).headers,
+        (name) => this.ctx.gateway.catalog.tool(name)?.item,
+      );
+      if (mismatch !== undefined) return sendJson(res, mismatch.status, mismatch.body);
       const uris = listenedUris(body);
       if (uris.length > 0) res.once('close', this.ctx.gateway.resourceWatch.watch(uris));
       return this.modernEndpoint(token).serve(req, res, body);

@@ -1,9 +1,10 @@
 import type { Tool } from '@modelcontextprotocol/client';
-
-const DECLARATION_KEY = 'x-mcp-header';
-const HEADER_PREFIX = 'Mcp-Param-';
-const BASE64_PREFIX = '=?base64?';
-const BASE64_SUFFIX = '?=';
+import {
+  DECLARATION_KEY,
+  encodeParamValue,
+  PARAM_HEADER_PREFIX,
+  primitiveText,
+} from '../protocol/param-header-codec.js';
 
 /**
  * The `Mcp-Param-*` headers a `tools/call` to a modern server over HTTP carries (SEP-2243): a tool whose input
@@ -24,28 +25,10 @@ export function paramHeaders(tool: Tool | undefined, args: unknown): Record<stri
       const name = (property as Record<string, unknown>)[DECLARATION_KEY];
       const text = primitiveText(field);
       if (typeof name === 'string' && name.length > 0 && text !== undefined)
-        headers[HEADER_PREFIX + name] = encode(text);
+        headers[PARAM_HEADER_PREFIX + name] = encodeParamValue(text);
       visit(property, field);
     }
   };
   visit(tool.inputSchema, args);
   return Object.keys(headers).length ? headers : undefined;
-}
-
-function primitiveText(value: unknown): string | undefined {
-  if (typeof value === 'string') return value;
-  if (typeof value === 'boolean') return String(value);
-  if (typeof value === 'number' && Number.isFinite(value) && (!Number.isInteger(value) || Number.isSafeInteger(value)))
-    return String(value);
-  return undefined;
-}
-
-/** A header value as the spec has it: plain ASCII as is, anything else (or what looks encoded) in base64. */
-function encode(text: string): string {
-  const plain =
-    text.length > 0 &&
-    text === text.trim() &&
-    !(text.startsWith(BASE64_PREFIX) && text.endsWith(BASE64_SUFFIX)) &&
-    [...text].every((c) => c === '\t' || (c >= ' ' && c <= '~'));
-  return plain ? text : `${BASE64_PREFIX}${Buffer.from(text, 'utf8').toString('base64')}${BASE64_SUFFIX}`;
 }

@@ -65,7 +65,12 @@ export interface UpstreamHooks {
   serverRequest(upstream: Upstream, request: JSONRPCRequest, extra: ServerRequestExtra): Promise<Result>;
   /** A notification for the client (logging, resource updates, ...). */
   notification(upstream: Upstream, notification: Notification): void;
-  catalogChanged(upstream: Upstream, kinds: CatalogKind[]): void;
+  /**
+   * The upstream's lists of these kinds were fetched again. `announced`: because the server said they changed (its
+   * list_changed), not because the proxy (re)connected; a relay passes such an announcement on even when the lists
+   * read back the same.
+   */
+  catalogChanged(upstream: Upstream, kinds: CatalogKind[], announced?: boolean): void;
   stateChanged(upstream: Upstream): void;
 }
 
@@ -622,7 +627,7 @@ export class Upstream {
     }
   }
 
-  /** Re-lists the given kinds, one refresh at a time so results apply in order. */
+  /** Re-lists the given kinds the server announced a change of, one refresh at a time so results apply in order. */
   private refresh(kinds: CatalogKind[]): void {
     this.refreshing = this.refreshing.then(async () => {
       const client = this.connection?.client;
@@ -635,7 +640,7 @@ export class Upstream {
           kinds,
         );
         for (const kind of kinds) (this.catalog[kind] as unknown[]) = fresh[kind];
-        this.hooks.catalogChanged(this, kinds);
+        this.hooks.catalogChanged(this, kinds, true);
       } catch (error) {
         this.log.warn({ err: errorText(error), kinds }, 'could not refresh the catalog');
       }

@@ -166,6 +166,18 @@ describe('list changes at run time', () => {
     await waitFor(() => toolChanges >= 2, 3000, 20, 'a second tools/list_changed');
     await expect(proxy.client.callTool({ name: 'dyn__sparkle' })).rejects.toThrow(/not found/);
   });
+
+  test("the upstream's list_changed reaches the client even when its list reads back the same", async () => {
+    let toolChanges = 0;
+    proxy.client.setNotificationHandler(ToolListChangedNotificationSchema, () => void toolChanges++);
+    await proxy.client.callTool({ name: 'dyn__add-tool', arguments: { name: 'twice' } });
+    await waitFor(() => toolChanges >= 1, 3000, 20, 'tools/list_changed');
+    const before = await listAll(proxy.client, 'tools');
+    // The same tool again: the server announces a change, and the list it then gives is the one before.
+    await proxy.client.callTool({ name: 'dyn__add-tool', arguments: { name: 'twice' } });
+    await waitFor(() => toolChanges >= 2, 3000, 20, 'the second tools/list_changed');
+    expect(await listAll(proxy.client, 'tools')).toEqual(before);
+  });
 });
 
 describe('requests from an upstream to a client that cannot serve them', () => {
