@@ -231,18 +231,8 @@ export class McpEndpoints {
   }
 
   private modernIdentity(token: string, request: Request | undefined): SessionIdentity {
-    const { config, signer } = this.ctx;
-    const owner = tokenOwner(token);
-    const base = config.artifacts.publicUrl ?? (request ? new URL(request.url).origin : 'http://localhost');
-    return {
-      owner,
-      token,
-      links: {
-        showPath: config.artifacts.links.showPath,
-        urlFor: (record) => signedArtifactUrl(signer, base, record.id),
-        galleryUrl: () => signedGalleryUrl(signer, base, owner),
-      },
-    };
+    const base = this.ctx.config.artifacts.publicUrl ?? (request ? new URL(request.url).origin : 'http://localhost');
+    return this.identityOf(tokenOwner(token), token, base);
   }
 
   async closeAll(): Promise<void> {
@@ -275,9 +265,13 @@ export class McpEndpoints {
   }
 
   private identity(req: IncomingMessage, token: string): SessionIdentity {
+    const owner = this.ctx.config.auth.artifactScope === 'token' ? tokenOwner(token) : `session:${randomUUID()}`;
+    return this.identityOf(owner, token, baseUrl(this.ctx.config, req));
+  }
+
+  /** Who a client acts for, with download links signed for its owner at `base`. */
+  private identityOf(owner: string, token: string, base: string): SessionIdentity {
     const { config, signer } = this.ctx;
-    const owner = config.auth.artifactScope === 'token' ? tokenOwner(token) : `session:${randomUUID()}`;
-    const base = baseUrl(config, req);
     return {
       owner,
       token,
