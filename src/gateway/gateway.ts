@@ -248,8 +248,9 @@ export class Gateway {
 
   /**
    * A client has introduced itself. Upstreams learn who it is before it is answered: in one-client mode every
-   * upstream is initialized again as the client; otherwise each isolated server gets a connection of its own for
-   * it. The answer mirrors what those upstreams said.
+   * upstream is initialized again as the client, in the client's era where the server speaks both; otherwise each
+   * isolated server gets a connection of its own for it, and a server of both eras a legacy-era one. The answer
+   * mirrors what those upstreams said.
    */
   private async initializeSession(
     session: DownstreamSession,
@@ -258,15 +259,9 @@ export class Gateway {
     const identity = identityOf(params);
     let connections: readonly Upstream[] = this.upstreams;
     if (this.options.oneClient) {
-      await this.withinStartup(Promise.all(this.upstreams.map((u) => u.reconnectAs(identity))));
+      await this.withinStartup(Promise.all(this.upstreams.map((u) => u.reconnectAs(identity, { legacy: true }))));
     } else {
-      connections = this.pools.map((pool) => pool.connectionFor(session.id, identity));
-      const own = connections.filter((u, i) => u !== this.upstreams[i]);
-      if (own.length) {
-        for (const upstream of own) this.owners.set(upstream, session);
-        session.view = new SessionView(connections, this.newCatalog());
-        await this.withinStartup(Promise.all(own.map((u) => u.start())));
-      }
+      connections = await this.sessionConnections(session, identity);
     }
     return {
       serverInfo: this.serverInfo(connections),
@@ -274,6 +269,33 @@ export class Gateway {
       instructions: this.instructions(connections),
       protocolVersion: single(connections)?.protocolVersion,
     };
+  }
+
+  /**
+   * The connections that serve a legacy client's session, one per server: the shared one, a legacy-era one for a
+   * server of both eras, or one of its own (server-pool.ts). Its own are started before the client is answered.
+   */
+  private async sessionConnections(session: DownstreamSession, identity: ClientIdentity): Promise<readonly Upstream[]> {
+    const pools = this.pools;
+    const tried = pools.map((pool) => pool.connectionFor(session.id, identity));
+    if (tried.every((u, i) => u === this.upstreams[i])) return this.upstreams;
+    for (const pool of pools) {
+      const own = pool.ownConnection(session.id);
+      if (own) this.owners.set(own, session);
+    }
+    session.view = new SessionView(tried, this.newCatalog());
+    await this.withinStartup(Promise.all(tried.map((u, i) => pools[i]!.start(u))));
+    // A server that refused the legacy era serves the client from its modern connection.
+    const connections = tried.map((u, i) => pools[i]!.settle(session.id, u));
+    for (const upstream of tried) if (!connections.includes(upstream)) this.owners.delete(upstream);
+    if (connections.every((u, i) => u === this.upstreams[i])) {
+      session.view = this.sharedView;
+      return this.upstreams;
+    }
+    if (connections.some((u, i) => u !== tried[i])) session.view = new SessionView(connections, this.newCatalog());
+    // A shared legacy-era connection that was up already announces no change to a new view.
+    session.view.refresh();
+    return connections;
   }
 
   private sessionClosed(session: DownstreamSession): void {
@@ -374,7 +396,7 @@ export class Gateway {
         `no MCP client is connected to answer ${method} from upstream "${upstream.name}"`,
       );
     }
-    this.pools.find((pool) => pool.shared === upstream)?.sharedAsked(method);
+    this.pools.find((pool) => pool.isShared(upstream))?.sharedAsked(method);
     const serving = this.sessionsServedBy(upstream);
     if (serving.length === 1) return serving[0]!;
     const calls =
@@ -452,7 +474,8 @@ export class Gateway {
         // A modern client's listen stream has the URIs it wants in its filter, and the SDK's router applies it.
         if (session.era === 'modern' || session.isSubscribed(uri)) void session.notify(notification);
       }
-      if (!this.owners.has(upstream)) for (const listener of this.sharedChangeListeners) listener(notification);
+      // Modern clients' listen streams hear the shared connection (not a legacy client's connection, shared or not).
+      if (this.upstreams.includes(upstream)) for (const listener of this.sharedChangeListeners) listener(notification);
       return;
     }
     let outgoing = notification;

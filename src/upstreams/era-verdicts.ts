@@ -29,6 +29,31 @@ export function isProbeReply(message: JSONRPCMessage): boolean {
 }
 
 /**
+ * Whether a modern server also speaks the legacy era, as the first connection that tried it for a legacy client
+ * found (see Upstream.followsLegacyClient): a server that took that `initialize` serves every later legacy client
+ * in its era; one that did not is not asked again, and its legacy clients are served in 2026-07-28, their questions
+ * bridged (gateway/input-rounds.ts). For the life of the proxy, like the era verdict.
+ */
+const legacyToo = new WeakMap<ServerConfig, boolean>();
+
+export function rememberLegacyToo(config: ServerConfig, speaks: boolean): void {
+  legacyToo.set(config, speaks);
+}
+
+export function speaksLegacyToo(config: ServerConfig): boolean | undefined {
+  return legacyToo.get(config);
+}
+
+/**
+ * Whether a legacy client in front of `config`'s modern server gets a connection in its own era: unless the
+ * config pins the era (`protocol: modern` means 2026-07-28 only) or the server refused the legacy era before.
+ */
+export function followsLegacyClients(config: ServerConfig): boolean {
+  if (config.kind === 'abp' || (config.protocol ?? 'auto') !== 'auto') return false;
+  return speaksLegacyToo(config) !== false;
+}
+
+/**
  * The SDK's answer to its own probe when it came after the probe timed out (the SDK then ignores it): a stdio
  * server that started slower than the probe timeout, and speaks the modern era.
  */

@@ -1,14 +1,23 @@
 import type { Isolation, ServerConfig } from '../config/types.js';
 import type { Logger } from '../logger.js';
-import type { ClientIdentity } from './client-identity.js';
+import { PROXY_IDENTITY, type ClientIdentity } from './client-identity.js';
+import { followsLegacyClients } from './era-verdicts.js';
 import type { Upstream } from './upstream.js';
 
 /**
  * The connections to one configured server: the shared one, started with the gateway, and one per client
  * session when the server is isolated. It decides which connection serves a new session.
+ *
+ * A server of both eras meets every client in the client's era, as it would directly: the shared connection speaks
+ * 2026-07-28 to it (modern clients' requests, each with its client's envelope), and a legacy client gets a legacy
+ * connection: its own where sessions are isolated (remote servers, isolated or questioning command servers), else
+ * one second shared connection that speaks the legacy era for every legacy client (one process more, not one per
+ * client). A server that refuses the legacy `initialize` serves legacy clients from the modern connection.
  */
 export class ServerPool {
   private readonly own = new Map<string, Upstream>();
+  /** The shared legacy-era connection of a command server of both eras, opened when its first legacy client came. */
+  private legacy?: { upstream: Upstream; started: Promise<void> };
   /** The server asked a client something on the shared connection. */
   private asksClients = false;
 
@@ -30,12 +39,63 @@ export class ServerPool {
     return isolationOf(this.config, this.asksClients);
   }
 
-  /** The connection that serves the session `sessionId`: the shared one, or a new one of its own (not yet started). */
+  /**
+   * The connection that serves the legacy client session `sessionId`: the shared one, the shared legacy-era one, or a
+   * new one of its own (not yet started; see start).
+   */
   connectionFor(sessionId: string, identity: ClientIdentity): Upstream {
-    if (this.isolation === 'shared') return this.shared;
+    const followEra = this.shared.era === 'modern' && followsLegacyClients(this.config);
+    const isolation = followEra ? isolationOf(this.config, this.asksClients) : this.isolation;
+    if (isolation === 'shared') return followEra ? this.sharedLegacy() : this.shared;
     const upstream = this.open(identity);
+    if (followEra) upstream.followLegacyClient('stop');
     this.own.set(sessionId, upstream);
     return upstream;
+  }
+
+  /** The connection opened for the session `sessionId` alone, if any. */
+  ownConnection(sessionId: string): Upstream | undefined {
+    return this.own.get(sessionId);
+  }
+
+  /**
+   * Starts `upstream`, a connection connectionFor gave, if it is the session's own; resolves once its first
+   * connection attempt has ended (the shared legacy-era connection is started once, by its first client).
+   */
+  start(upstream: Upstream): Promise<void> {
+    if (upstream === this.legacy?.upstream) return this.legacy.started;
+    if ([...this.own.values()].includes(upstream)) return upstream.start();
+    return Promise.resolve();
+  }
+
+  /**
+   * The connection that serves the session `sessionId` once `upstream` (connectionFor's) has had its first attempt:
+   * a legacy-era connection the server refused gives way to the shared one.
+   */
+  settle(sessionId: string, upstream: Upstream): Upstream {
+    if (!upstream.refusedLegacy) return upstream;
+    if (upstream === this.legacy?.upstream) this.legacy = undefined;
+    if (this.own.get(sessionId) === upstream) this.own.delete(sessionId);
+    return this.shared;
+  }
+
+  /** Every connection open to the server: the shared one, the shared legacy-era one, and the sessions' own. */
+  get connections(): Upstream[] {
+    return [this.shared, ...(this.legacy ? [this.legacy.upstream] : []), ...this.own.values()];
+  }
+
+  /** Whether `upstream` serves every client of its era: the shared connection or the shared legacy-era one. */
+  isShared(upstream: Upstream): boolean {
+    return upstream === this.shared || upstream === this.legacy?.upstream;
+  }
+
+  private sharedLegacy(): Upstream {
+    if (!this.legacy) {
+      const upstream = this.open(PROXY_IDENTITY);
+      upstream.followLegacyClient('stop');
+      this.legacy = { upstream, started: upstream.start() };
+    }
+    return this.legacy.upstream;
   }
 
   /** Stops the session's own connection, if it has one. */
@@ -64,7 +124,9 @@ export class ServerPool {
   async stop(): Promise<void> {
     const own = [...this.own.values()];
     this.own.clear();
-    await Promise.all([...own.map((u) => u.stop()), this.shared.stop()]);
+    const legacy = this.legacy?.upstream;
+    this.legacy = undefined;
+    await Promise.all([...own.map((u) => u.stop()), this.shared.stop(), ...(legacy ? [legacy.stop()] : [])]);
   }
 }
 

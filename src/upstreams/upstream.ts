@@ -39,7 +39,16 @@ import { carryWireError } from '../transports/wire-errors.js';
 import { DecoratedTransport } from '../transports/decorated-transport.js';
 import { VerbatimResponses } from '../transports/verbatim-responses.js';
 import type { ProtocolEra } from '../protocol/versions.js';
-import { isProbeReply, lateModernAnswer, rememberLegacy, rememberModern, verdictOf } from './era-verdicts.js';
+import {
+  followsLegacyClients,
+  isProbeReply,
+  lateModernAnswer,
+  rememberLegacy,
+  rememberLegacyToo,
+  rememberModern,
+  speaksLegacyToo,
+  verdictOf,
+} from './era-verdicts.js';
 import { RawResults } from './raw-results.js';
 import { TaskOrigins } from './task-origins.js';
 import { paramHeaders } from './param-headers.js';
@@ -143,6 +152,15 @@ export class Upstream {
   /** A modern upstream's change notifications come on this stream (`subscriptions/listen`). */
   private subscription?: McpSubscription;
   private listening: Promise<void> = Promise.resolve();
+  /**
+   * This connection speaks the legacy era to a server of both eras, for the legacy client it serves (see
+   * followLegacyClient).
+   */
+  private legacyForClient = false;
+  /** What follows when the server refuses the legacy era (see followLegacyClient). */
+  private onLegacyRefused: 'modern' | 'stop' = 'modern';
+  /** The server refused the legacy era this connection tried for its client, and the connection stopped. */
+  refusedLegacy = false;
   /** Why a hung upstream was ended, for the messages that follow. */
   private hung?: string;
   /** The outcome of the last check that an upstream that let a request time out still answers. */
@@ -199,11 +217,12 @@ export class Upstream {
    * Initializes the server again, as `identity`: MCP has no re-initialize, so the current connection (or the
    * attempt under way) is closed and a new one opened. Restarts after this keep the identity. Never throws.
    */
-  async reconnectAs(identity: ClientIdentity): Promise<void> {
+  async reconnectAs(identity: ClientIdentity, client: { legacy?: boolean } = {}): Promise<void> {
     if (this.stopping || this.state === 'failed') return;
     this.identity = identity;
+    if (client.legacy && this.era === 'modern') this.followLegacyClient('modern');
     // A modern server learns who the client is with every request (see envelopeMeta): nothing to redo.
-    if (this.state === 'up' && this.era === 'modern') return;
+    if (this.state === 'up' && this.era === 'modern' && !this.legacyForClient) return;
     clearTimeout(this.restartTimer);
     this.attempt++;
     const previous = this.connection;
@@ -212,6 +231,25 @@ export class Upstream {
     this.schedule.reset();
     this.setState('connecting');
     await this.connect();
+  }
+
+  /**
+   * This connection is for a legacy client of a server that speaks the modern era: it speaks the legacy era, as the
+   * client would directly, when the server offers both (a 2025 tool that asks its client something with a
+   * server→client request can do so only on a legacy connection). When the server refuses the legacy `initialize`,
+   * `otherwise` says what follows: this connection speaks 2026-07-28 after all (the one connection of one-client
+   * mode), or it stops, `refusedLegacy` set, for its pool to serve the client from the modern connection it has.
+   * Call before start, or before reconnectAs.
+   */
+  followLegacyClient(otherwise: 'modern' | 'stop'): void {
+    if (!followsLegacyClients(this.config)) return;
+    this.legacyForClient = true;
+    this.onLegacyRefused = otherwise;
+  }
+
+  /** Whether this connection speaks the legacy era to a server of both eras for its legacy client. */
+  get followsLegacy(): boolean {
+    return this.legacyForClient;
   }
 
   async stop(): Promise<void> {
@@ -475,6 +513,23 @@ export class Upstream {
       );
     } catch (error) {
       if (attempt !== this.attempt) return;
+      if (this.legacyForClient && speaksLegacyToo(this.config) === undefined) {
+        // The first legacy `initialize` this server got failed: a modern-only server, for the life of the proxy.
+        rememberLegacyToo(this.config, false);
+        this.legacyForClient = false;
+        this.log.info(
+          { err: errorText(error) },
+          `upstream "${this.name}" does not take a legacy initialize: its legacy clients are served in MCP 2026-07-28, their questions bridged`,
+        );
+        if (this.onLegacyRefused === 'stop') {
+          this.refusedLegacy = true;
+          this.lastError = `it refuses the legacy era (${errorText(error)})`;
+          await this.stop();
+          return;
+        }
+        await this.connect();
+        return;
+      }
       if (lateDiscover) {
         // Answering the probe late made it a modern connection, which then refused `initialize`.
         this.startAgainModern(lateDiscover);
@@ -518,6 +573,7 @@ export class Upstream {
     const { client } = connection;
     this.lastEra = client.getProtocolEra();
     if (this.lastEra === 'legacy' && plan.era.protocol === 'auto') rememberLegacy(this.config);
+    if (this.legacyForClient && this.lastEra === 'legacy') rememberLegacyToo(this.config, true);
     this.capabilities = client.getServerCapabilities();
     this.serverInfo = client.getServerVersion();
     if (this.config.nameFromServerInfo) this.adoptServerName(this.serverInfo?.name);
@@ -575,6 +631,7 @@ export class Upstream {
    * the server is known to be legacy. The built-in browser backend is the proxy's own legacy server.
    */
   private eraPlan(): EraPlan {
+    if (this.legacyForClient) return { era: { protocol: 'legacy' } };
     const protocol = this.config.kind === 'abp' ? 'legacy' : (this.config.protocol ?? 'auto');
     const era: EraChoice = {
       protocol,

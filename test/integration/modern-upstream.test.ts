@@ -343,11 +343,13 @@ describe('legacy stdio servers meeting the server/discover probe', () => {
   });
 });
 
-describe('through the gateway, with a legacy client', () => {
+describe('through the gateway, with a legacy client, the server pinned to 2026-07-28', () => {
   let proxy: ProxyUnderTest;
 
   beforeAll(async () => {
-    proxy = await startProxy(testConfig([{ name: 'modern', url: http.url }]));
+    // Pinned, the legacy client is served from the modern connection (unpinned, a server of both eras gives it a
+    // legacy one of its own: era-follow.test.ts).
+    proxy = await startProxy(testConfig([{ name: 'modern', url: http.url, protocol: 'modern' }]));
   });
 
   afterAll(async () => {
