@@ -1,5 +1,5 @@
 import type { Client, JSONRPCMessage, JSONRPCRequest, MessageExtraInfo } from '@modelcontextprotocol/client';
-import { LEGACY_PROTOCOL_VERSIONS } from '../protocol/versions.js';
+import { isLegacyVersion } from '../protocol/versions.js';
 import { ProcessTransport } from '../transports/process-transport.js';
 import type { Transport } from '@modelcontextprotocol/client';
 
@@ -9,10 +9,6 @@ const LEAN_METHODS = new Set(['tools/call']);
 /** The 2026-07-28 vocabulary in a request: per-request envelope keys, and the multi-round-trip params. */
 const ENVELOPE_KEY_PREFIX = 'io.modelcontextprotocol/';
 const RETRY_PARAMS = ['inputResponses', 'requestState'];
-
-export function isLegacyVersion(version: string | undefined): boolean {
-  return version !== undefined && LEGACY_PROTOCOL_VERSIONS.includes(version);
-}
 
 /**
  * Whether relayed requests to this upstream connection may skip the SDK client (direct-requests.ts): a local

@@ -13,7 +13,8 @@ import type {
   Transport,
 } from '@modelcontextprotocol/server';
 import { ResultSchema } from '@modelcontextprotocol/core';
-import { isLeanRequest, isLegacyVersion } from './eligibility.js';
+import { isLeanRequest } from './eligibility.js';
+import { isLegacyVersion } from '../protocol/versions.js';
 import type { TransportHooks } from '../transports/decorated-transport.js';
 
 /** What the lean dispatcher needs of a session (gateway/session.ts). */

@@ -6,17 +6,6 @@ import {
   LOG_LEVEL_META_KEY,
   PROTOCOL_VERSION_META_KEY,
 } from '@modelcontextprotocol/server';
-import { LEGACY_PROTOCOL_VERSIONS } from '../protocol/versions.js';
-
-/** How a downstream client speaks: `initialize` and a session (legacy), or per-request envelopes (modern). */
-export type Era = 'legacy' | 'modern';
-
-/** The modern revisions the proxy serves downstream (the SDK implements these; it exports no list of them). */
-export const MODERN_PROTOCOL_VERSIONS: readonly string[] = ['2026-07-28'];
-
-/** Every version a downstream Server lists: the legacy ones it negotiates in `initialize`, and the modern ones. */
-export const SERVED_PROTOCOL_VERSIONS: string[] = [...MODERN_PROTOCOL_VERSIONS, ...LEGACY_PROTOCOL_VERSIONS];
-
 /**
  * Who is asking, per request: on a modern request the `_meta` envelope it carried; on a legacy connection what the
  * client said in `initialize`. Upstream connections send what their era allows of it.

@@ -21,7 +21,8 @@ import { VerbatimResponses } from '../transports/verbatim-responses.js';
 import { carryWireError } from '../transports/wire-errors.js';
 import { DecoratedTransport } from '../transports/decorated-transport.js';
 import type { RequestContext, RequestHandler } from './context.js';
-import { envelopeOf, logLevelPasses, SERVED_PROTOCOL_VERSIONS, type Era, type RequestEnvelope } from './envelope.js';
+import { envelopeOf, logLevelPasses, type RequestEnvelope } from './envelope.js';
+import { SERVED_PROTOCOL_VERSIONS, type ProtocolEra } from '../protocol/versions.js';
 import type { ArtifactLinks } from '../pipeline/types.js';
 import type { Who } from './events.js';
 import { answerInitialize, type InitializeAnswer } from './initialize.js';
@@ -42,7 +43,7 @@ export interface SessionIdentity {
 
 /** How a session is served: its era, and for a modern one where its change notifications go. */
 export interface SessionKind {
-  era: Era;
+  era: ProtocolEra;
   /**
    * A modern client hears of changes (list_changed, resources/updated) only on its `subscriptions/listen` stream:
    * this sends one there. Absent, the notification goes out through the session's Server, which the stdio entry
@@ -202,7 +203,7 @@ export class DownstreamSession {
       setup.log.debug({ err: error.message, session: this.id }, 'downstream protocol error');
   }
 
-  get era(): Era {
+  get era(): ProtocolEra {
     return this.kind.era;
   }
 

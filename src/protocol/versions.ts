@@ -20,6 +20,9 @@ export const LEGACY_PROTOCOL_VERSIONS: string[] = SUPPORTED_PROTOCOL_VERSIONS.fi
 /** Which family of revisions a connection speaks (the SDK's `ProtocolEra`). */
 export type ProtocolEra = 'modern' | 'legacy';
 
-export function isModernVersion(version: string | undefined): boolean {
-  return version !== undefined && version >= FIRST_MODERN_PROTOCOL_VERSION;
+/** Every version a downstream Server lists: the modern ones, and the legacy ones it negotiates in `initialize`. */
+export const SERVED_PROTOCOL_VERSIONS: string[] = [...MODERN_PROTOCOL_VERSIONS, ...LEGACY_PROTOCOL_VERSIONS];
+
+export function isLegacyVersion(version: string | undefined): boolean {
+  return version !== undefined && LEGACY_PROTOCOL_VERSIONS.includes(version);
 }
