@@ -87,7 +87,7 @@ export class Gateway {
     this.catalog = this.newCatalog();
     this.sharedView = new SessionView(this.upstreams, this.catalog);
     this.bridge = new InputBridge(config.gateway.inputHoldMs, log);
-    this.resourceWatch = new ResourceWatch((uri) => this.sharedResourceOwner(uri), log);
+    this.resourceWatch = new ResourceWatch((uri) => this.sharedView.resourceServer(uri), log);
     this.handlers = createHandlers({
       pageSize: config.gateway.pageSize,
       offload: this.offload,
@@ -158,14 +158,6 @@ export class Gateway {
     // was waiting for a client learns at once that it cannot be asked outside a call.
     if (kind.era === 'modern' && !kind.transient) this.clientArrived();
     return session;
-  }
-
-  /** The shared connection that serves `uri`: the one that listed it or has a matching template, or the only one. */
-  private sharedResourceOwner(uri: string): Upstream | undefined {
-    const owner = this.catalog.resourceOwner(uri);
-    if (owner) return owner;
-    const withResources = this.upstreams.filter((u) => u.capabilities?.resources);
-    return withResources.length === 1 ? withResources[0] : undefined;
   }
 
   /** Tells `listener` of every change in the shared catalog (list_changed) and of resources/updated on it. */

@@ -312,10 +312,8 @@ function retryMaterial(context: RequestContext): RetryMaterial {
 }
 
 function resourceOwner(view: SessionView, uri: unknown): Upstream {
-  const owner = view.catalog.resourceOwner(String(uri));
+  const owner = view.resourceServer(String(uri));
   if (owner) return owner;
-  const withResources = view.upstreams.filter((u) => u.capabilities?.resources);
-  if (withResources.length === 1) return withResources[0];
   if (view.upstreams.length === 1) return view.upstreams[0];
   throw new ClientError(ProtocolErrorCode.InvalidParams, `Resource ${String(uri)} not found`);
 }

@@ -26,6 +26,14 @@ export class SessionView {
     return this.upstreams.includes(upstream);
   }
 
+  /** The connection serving `uri`: the one that listed it or has a matching template, else the one with resources. */
+  resourceServer(uri: string): Upstream | undefined {
+    const owner = this.catalog.resourceOwner(uri);
+    if (owner) return owner;
+    const withResources = this.upstreams.filter((u) => u.capabilities?.resources);
+    return withResources.length === 1 ? withResources[0] : undefined;
+  }
+
   /** The list_changed notification that tells a client of a change of this kind. */
   static listChangedOf(kind: keyof CatalogSnapshot): string {
     return LIST_CHANGED[kind];
