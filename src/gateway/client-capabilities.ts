@@ -1,4 +1,6 @@
 import type { ClientCapabilities, JSONRPCRequest } from '@modelcontextprotocol/server';
+import { ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { ClientError } from '../upstreams/errors.js';
 
 /** Names the capability the client lacks for this upstream request, or `undefined` if it has it. */
 export function clientSupports(
@@ -19,4 +21,18 @@ export function clientSupports(
     default:
       return undefined;
   }
+}
+
+/** The error an upstream gets when the client lacks what its request needs; `undefined` if the client has it. */
+export function unsupportedByClient(
+  capabilities: ClientCapabilities | undefined,
+  request: JSONRPCRequest,
+  upstream: string,
+): ClientError | undefined {
+  const missing = clientSupports(capabilities, request);
+  if (!missing) return undefined;
+  return new ClientError(
+    ProtocolErrorCode.MethodNotFound,
+    `the MCP client connected to mcp-offload does not support ${missing} (${request.method} requested by upstream "${upstream}")`,
+  );
 }

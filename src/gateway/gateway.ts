@@ -17,7 +17,7 @@ import { ServerPool } from '../upstreams/server-pool.js';
 import { Upstream, type ServerRequestExtra } from '../upstreams/upstream.js';
 import { Catalog } from './catalog.js';
 import type { RequestContext, RequestHandler } from './context.js';
-import { clientSupports } from './client-capabilities.js';
+import { unsupportedByClient } from './client-capabilities.js';
 import { createHandlers, forward } from './handlers.js';
 import type { InitializeAnswer } from './initialize.js';
 import { DownstreamSession, type SessionIdentity, type SessionKind } from './session.js';
@@ -348,13 +348,8 @@ export class Gateway {
     if (extra.mcpReq.signal.aborted || session.isClosed) {
       throw new ClientError(CONNECTION_CLOSED, `the MCP client went away before ${method} could be asked`);
     }
-    const missing = clientSupports(session.clientCapabilities, request);
-    if (missing) {
-      throw new ClientError(
-        ProtocolErrorCode.MethodNotFound,
-        `the MCP client connected to mcp-offload does not support ${missing} (${method} requested by upstream "${upstream.name}")`,
-      );
-    }
+    const unsupported = unsupportedByClient(session.clientCapabilities, request, upstream.name);
+    if (unsupported) throw unsupported;
     try {
       return await sendRawRequest(
         session.server,

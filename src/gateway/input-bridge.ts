@@ -5,7 +5,7 @@ import type { Logger } from '../logger.js';
 import { Blobs } from '../transports/blob-set.js';
 import { CONNECTION_CLOSED, ClientError } from '../upstreams/errors.js';
 import type { Upstream, UpstreamReply } from '../upstreams/upstream.js';
-import { clientSupports } from './client-capabilities.js';
+import { unsupportedByClient } from './client-capabilities.js';
 import type { RequestContext } from './context.js';
 
 /** The wire message the SDK gives for a refused requestState; the proxy answers alike. */
@@ -72,15 +72,8 @@ class BridgedCall {
         ),
       );
     }
-    const missing = clientSupports(this.capabilities, request);
-    if (missing) {
-      return Promise.reject(
-        new ClientError(
-          ProtocolErrorCode.MethodNotFound,
-          `the MCP client connected to mcp-offload does not support ${missing} (${request.method} requested by upstream "${this.upstream.name}")`,
-        ),
-      );
-    }
+    const unsupported = unsupportedByClient(this.capabilities, request, this.upstream.name);
+    if (unsupported) return Promise.reject(unsupported);
     return new Promise<Result>((resolve, reject) => {
       const ask: Ask = {
         key: `${keyword(request.method)}-${this.nextKey++}`,
