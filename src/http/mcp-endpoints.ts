@@ -91,7 +91,8 @@ export class McpEndpoints {
       this.openPosts.add(res);
       res.once('close', () => this.openPosts.delete(res));
     }
-    if (!(await isLegacyRequest(headersOnly(req), body))) {
+    const headerRequest = headersOnly(req);
+    if (!(await isLegacyRequest(headerRequest, body))) {
       // Method not found is HTTP 404 on the 2026 wire; the SDK's entry sees the gateway's catch-all handler, so the
       // answer is given here, for a method the gateway has no handler for (not passed on even to a lone upstream: a
       // 2026-07-28 server answers an unknown method alike, and a client cannot tell the proxy from it).
@@ -107,7 +108,7 @@ export class McpEndpoints {
       // catalog's (modern requests are served by the shared connections, so the shared catalog is the one listed).
       const mismatch = paramHeaderRejection(
         body,
-        headersOnly(req).headers,
+        headerRequest.headers,
         (name) => this.ctx.gateway.catalog.tool(name)?.item,
       );
       if (mismatch !== undefined) return sendJson(res, mismatch.status, mismatch.body);
