@@ -14,7 +14,8 @@ import type { EraChoice } from './client-identity.js';
 /**
  * How long a freshly started stdio server has to answer `server/discover`. Legacy servers that ignore
  * requests before `initialize` (the Python SDK's, among others) make every first connect wait this long, so it
- * is short; a modern server that starts slower than this is spoken to in the legacy era, which it also serves.
+ * is short; a modern server that starts slower than this answers late, is recognized by that answer and is started
+ * again in its era (Upstream.startAgainModern). The server's `probeTimeoutMs` overrides it.
  */
 export const STDIO_PROBE_TIMEOUT_MS = 1000;
 
