@@ -43,6 +43,13 @@ const MODES = {
     transport: 'stdio',
     spawn: { command: NODE, args: ['bench/lib/stdio-relay.mjs', '--', NODE, EVERYTHING, 'stdio'] },
   }),
+  'json-relay': () => ({
+    transport: 'stdio',
+    spawn: {
+      command: NODE,
+      args: ['bench/lib/stdio-json-relay.mjs', '--stringify', '--', NODE, EVERYTHING, 'stdio'],
+    },
+  }),
   a: (tmp) => ({
     transport: 'stdio',
     spawn: { command: NODE, args: [...offload(A, tmp), '--', NODE, EVERYTHING, 'stdio'] },
@@ -68,7 +75,7 @@ const MODES = {
     ready: httpReady,
   }),
 };
-const modes = values.http ? ['direct-http', 'a-http', 'b-http'] : ['direct', 'relay', 'a', 'b'];
+const modes = values.http ? ['direct-http', 'a-http', 'b-http'] : ['direct', 'relay', 'json-relay', 'a', 'b'];
 const rounds = Number(values.rounds);
 const calls = Number(values.calls);
 const phases = { sequential: 'seq', concurrent: 'conc' };

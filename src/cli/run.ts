@@ -6,6 +6,7 @@ import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { StdioServerTransport } from '../transports/stdio-server-transport.js';
 import { DecoratedTransport } from '../transports/decorated-transport.js';
 import { watchListens } from '../gateway/resource-watch.js';
+import { LeanDispatch } from '../fast-path/lean-dispatch.js';
 import { bannerFacts, bannerText } from './banner.js';
 
 /**
@@ -66,10 +67,20 @@ export async function run(config: Config, tokens: AuthToken[], log: Logger): Pro
     // with a 2026-07-28 envelope) and asks for a session of that era; our transport stays the wire. The decorator
     // keeps our onclose, which the entry would otherwise replace with its own, and sees the listen streams open
     // and close, whose resource URIs are subscribed upstream meanwhile.
-    serveStdio(({ era }) => gateway.createSession({}, { era }).server, {
-      transport: new DecoratedTransport(transport, watchListens(gateway.resourceWatch)),
-      onerror: (error) => log.debug({ err: error.message }, 'stdio entry'),
-    });
+    // A legacy session's lean dispatcher takes its calls off the wire before the entry (fast-path/lean-dispatch.ts).
+    let lean: LeanDispatch | undefined;
+    const hooks = LeanDispatch.beneathEntry(watchListens(gateway.resourceWatch), () => lean);
+    serveStdio(
+      ({ era }) => {
+        const session = gateway.createSession({}, { era });
+        lean = era === 'legacy' ? session.lean : undefined;
+        return session.server;
+      },
+      {
+        transport: new DecoratedTransport(transport, hooks),
+        onerror: (error) => log.debug({ err: error.message }, 'stdio entry'),
+      },
+    );
     if (process.stdin.isTTY) process.stderr.write(bannerText(bannerFacts(gateway)));
   }
   return done;

@@ -1,6 +1,7 @@
 import { SdkError, SdkErrorCode } from '@modelcontextprotocol/server';
 import type {
   JSONRPCMessage,
+  Result,
   JSONRPCRequest,
   MessageExtraInfo,
   Notification,
@@ -22,10 +23,9 @@ export interface LeanSession {
   readonly server: Server;
   readonly isClosed: boolean;
   readonly view: { catalog: { tool(name: string): { upstream: { protocolVersion?: string } } | undefined } };
+  /** The session's handler, for a request whose answer is written as the handler gives it (no SDK encoding). */
+  serveLean(request: JSONRPCRequest, ctx: ServerContext): Promise<Result>;
 }
-
-/** The SDK server's own context builder (what its dispatcher calls): log, elicitInput, requestSampling, http. */
-type ContextBuilder = { buildContext(ctx: unknown, extra?: MessageExtraInfo): ServerContext };
 
 const noRequestState = () => undefined;
 
@@ -45,8 +45,37 @@ const noRequestState = () => undefined;
 export class LeanDispatch {
   private readonly inflight = new Map<RequestId, AbortController>();
   private transport?: Transport;
+  /** The wire beneath the SDK's stdio entry, once requests are taken there (see beneathEntry). */
+  private wire?: Transport;
 
   constructor(private readonly session: LeanSession) {}
+
+  /**
+   * Hooks for the wire the SDK's stdio entry (`serveStdio`) reads: the lean dispatcher of the entry's current
+   * legacy session takes its requests there, before the entry's queue and type guards, and answers on the wire.
+   * The entry sees everything else as before, in order.
+   */
+  static beneathEntry(hooks: TransportHooks, current: () => LeanDispatch | undefined): TransportHooks {
+    let wire: Transport | undefined;
+    return {
+      ...hooks,
+      inbound: (message, extra) => {
+        const lean = current();
+        if (lean && wire && lean.takeFromWire(message, wire)) return undefined;
+        return hooks.inbound ? hooks.inbound(message, extra) : message;
+      },
+      attached: (decorated) => {
+        wire = decorated;
+        hooks.attached?.(decorated);
+      },
+    };
+  }
+
+  private takeFromWire(message: JSONRPCMessage, wire: Transport): boolean {
+    if (!this.transport) return false;
+    this.wire = wire;
+    return this.take(message);
+  }
 
   /**
    * The session transport's decorator hooks with the lean dispatcher's own around them: it takes its requests
@@ -103,34 +132,33 @@ export class LeanDispatch {
   }
 
   private dispatch(request: JSONRPCRequest, extra?: MessageExtraInfo): void {
-    const transport = this.transport!;
+    const transport = this.wire ?? this.transport!;
     const { server } = this.session;
     const { id } = request;
     const controller = new AbortController();
     this.inflight.set(id, controller);
     const related = { relatedRequestId: id };
-    const ctx = (server as unknown as ContextBuilder).buildContext(
-      {
-        sessionId: transport.sessionId,
-        mcpReq: {
-          id,
-          method: request.method,
-          _meta: request.params?._meta,
-          requestState: noRequestState,
-          signal: controller.signal,
-          send: (r: Request, schemaOrOptions?: unknown, maybeOptions?: RequestOptions) =>
-            isSchema(schemaOrOptions)
-              ? server.request(r, schemaOrOptions as typeof ResultSchema, { ...maybeOptions, ...related })
-              : server.request(r as never, { ...(schemaOrOptions as RequestOptions | undefined), ...related }),
-          notify: (notification: Notification, options?: NotificationOptions) =>
-            server.notification(notification, { ...options, ...related }),
-        },
-        http: extra?.authInfo ? { authInfo: extra.authInfo } : undefined,
+    // What the proxy's handlers use of the context the SDK would build (its log, elicitInput and requestSampling
+    // helpers are for servers that answer themselves; a relay asks through the upstream's requests instead).
+    const ctx = {
+      sessionId: transport.sessionId,
+      mcpReq: {
+        id,
+        method: request.method,
+        _meta: request.params?._meta,
+        requestState: noRequestState,
+        signal: controller.signal,
+        send: (r: Request, schemaOrOptions?: unknown, maybeOptions?: RequestOptions) =>
+          isSchema(schemaOrOptions)
+            ? server.request(r, schemaOrOptions as typeof ResultSchema, { ...maybeOptions, ...related })
+            : server.request(r as never, { ...(schemaOrOptions as RequestOptions | undefined), ...related }),
+        notify: (notification: Notification, options?: NotificationOptions) =>
+          server.notification(notification, { ...options, ...related }),
       },
-      extra,
-    );
+      ...(extra?.authInfo ? { http: { authInfo: extra.authInfo } } : {}),
+    } as unknown as ServerContext;
     Promise.resolve()
-      .then(() => server.fallbackRequestHandler!(request, ctx))
+      .then(() => this.session.serveLean(request, ctx))
       .then(
         (result) => {
           if (controller.signal.aborted) return;

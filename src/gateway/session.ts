@@ -131,7 +131,9 @@ export class DownstreamSession {
   /** The proxy's answers to this client: what the upstreams said, relayed. */
   private readonly answers = new VerbatimResponses();
   /** Legacy-era calls served past the SDK's dispatcher, by the same handler (fast-path/lean-dispatch.ts). */
-  private readonly lean = new LeanDispatch(this);
+  readonly lean = new LeanDispatch(this);
+  /** The handler for a request whose answer the caller writes as it is (see LeanDispatch). */
+  readonly serveLean: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>;
   private closed = false;
   private handshakeDone = false;
   private readonly handshakeWaiters = new Set<() => void>();
@@ -173,15 +175,17 @@ export class DownstreamSession {
     // logging/setLevel is forwarded upstream rather than answered by the SDK.
     this.server.removeRequestHandler('logging/setLevel');
     answerInitialize(this.server, (params) => setup.initialize(this, params));
-    const relay = async (request: JSONRPCRequest, ctx: ServerContext): Promise<Result> => {
+    const serve = async (request: JSONRPCRequest, ctx: ServerContext, verbatim: boolean): Promise<Result> => {
       const context: RequestContext = { session: this, request, extra: ctx, envelope: this.envelopeFor(ctx) };
       try {
-        if (kind.era === 'modern') return await setup.handle(context);
+        if (!verbatim) return await setup.handle(context);
         return await this.answers.answer(request.id, ctx.mcpReq.signal, () => setup.handle(context));
       } finally {
         this.inflight.delete(request.id);
       }
     };
+    const relay = (request: JSONRPCRequest, ctx: ServerContext) => serve(request, ctx, kind.era === 'legacy');
+    this.serveLean = (request, ctx) => serve(request, ctx, false);
     this.server.fallbackRequestHandler = relay;
     if (kind.era === 'modern') {
       // The 2026 wire knows tasks/get and tasks/cancel only as the Tasks extension's: the SDK passes them to a

@@ -161,6 +161,8 @@ export class Upstream {
   private onLegacyRefused: 'modern' | 'stop' = 'modern';
   /** The server refused the legacy era this connection tried for its client, and the connection stopped. */
   refusedLegacy = false;
+  /** The connection is being opened again as the client (reconnectAs). */
+  private reintroducing?: Promise<void>;
   /** Why a hung upstream was ended, for the messages that follow. */
   private hung?: string;
   /** The outcome of the last check that an upstream that let a request time out still answers. */
@@ -218,6 +220,18 @@ export class Upstream {
    * attempt under way) is closed and a new one opened. Restarts after this keep the identity. Never throws.
    */
   async reconnectAs(identity: ClientIdentity, client: { legacy?: boolean } = {}): Promise<void> {
+    const done = this.reintroduce(identity, client);
+    // The client's own calls wait for the connection that speaks for it, whatever `whenDown` says: a client that
+    // sends a call right behind its `initialize` would otherwise meet the old connection closing.
+    this.reintroducing = done;
+    try {
+      await done;
+    } finally {
+      if (this.reintroducing === done) this.reintroducing = undefined;
+    }
+  }
+
+  private async reintroduce(identity: ClientIdentity, client: { legacy?: boolean }): Promise<void> {
     if (this.stopping || this.state === 'failed') return;
     this.identity = identity;
     if (client.legacy && this.era === 'modern') this.followLegacyClient('modern');
@@ -764,6 +778,10 @@ export class Upstream {
   private async ready(method: string, signal?: AbortSignal): Promise<Client> {
     const current = this.connection?.client;
     if (this.state === 'up' && current) return current;
+    if (this.reintroducing) {
+      await this.reintroducing;
+      return this.ready(method, signal);
+    }
     const why = `upstream "${this.name}" is not available${this.lastError ? ` (${this.lastError})` : ''}`;
     if (this.state === 'failed' || this.state === 'stopped' || this.config.whenDown === 'error') {
       throw unavailable(

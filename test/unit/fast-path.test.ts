@@ -1,6 +1,7 @@
 import { InMemoryTransport, SdkError, SdkErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/client';
 import { DirectRequests } from '../../src/fast-path/direct-requests.js';
 import { isLeanRequest } from '../../src/fast-path/eligibility.js';
+import { LeanDispatch, type LeanSession } from '../../src/fast-path/lean-dispatch.js';
 import { DecoratedTransport } from '../../src/transports/decorated-transport.js';
 import { carryWireError } from '../../src/transports/wire-errors.js';
 import { isConnectionClosed, relayedError } from '../../src/upstreams/errors.js';
@@ -157,5 +158,63 @@ describe('DecoratedTransport hooks the fast path relies on', () => {
     await far.start();
     await far.close();
     expect(order).toEqual(['closed hook', 'sdk onclose']);
+  });
+});
+
+describe('LeanDispatch.beneathEntry: a legacy session takes its calls before the SDK stdio entry', () => {
+  /** A session whose calls the lean dispatcher may take, answering each with the call's own name. */
+  const session = (version: string | undefined): LeanSession => ({
+    server: { getNegotiatedProtocolVersion: () => version } as unknown as LeanSession['server'],
+    isClosed: false,
+    view: { catalog: { tool: () => ({ upstream: { protocolVersion: '2025-11-25' } }) } },
+    serveLean: (request) =>
+      Promise.resolve({ content: [{ type: 'text', text: String((request.params as { name: string }).name) }] }),
+  });
+
+  async function wired(version: string | undefined) {
+    const lean = new LeanDispatch(session(version));
+    // The session's own transport, as RelayServer.connect decorates it.
+    const [sessionSide] = InMemoryTransport.createLinkedPair();
+    new DecoratedTransport(sessionSide, lean.hooks({}));
+    const [wireSide, client] = InMemoryTransport.createLinkedPair();
+    const seenByHooks: JSONRPCMessage[] = [];
+    let current: LeanDispatch | undefined = lean;
+    const wire = new DecoratedTransport(
+      wireSide,
+      LeanDispatch.beneathEntry({ inbound: (message) => (seenByHooks.push(message), message) }, () => current),
+    );
+    const toEntry: JSONRPCMessage[] = [];
+    wire.onmessage = (message) => void toEntry.push(message);
+    const toClient: JSONRPCMessage[] = [];
+    client.onmessage = (message) => void toClient.push(message);
+    await wire.start();
+    await client.start();
+    return { client, toEntry, toClient, seenByHooks, leave: () => (current = undefined) };
+  }
+
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 10));
+
+  test('a call is answered on the wire and never reaches the entry; other messages reach it, in order', async () => {
+    const w = await wired('2025-11-25');
+    await w.client.send(call({ name: 'echo', arguments: {} }, 'a'));
+    await w.client.send({ jsonrpc: '2.0', id: 'p', method: 'ping' });
+    await settle();
+    expect(w.toClient).toEqual([{ jsonrpc: '2.0', id: 'a', result: { content: [{ type: 'text', text: 'echo' }] } }]);
+    expect(w.toEntry).toEqual([{ jsonrpc: '2.0', id: 'p', method: 'ping' }]);
+    expect(w.seenByHooks).toEqual(w.toEntry);
+  });
+
+  test('before a legacy version is negotiated, or with no current session, everything goes to the entry', async () => {
+    const early = await wired(undefined);
+    await early.client.send(call({ name: 'echo' }, 1));
+    await settle();
+    expect(early.toEntry).toHaveLength(1);
+    expect(early.toClient).toEqual([]);
+    const left = await wired('2025-11-25');
+    left.leave();
+    await left.client.send(call({ name: 'echo' }, 2));
+    await settle();
+    expect(left.toEntry).toHaveLength(1);
+    expect(left.toClient).toEqual([]);
   });
 });

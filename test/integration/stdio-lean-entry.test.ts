@@ -1,0 +1,156 @@
+// A legacy stdio client's tools/call is taken off the wire beneath the SDK's stdio entry and answered there
+// (fast-path/lean-dispatch.ts, LeanDispatch.beneathEntry). These tests drive dist/cli.js with raw JSON lines, so
+// what the client writes and reads is exactly what is checked: ids of every kind come back as sent, results and
+// errors as the upstream sent them, progress under the client's token before the result, and a cancelled call is
+// not answered and is cancelled upstream.
+import { afterAll, afterEach, describe, expect, test } from '@jest/globals';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { removeArtifactDir, startCli, stopAllCli, type CliProcess } from '../helpers/cli.js';
+import { NODE, waitFor } from '../helpers/fixtures.js';
+
+const SERVER = fileURLToPath(new URL('../fixtures/legacy-probe-server.mjs', import.meta.url));
+const dirs: string[] = [];
+
+afterEach(async () => {
+  await stopAllCli();
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+afterAll(() => removeArtifactDir());
+
+type Message = Record<string, unknown> & { id?: unknown; method?: string; params?: Record<string, unknown> };
+
+/** The proxy in front of the legacy fixture, with the fixture recording what it receives, after the handshake. */
+async function proxy(): Promise<{
+  cli: CliProcess;
+  send(...messages: object[]): void;
+  lines(): Message[];
+  record(): Message[];
+}> {
+  const dir = mkdtempSync(join(tmpdir(), 'mcp-offload-lean-entry-'));
+  dirs.push(dir);
+  const recordFile = join(dir, 'record.jsonl');
+  const cli = startCli(['--', NODE, SERVER, '--record', recordFile]);
+  const send = (...messages: object[]) =>
+    cli.child.stdin!.write(messages.map((m) => `${JSON.stringify({ jsonrpc: '2.0', ...m })}\n`).join(''));
+  const lines = () =>
+    cli
+      .stdout()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Message);
+  const record = () =>
+    readFileSync(recordFile, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Message);
+  send({
+    id: 'init',
+    method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+  });
+  await waitFor(() => lines().some((m) => m.id === 'init'), 15_000);
+  send({ method: 'notifications/initialized' });
+  return { cli, send, lines, record };
+}
+
+const answerTo = (lines: Message[], id: unknown) => lines.find((m) => m.id === id && !('method' in m));
+
+describe('a legacy stdio client through the lean entry', () => {
+  test('ids of every kind come back as sent, with the upstream result unchanged', async () => {
+    const p = await proxy();
+    const ids = [0, 7, 'abc', 'mcp-offload-0', -1, 2 ** 40];
+    p.send(...ids.map((id) => ({ id, method: 'tools/call', params: { name: 'echo', arguments: { text: `t${id}` } } })));
+    await waitFor(() => ids.every((id) => answerTo(p.lines(), id)), 15_000);
+    for (const id of ids) {
+      expect(answerTo(p.lines(), id)).toEqual({
+        jsonrpc: '2.0',
+        id,
+        result: { content: [{ type: 'text', text: `echo: t${id}` }] },
+      });
+    }
+    // Upstream, each call went out once, under an id of the proxy's own.
+    const calls = p.record().filter((m) => m.method === 'tools/call');
+    expect(calls.map((m) => (m.params!.arguments as { text: string }).text).sort()).toEqual(
+      ids.map((id) => `t${id}`).sort(),
+    );
+    expect(new Set(calls.map((m) => m.id)).size).toBe(ids.length);
+  });
+
+  test('a call written in the same chunk as initialize and initialized is answered', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mcp-offload-lean-entry-'));
+    dirs.push(dir);
+    const cli = startCli(['--', NODE, SERVER]);
+    cli.child.stdin!.write(
+      [
+        {
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+        },
+        { method: 'notifications/initialized' },
+        { id: 2, method: 'tools/call', params: { name: 'echo', arguments: { text: 'early' } } },
+      ]
+        .map((m) => `${JSON.stringify({ jsonrpc: '2.0', ...m })}\n`)
+        .join(''),
+    );
+    await waitFor(() => cli.stdout().includes('"id":2'), 15_000);
+    const answer = cli
+      .stdout()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Message)
+      .find((m) => m.id === 2);
+    expect(answer).toEqual({ jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: 'echo: early' }] } });
+  });
+
+  test('an upstream error reaches the client with its code, message and data as they were', async () => {
+    const p = await proxy();
+    p.send({ id: 5, method: 'tools/call', params: { name: 'fail', arguments: {} } });
+    await waitFor(() => answerTo(p.lines(), 5), 15_000);
+    expect(answerTo(p.lines(), 5)).toEqual({
+      jsonrpc: '2.0',
+      id: 5,
+      error: { code: -32050, message: 'it failed', data: { why: 'on purpose', n: [1, 2] } },
+    });
+  });
+
+  test('progress reaches the client under its own token, in order, before the result', async () => {
+    const p = await proxy();
+    p.send({
+      id: 9,
+      method: 'tools/call',
+      params: { name: 'steps', arguments: { count: 3 }, _meta: { progressToken: 'mine' } },
+    });
+    await waitFor(() => answerTo(p.lines(), 9), 15_000);
+    const seen = p.lines().filter((m) => m.method === 'notifications/progress' || m.id === 9);
+    expect(seen).toEqual([
+      ...[1, 2, 3].map((progress) => ({
+        jsonrpc: '2.0',
+        method: 'notifications/progress',
+        params: { progressToken: 'mine', progress, total: 3 },
+      })),
+      { jsonrpc: '2.0', id: 9, result: { content: [{ type: 'text', text: 'done' }] } },
+    ]);
+    // Upstream the call carried the proxy's own token, not the client's.
+    const call = p.record().find((m) => m.method === 'tools/call' && m.params!.name === 'steps')!;
+    expect((call.params!._meta as { progressToken: unknown }).progressToken).not.toBe('mine');
+  });
+
+  test('a cancelled call is never answered, and the upstream is told to cancel its own request', async () => {
+    const p = await proxy();
+    p.send({ id: 'slow', method: 'tools/call', params: { name: 'hold', arguments: {} } });
+    await waitFor(() => p.record().some((m) => m.method === 'tools/call' && m.params!.name === 'hold'), 15_000);
+    p.send({ method: 'notifications/cancelled', params: { requestId: 'slow', reason: 'changed my mind' } });
+    await waitFor(() => p.record().some((m) => m.method === 'notifications/cancelled'), 15_000);
+    const held = p.record().find((m) => m.method === 'tools/call' && m.params!.name === 'hold')!;
+    const cancelled = p.record().find((m) => m.method === 'notifications/cancelled')!;
+    expect(cancelled.params!.requestId).toBe(held.id);
+    // A call sent after the cancellation is answered; the cancelled one never is.
+    p.send({ id: 'after', method: 'tools/call', params: { name: 'echo', arguments: { text: 'next' } } });
+    await waitFor(() => answerTo(p.lines(), 'after'), 15_000);
+    expect(answerTo(p.lines(), 'slow')).toBeUndefined();
+  });
+});
