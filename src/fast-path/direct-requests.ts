@@ -9,10 +9,8 @@ import type {
 } from '@modelcontextprotocol/client';
 import { relaysDirectly } from './eligibility.js';
 
-interface Pending {
-  resolve(result: Result): void;
-  reject(error: unknown): void;
-}
+/** How a relayed request ended: the upstream's result as it sent it, or the error it ended with. */
+export type DirectAnswer = { result: Result } | { error: Error };
 
 /** Ids of relayed requests: apart from the SDK client's numbers on the connection, so neither reuses the other's. */
 const ID_PREFIX = 'mcp-offload-';
@@ -39,7 +37,7 @@ const routes = new WeakMap<Client, DirectRequests>();
  * timeout error, and a closed connection rejects what is pending with the SDK's connection-closed error.
  */
 export class DirectRequests {
-  private readonly pending = new Map<RequestId, Pending>();
+  private readonly pending = new Map<RequestId, (answer: DirectAnswer) => void>();
   private next = 0;
   private closed = false;
 
@@ -56,64 +54,69 @@ export class DirectRequests {
     return true;
   }
 
+  /**
+   * Sends a request; `settle` gets its answer, once, unless it is cancelled first. Undefined (nothing sent) when the
+   * connection is closed.
+   */
+  send(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    settle: (answer: DirectAnswer) => void,
+  ): RequestId | undefined {
+    if (this.closed) return undefined;
+    const id = `${ID_PREFIX}${this.next++}`;
+    this.pending.set(id, settle);
+    this.transport.send({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) }).catch((error: unknown) => {
+      if (this.pending.delete(id)) settle({ error: error instanceof Error ? error : new Error(String(error)) });
+    });
+    return id;
+  }
+
+  /** Stops waiting for request `id` and tells the upstream; false when it has already been answered. */
+  cancel(id: RequestId, reason: unknown): boolean {
+    if (!this.pending.delete(id)) return false;
+    this.transport
+      .send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: String(reason) } })
+      .catch((failure: unknown) => this.onerror(new Error(`Failed to send cancellation: ${String(failure)}`)));
+    return true;
+  }
+
   request(method: string, params: Record<string, unknown> | undefined, options: RequestOptions): Promise<Result> {
     const { signal, timeout } = options;
     if (signal?.aborted) return Promise.reject(aborted(signal.reason));
-    if (this.closed) return Promise.reject(new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed'));
-    const id = `${ID_PREFIX}${this.next++}`;
     return new Promise<Result>((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
-      const settle = () => {
-        this.pending.delete(id);
+      const settle = (answer: DirectAnswer) => {
         signal?.removeEventListener('abort', onAbort);
         clearTimeout(timer);
+        if ('result' in answer) resolve(answer.result);
+        else reject(answer.error);
       };
+      const id = this.send(method, params, settle);
+      if (id === undefined) return reject(new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed'));
       const cancel = (reason: unknown, error: SdkError) => {
-        if (!this.pending.has(id)) return;
-        settle();
-        this.transport
-          .send({
-            jsonrpc: '2.0',
-            method: 'notifications/cancelled',
-            params: { requestId: id, reason: String(reason) },
-          })
-          .catch((failure: unknown) => this.onerror(new Error(`Failed to send cancellation: ${String(failure)}`)));
-        reject(error);
+        if (this.cancel(id, reason)) settle({ error });
       };
       const onAbort = () => cancel(signal?.reason, aborted(signal?.reason));
-      this.pending.set(id, {
-        resolve: (result) => {
-          settle();
-          resolve(result);
-        },
-        reject: (error) => {
-          settle();
-          reject(error);
-        },
-      });
       signal?.addEventListener('abort', onAbort, { once: true });
       if (timeout !== undefined && timeout < LONGEST_TIMER_MS) {
         const timedOut = new SdkError(SdkErrorCode.RequestTimeout, 'Request timed out', { timeout });
         timer = setTimeout(() => cancel(timedOut, timedOut), timeout);
       }
-      this.transport.send({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) }).catch((error: unknown) => {
-        if (!this.pending.has(id)) return;
-        settle();
-        reject(error);
-      });
     });
   }
 
   /** A message from the upstream: the answers to these requests are taken (undefined); the rest passes on. */
   take(message: JSONRPCMessage): JSONRPCMessage | undefined {
     if (!('id' in message) || 'method' in message || typeof message.id !== 'string') return message;
-    const pending = this.pending.get(message.id);
-    if (!pending) return message;
-    if ('result' in message) pending.resolve(message.result);
-    else if ('error' in message) {
+    const settle = this.pending.get(message.id);
+    if (!settle || !('result' in message || 'error' in message)) return message;
+    this.pending.delete(message.id);
+    if ('result' in message) settle({ result: message.result });
+    else {
       const { code, message: text, data } = message.error;
-      pending.reject(ProtocolError.fromError(code, text, data));
-    } else return message;
+      settle({ error: ProtocolError.fromError(code, text, data) });
+    }
     return undefined;
   }
 
@@ -121,7 +124,9 @@ export class DirectRequests {
   close(): void {
     this.closed = true;
     const error = new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed');
-    for (const pending of [...this.pending.values()]) pending.reject(error);
+    const settles = [...this.pending.values()];
+    this.pending.clear();
+    for (const settle of settles) settle({ error });
   }
 }
 
@@ -145,6 +150,11 @@ export function relayDirectly(connection: { client: Client; transport: Transport
     onclose?.();
   };
   routes.set(client, requests);
+}
+
+/** The direct requests of an upstream connection, when its relayed requests skip the SDK client. */
+export function directRequestsOf(client: object): DirectRequests | undefined {
+  return routes.get(client as Client);
 }
 
 /** The relayed request sent directly, if its connection and its options allow it (see raw-messages.ts). */

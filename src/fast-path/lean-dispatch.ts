@@ -25,6 +25,11 @@ export interface LeanSession {
   readonly view: { catalog: { tool(name: string): { upstream: { protocolVersion?: string } } | undefined } };
   /** The session's handler, for a request whose answer is written as the handler gives it (no SDK encoding). */
   serveLean(request: JSONRPCRequest, ctx: ServerContext): Promise<Result>;
+  /** The relay lane's take on a call: what cancels it, or undefined when the handler serves it. */
+  relayCall(
+    request: JSONRPCRequest,
+    answer: (answer: { result: Result } | { error: Error }) => void,
+  ): ((reason: unknown) => void) | undefined;
 }
 
 const noRequestState = () => undefined;
@@ -41,9 +46,14 @@ const noRequestState = () => undefined;
  *
  * As the SDK does: a notifications/cancelled for a request it serves aborts the handler's signal and the request
  * is not answered; a closing transport aborts every handler.
+ *
+ * A call the session's relay lane takes (gateway/relay-lane.ts: the handler's steps without its layers) is not
+ * handed to the handler at all; cancelling it or closing the transport stops it the same way.
  */
 export class LeanDispatch {
   private readonly inflight = new Map<RequestId, AbortController>();
+  /** Calls the session's relay lane took (gateway/relay-lane.ts), by id, with what cancels each. */
+  private readonly lanes = new Map<RequestId, (reason: unknown) => void>();
   private transport?: Transport;
   /** The wire beneath the SDK's stdio entry, once requests are taken there (see beneathEntry). */
   private wire?: Transport;
@@ -104,8 +114,11 @@ export class LeanDispatch {
   private take(message: JSONRPCMessage, extra?: MessageExtraInfo): boolean {
     if ('method' in message && message.method === 'notifications/cancelled' && !('id' in message)) {
       const requestId = (message.params as { requestId?: RequestId } | undefined)?.requestId;
-      const controller = requestId === undefined ? undefined : this.inflight.get(requestId);
-      controller?.abort((message.params as { reason?: unknown }).reason);
+      if (requestId === undefined) return false;
+      const reason = (message.params as { reason?: unknown }).reason;
+      this.inflight.get(requestId)?.abort(reason);
+      this.lanes.get(requestId)?.(reason);
+      this.lanes.delete(requestId);
       return false;
     }
     if (!isLeanRequest(message, extra) || !this.accepts(message)) return false;
@@ -118,11 +131,14 @@ export class LeanDispatch {
     const error = new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed');
     for (const controller of [...this.inflight.values()]) controller.abort(error);
     this.inflight.clear();
+    for (const cancel of [...this.lanes.values()]) cancel(error);
+    this.lanes.clear();
   }
 
   private accepts(request: JSONRPCRequest): boolean {
     const { session } = this;
-    if (!this.transport || session.isClosed || this.inflight.has(request.id)) return false;
+    if (!this.transport || session.isClosed || this.inflight.has(request.id) || this.lanes.has(request.id))
+      return false;
     if (!isLegacyVersion(session.server.getNegotiatedProtocolVersion())) return false;
     const name = (request.params as { name?: unknown }).name;
     if (typeof name !== 'string') return false;
@@ -135,6 +151,13 @@ export class LeanDispatch {
     const transport = this.wire ?? this.transport!;
     const { server } = this.session;
     const { id } = request;
+    const cancel = this.session.relayCall(request, (answer) => {
+      if (this.lanes.delete(id)) this.write(transport, id, answer);
+    });
+    if (cancel) {
+      this.lanes.set(id, cancel);
+      return;
+    }
     const controller = new AbortController();
     this.inflight.set(id, controller);
     const related = { relatedRequestId: id };
@@ -160,28 +183,34 @@ export class LeanDispatch {
     Promise.resolve()
       .then(() => this.session.serveLean(request, ctx))
       .then(
-        (result) => {
-          if (controller.signal.aborted) return;
-          return transport.send({ result, jsonrpc: '2.0', id });
-        },
-        (error: { code?: unknown; message?: string; data?: unknown }) => {
-          if (controller.signal.aborted) return;
-          const code = Number.isSafeInteger(error?.code) ? (error.code as number) : -32603;
-          return transport.send({
-            jsonrpc: '2.0',
-            id,
-            error: {
-              code,
-              message: error?.message ?? 'Internal error',
-              ...(error?.data !== undefined ? { data: error.data } : {}),
-            },
-          });
-        },
+        (result) => controller.signal.aborted || this.write(transport, id, { result }),
+        (error: unknown) => controller.signal.aborted || this.write(transport, id, { error }),
       )
-      .catch((error: unknown) => server.onerror?.(new Error(`Failed to send response: ${String(error)}`)))
       .finally(() => {
         if (this.inflight.get(id) === controller) this.inflight.delete(id);
       });
+  }
+
+  /** Answers request `id` as the SDK writes an answer: the result as it is, an error by its code, message and data. */
+  private write(transport: Transport, id: RequestId, answer: { result: Result } | { error: unknown }): void {
+    let message: JSONRPCMessage;
+    if ('result' in answer) message = { result: answer.result, jsonrpc: '2.0', id };
+    else {
+      const error = answer.error as { code?: unknown; message?: string; data?: unknown } | undefined;
+      const code = Number.isSafeInteger(error?.code) ? (error!.code as number) : -32603;
+      message = {
+        jsonrpc: '2.0',
+        id,
+        error: {
+          code,
+          message: error?.message ?? 'Internal error',
+          ...(error?.data !== undefined ? { data: error.data } : {}),
+        },
+      };
+    }
+    transport
+      .send(message)
+      .catch((error: unknown) => this.session.server.onerror?.(new Error(`Failed to send response: ${String(error)}`)));
   }
 }
 

@@ -26,6 +26,7 @@ import { ResourceWatch } from './resource-watch.js';
 import { SessionView } from './session-view.js';
 import { GatewayEvents } from './events.js';
 import { InFlight } from './inflight.js';
+import { relayLane, type RelayLane } from './relay-lane.js';
 import { Offload } from './offload.js';
 import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 
@@ -63,6 +64,8 @@ export class Gateway {
   private stopped = false;
   /** Client requests being handled, for graceful shutdown. */
   private readonly inflight = new InFlight();
+  /** The handler's tools/call in fewer steps, for the calls it fits (relay-lane.ts). */
+  private readonly lane: RelayLane;
   /** Upstream requests that arrived before the client finished its handshake (one-client mode). */
   private readonly awaitingClient = new Set<() => void>();
   /** Legacy upstreams' calls made by modern clients, held between the clients' requests. */
@@ -88,6 +91,7 @@ export class Gateway {
     this.sharedView = new SessionView(this.upstreams, this.catalog);
     this.bridge = new InputBridge(config.gateway.inputHoldMs, log);
     this.resourceWatch = new ResourceWatch((uri) => this.sharedView.resourceServer(uri), log);
+    this.lane = relayLane({ offload: this.offload, events: this.events, inflight: this.inflight });
     this.handlers = createHandlers({
       pageSize: config.gateway.pageSize,
       offload: this.offload,
@@ -143,6 +147,7 @@ export class Gateway {
         capabilities: this.capabilities(),
         instructions: this.instructions(),
         handle: (context) => this.handle(context),
+        relayCall: this.lane,
         initialize: (s, params) => this.initializeSession(s, params),
         clientNotification: (s, notification) => this.clientNotification(s, notification),
         initialized: () => this.clientArrived(),

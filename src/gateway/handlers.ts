@@ -5,11 +5,11 @@ import { Blobs } from '../transports/blob-set.js';
 import type { Catalog } from './catalog.js';
 import type { SessionView } from './session-view.js';
 import type { RequestContext, RequestHandler } from './context.js';
-import { ARTIFACTS_META_KEY } from '../pipeline/pipeline.js';
 import type { Offload } from './offload.js';
 import { ARTIFACT_URI_PREFIX } from '../artifacts/metadata.js';
 import { page } from './pagination.js';
-import { artifactsOf, type CallOutcome, type GatewayEvents } from './events.js';
+import type { GatewayEvents } from './events.js';
+import { announceArtifacts, callReport } from './relay-lane.js';
 import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { InputBridge } from './input-bridge.js';
 import { fulfilInputRounds, isInputRequired, type RetryMaterial } from './input-rounds.js';
@@ -89,24 +89,16 @@ export function createHandlers(deps: HandlerDeps): Record<string, RequestHandler
       const p = params(context.request);
       const name = String(p.name);
       const { session } = context;
-      const started = performance.now();
-      const report = (server: string, tool: string, outcome: CallOutcome, result?: Result) =>
-        deps.events.emit('call', {
-          who: session.who,
-          server,
-          tool,
-          outcome,
-          seconds: (performance.now() - started) / 1000,
-          artifacts: artifactsOf(result),
-        });
       if (offload.isBuiltin(name)) {
+        const reportBuiltin = callReport(deps.events, session, BUILTIN_SERVER, name);
         const result = await offload.callBuiltin(name, (p.arguments ?? {}) as Params, session);
-        report(BUILTIN_SERVER, name, result.isError ? 'error' : 'ok');
+        reportBuiltin(result.isError ? 'error' : 'ok');
         return result;
       }
       const route = session.view.catalog.tool(name);
       if (!route) throw new ClientError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`);
       const { name: server } = route.upstream;
+      const report = callReport(deps.events, session, server, route.original);
       const call = {
         server,
         tool: route.original,
@@ -120,7 +112,7 @@ export function createHandlers(deps: HandlerDeps): Record<string, RequestHandler
       try {
         const resolved = await offload.resolveArguments(call);
         if ('refused' in resolved) {
-          report(server, route.original, 'error');
+          report('error');
           return {
             content: [{ type: 'text', text: `mcp-offload did not send this call: ${resolved.refused}` }],
             isError: true,
@@ -138,16 +130,13 @@ export function createHandlers(deps: HandlerDeps): Record<string, RequestHandler
         if (isInputRequired(result)) return blobs.deliver(result);
         processed = blobs.deliver(isToolResult(result) ? await offload.processResult(result, call, blobs) : result);
       } catch (error) {
-        report(server, route.original, 'failed');
+        report('failed');
         throw error;
       } finally {
         blobs.dispose();
       }
-      report(server, route.original, (processed as CallToolResult).isError ? 'error' : 'ok', processed);
-      // New artifacts are new resources of this session.
-      if (processed._meta?.[ARTIFACTS_META_KEY] && offload.offersResources) {
-        void session.notify({ method: 'notifications/resources/list_changed' });
-      }
+      report((processed as CallToolResult).isError ? 'error' : 'ok', processed);
+      announceArtifacts(session, offload, processed);
       return processed;
     },
 

@@ -8,12 +8,23 @@ export class InFlight {
   }
 
   async track<T>(work: () => Promise<T>): Promise<T> {
-    this.count++;
+    const end = this.begin();
     try {
       return await work();
     } finally {
-      if (--this.count === 0) for (const wake of this.waiters.splice(0)) wake();
+      end();
     }
+  }
+
+  /** Work starts; the function it returns ends it (once). */
+  begin(): () => void {
+    this.count++;
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      if (--this.count === 0) for (const wake of this.waiters.splice(0)) wake();
+    };
   }
 
   /** Resolves true when nothing is in flight, or false after `timeoutMs`. */

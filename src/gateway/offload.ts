@@ -7,6 +7,7 @@ import type {
 } from '@modelcontextprotocol/server';
 import { ARTIFACT_TEMPLATE, artifactResource, readArtifact } from '../artifacts/resources.js';
 import { storeOptions } from '../artifacts/options.js';
+import { ARTIFACT_URI_PREFIX } from '../artifacts/metadata.js';
 import { ArtifactStore } from '../artifacts/store.js';
 import { artifactTools, callArtifactTool } from '../artifacts/tools.js';
 import type { ArtifactRecord } from '../artifacts/types.js';
@@ -117,6 +118,17 @@ export class Offload {
   /** `blobs`: the payloads the result arrived with as bytes; the caller delivers them. */
   processResult(result: CallToolResult, call: CallInfo, blobs?: Blobs): Promise<CallToolResult> {
     return this.pipeline.process(result, call, blobs);
+  }
+
+  /** Whether this result certainly leaves the pipeline as it came (the relay lane's check, fast-path/relay-lane). */
+  passesUnchanged(result: CallToolResult, call: CallInfo, blobs?: Blobs): boolean {
+    return this.pipeline.passesUnchanged(result, call, blobs);
+  }
+
+  /** Whether resolveArguments certainly leaves these arguments as they are: no artifact URI anywhere in them. */
+  argumentsAsSent(call: CallInfo): boolean {
+    if (!call.args || this.rules.settingsFor(call.server, call.tool).argumentRefs === 'off') return true;
+    return !JSON.stringify(call.args).includes(ARTIFACT_URI_PREFIX);
   }
 
   /**

@@ -28,6 +28,7 @@ import type { Who } from './events.js';
 import { answerInitialize, type InitializeAnswer } from './initialize.js';
 import type { SessionView } from './session-view.js';
 import { LeanDispatch } from '../fast-path/lean-dispatch.js';
+import type { LaneAnswer, LaneCancel } from './relay-lane.js';
 
 /**
  * Who a session acts for. Artifacts belong to `owner`: by default the session itself; over HTTP, a
@@ -59,6 +60,12 @@ export interface SessionSetup {
   capabilities: ServerCapabilities;
   instructions?: string;
   handle: RequestHandler;
+  /** The relay lane (relay-lane.ts), when the gateway has one. */
+  relayCall?: (
+    session: DownstreamSession,
+    request: JSONRPCRequest,
+    answer: (answer: LaneAnswer) => void,
+  ) => LaneCancel | undefined;
   /** Starts what serves the session, as the client that just introduced itself, and says what to answer it. */
   initialize(session: DownstreamSession, params: InitializeRequest['params']): Promise<InitializeAnswer>;
   clientNotification(session: DownstreamSession, notification: Notification): void;
@@ -109,8 +116,9 @@ class RelayServer extends Server {
 /** A request of this client in flight: which upstream serves it, and what it asked with. */
 interface InflightRequest {
   upstream: Upstream;
-  ctx: ServerContext;
-  envelope: RequestEnvelope;
+  /** Those of a call the handler serves; a relay lane call (legacy, no per-call stream) has none. */
+  ctx?: ServerContext;
+  envelope?: RequestEnvelope;
 }
 
 /**
@@ -272,6 +280,20 @@ export class DownstreamSession {
     this.inflight.set(context.request.id, { upstream, ctx: context.extra, envelope: context.envelope });
   }
 
+  /** A call of this client the relay lane sent to `upstream` (gateway/relay-lane.ts); `served` when it ends. */
+  serving(id: RequestId, upstream: Upstream): void {
+    this.inflight.set(id, { upstream });
+  }
+
+  served(id: RequestId): void {
+    this.inflight.delete(id);
+  }
+
+  /** The relay lane's take on a lean call (LeanDispatch): how to stop it, or undefined when the handler serves it. */
+  relayCall(request: JSONRPCRequest, answer: (answer: LaneAnswer) => void): LaneCancel | undefined {
+    return this.setup.relayCall?.(this, request, answer);
+  }
+
   subscribe(uri: string): void {
     this.subscriptions.add(uri);
   }
@@ -320,7 +342,7 @@ export class DownstreamSession {
     let call: InflightRequest | undefined;
     for (const served of this.inflight.values()) if (served.upstream === upstream) call = served;
     const level = (notification.params as { level?: unknown } | undefined)?.level;
-    if (!call || this.closed || !logLevelPasses(level, call.envelope.logLevel)) return;
+    if (!call?.ctx || this.closed || !logLevelPasses(level, call.envelope?.logLevel)) return;
     await call.ctx.mcpReq.notify(notification).catch((error: unknown) => {
       this.setup.log.debug({ err: String(error) }, 'log message not sent to client');
     });

@@ -27,12 +27,9 @@ export class ResultPipeline {
    * owns them, and restores what the answer still marks when it delivers it.
    */
   async process(result: Result, call: CallInfo, blobs: Blobs = Blobs.NONE): Promise<Result> {
-    // Only a final result is the tool's output: an `input_required` question or a task handle passes as it came.
-    if (!isComplete(result)) return result;
-    const settings = forClient(this.rules.settingsFor(call.server, call.tool), call.client);
-    const chain = chainFor(result, settings);
-    if (!chain.length) return result;
-    if (surelyUntouched(result, settings, blobs.size)) return result;
+    const plan = this.plan(result, call, blobs);
+    if (!plan) return result;
+    const { settings, chain } = plan;
     try {
       let next = materialize(result, blobs, !settings.transform && !result.isError);
       // Most results: no layer applies, nothing is copied or decoded.
@@ -47,6 +44,21 @@ export class ResultPipeline {
       this.log.error({ err, tool: call.tool }, 'result pipeline failed; passing the result on unchanged');
       return result;
     }
+  }
+
+  /** Whether the pipeline certainly returns this result as it is, known without running a layer. */
+  passesUnchanged(result: Result, call: CallInfo, blobs: Blobs = Blobs.NONE): boolean {
+    return this.plan(result, call, blobs) === undefined;
+  }
+
+  /** The settings and layers a result goes through, or undefined when it certainly passes as it is. */
+  private plan(result: Result, call: CallInfo, blobs: Blobs) {
+    // Only a final result is the tool's output: an `input_required` question or a task handle passes as it came.
+    if (!isComplete(result)) return undefined;
+    const settings = forClient(this.rules.settingsFor(call.server, call.tool), call.client);
+    const chain = chainFor(result, settings);
+    if (!chain.length || surelyUntouched(result, settings, blobs.size)) return undefined;
+    return { settings, chain };
   }
 }
 

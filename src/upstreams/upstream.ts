@@ -24,7 +24,7 @@ import type {
 } from '@modelcontextprotocol/client';
 import type { ServerConfig } from '../config/types.js';
 import type { Logger } from '../logger.js';
-import { relayDirectly } from '../fast-path/direct-requests.js';
+import { directRequestsOf, relayDirectly } from '../fast-path/direct-requests.js';
 import { ProcessTransport, SpawnError } from '../transports/process-transport.js';
 import { CONNECTION_CLOSED, ClientError, isConnectionClosed, relayedError, timedOut, unavailable } from './errors.js';
 import { CATALOG_KINDS, emptyCatalog, fetchCatalog, type CatalogKind, type UpstreamCatalog } from './catalog-fetch.js';
@@ -353,6 +353,64 @@ export class Upstream {
       channel?.release(progress.token);
       options.signal?.removeEventListener('abort', onClientAbort);
     }
+  }
+
+  /**
+   * A client's `tools/call` relayed the way `request` relays it, for the relay lane (gateway/relay-lane.ts), with
+   * callbacks instead of promises and signals: the proxy's own progress token (so the result's payloads kept as
+   * bytes travel with it, and progress restarts the timeout), the same timeout and liveness check, the same errors.
+   * Only a connection whose relayed requests go directly (a legacy-era stdio process, up) takes it; otherwise
+   * nothing is sent and undefined says so. What it returns cancels the call upstream (`done` is then not called).
+   */
+  relayCall(
+    params: Record<string, unknown>,
+    done: (outcome: { result: Result; blobs: Blobs } | { error: Error }) => void,
+  ): ((reason: unknown) => boolean) | undefined {
+    const connection = this.connection;
+    if (this.state !== 'up' || !connection) return undefined;
+    const direct = directRequestsOf(connection.client);
+    if (!direct) return undefined;
+    const channel = connection.transport instanceof ProcessTransport ? connection.transport.blobs : undefined;
+    const timeout = this.config.timeoutMs;
+    let timer: NodeJS.Timeout | undefined;
+    const progress = this.progress.register(() => arm());
+    const finish = () => {
+      clearTimeout(timer);
+      progress.release();
+      channel?.release(progress.token);
+    };
+    const arm = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        if (id === undefined || !direct.cancel(id, `timed out after ${timeout} ms`)) return;
+        finish();
+        this.checkAlive();
+        done({ error: timedOut(`upstream "${this.name}" did not answer tools/call within ${timeout} ms`) });
+      }, timeout);
+    };
+    const meta = { ...(params._meta as Record<string, unknown> | undefined), progressToken: progress.token };
+    const id = direct.send('tools/call', { ...params, _meta: meta }, (answer) => {
+      const blobs = 'result' in answer ? (channel?.take(progress.token) ?? Blobs.NONE) : Blobs.NONE;
+      finish();
+      // What the upstream sent before its answer (log messages, in the same read) is passed on first: the SDK
+      // client hands notifications over in microtasks, which all run before this. And a closing connection fails
+      // its calls before the close is told (onClosed), so why it closed is known by then.
+      setImmediate(() =>
+        done(
+          'result' in answer ? { result: answer.result, blobs } : { error: this.describe(answer.error, 'tools/call') },
+        ),
+      );
+    });
+    if (id === undefined) {
+      finish();
+      return undefined;
+    }
+    arm();
+    return (reason) => {
+      if (id === undefined || !direct.cancel(id, reason)) return false;
+      finish();
+      return true;
+    };
   }
 
   async notify(notification: Notification): Promise<void> {

@@ -4,7 +4,7 @@
 // errors as the upstream sent them, progress under the client's token before the result, and a cancelled call is
 // not answered and is cancelled upstream.
 import { afterAll, afterEach, describe, expect, test } from '@jest/globals';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,8 +22,11 @@ afterAll(() => removeArtifactDir());
 
 type Message = Record<string, unknown> & { id?: unknown; method?: string; params?: Record<string, unknown> };
 
-/** The proxy in front of the legacy fixture, with the fixture recording what it receives, after the handshake. */
-async function proxy(): Promise<{
+/**
+ * The proxy in front of the legacy fixture, with the fixture recording what it receives, after the handshake;
+ * `serverKeys` (YAML lines) go into the server's entry of a config file the proxy then runs with.
+ */
+async function proxy(serverKeys?: string): Promise<{
   cli: CliProcess;
   send(...messages: object[]): void;
   lines(): Message[];
@@ -32,7 +35,15 @@ async function proxy(): Promise<{
   const dir = mkdtempSync(join(tmpdir(), 'mcp-offload-lean-entry-'));
   dirs.push(dir);
   const recordFile = join(dir, 'record.jsonl');
-  const cli = startCli(['--', NODE, SERVER, '--record', recordFile]);
+  let args = ['--artifact-dir', join(dir, 'artifacts'), '--', NODE, SERVER, '--record', recordFile];
+  if (serverKeys !== undefined) {
+    const file = join(dir, 'config.yaml');
+    const command = `command: ${JSON.stringify(NODE)}`;
+    const serverArgs = `args: [${JSON.stringify(SERVER)}, --record, ${JSON.stringify(recordFile)}]`;
+    writeFileSync(file, `servers:\n  probe:\n    ${command}\n    ${serverArgs}\n${serverKeys}`);
+    args = ['--config', file, '--artifact-dir', join(dir, 'artifacts')];
+  }
+  const cli = startCli(args);
   const send = (...messages: object[]) =>
     cli.child.stdin!.write(messages.map((m) => `${JSON.stringify({ jsonrpc: '2.0', ...m })}\n`).join(''));
   const lines = () =>
@@ -152,5 +163,40 @@ describe('a legacy stdio client through the lean entry', () => {
     p.send({ id: 'after', method: 'tools/call', params: { name: 'echo', arguments: { text: 'next' } } });
     await waitFor(() => answerTo(p.lines(), 'after'), 15_000);
     expect(answerTo(p.lines(), 'slow')).toBeUndefined();
+  });
+
+  test('a call the upstream does not answer in time ends with the timeout error, and the upstream is told', async () => {
+    const p = await proxy('    timeoutMs: 400\n');
+    p.send({ id: 'late', method: 'tools/call', params: { name: 'hold', arguments: {} } });
+    await waitFor(() => answerTo(p.lines(), 'late'), 15_000);
+    expect(answerTo(p.lines(), 'late')).toEqual({
+      jsonrpc: '2.0',
+      id: 'late',
+      error: { code: -32001, message: 'upstream "probe" did not answer tools/call within 400 ms' },
+    });
+    await waitFor(() => p.record().some((m) => m.method === 'notifications/cancelled'), 15_000);
+    const held = p.record().find((m) => m.method === 'tools/call')!;
+    expect(p.record().find((m) => m.method === 'notifications/cancelled')!.params!.requestId).toBe(held.id);
+    // The upstream still answers its ping, so it is kept, and the next call is served.
+    p.send({ id: 'next', method: 'tools/call', params: { name: 'echo', arguments: { text: 'still here' } } });
+    await waitFor(() => answerTo(p.lines(), 'next'), 15_000);
+    expect(answerTo(p.lines(), 'next')!.result).toEqual({ content: [{ type: 'text', text: 'echo: still here' }] });
+  });
+
+  test('an image result is stored and summarized on the way, a short text is not, and the new artifact is announced', async () => {
+    const p = await proxy();
+    p.send(
+      { id: 'img', method: 'tools/call', params: { name: 'image', arguments: {} } },
+      { id: 'txt', method: 'tools/call', params: { name: 'echo', arguments: { text: 'plain' } } },
+    );
+    await waitFor(() => answerTo(p.lines(), 'img') && answerTo(p.lines(), 'txt'), 15_000);
+    const image = answerTo(p.lines(), 'img')!.result as {
+      content: Array<{ type: string; uri?: string; text?: string }>;
+    };
+    expect(image.content[0]!.text).toMatch(/^File saved: .*\.png\nType: image\/png\n/);
+    const links = image.content.filter((block) => block.type === 'resource_link');
+    expect(links.map((block) => block.uri)).toEqual([expect.stringMatching(/^artifact:\/\//)]);
+    expect(answerTo(p.lines(), 'txt')!.result).toEqual({ content: [{ type: 'text', text: 'echo: plain' }] });
+    expect(p.lines().some((m) => m.method === 'notifications/resources/list_changed')).toBe(true);
   });
 });

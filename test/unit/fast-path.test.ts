@@ -167,6 +167,7 @@ describe('LeanDispatch.beneathEntry: a legacy session takes its calls before the
     server: { getNegotiatedProtocolVersion: () => version } as unknown as LeanSession['server'],
     isClosed: false,
     view: { catalog: { tool: () => ({ upstream: { protocolVersion: '2025-11-25' } }) } },
+    relayCall: () => undefined,
     serveLean: (request) =>
       Promise.resolve({ content: [{ type: 'text', text: String((request.params as { name: string }).name) }] }),
   });

@@ -1,0 +1,134 @@
+import type { CallToolResult, JSONRPCRequest, Result } from '@modelcontextprotocol/server';
+import { ARTIFACTS_META_KEY } from '../pipeline/pipeline.js';
+import type { CallInfo } from '../pipeline/types.js';
+import type { Blobs } from '../transports/blob-set.js';
+import { artifactsOf, type CallOutcome, type GatewayEvents } from './events.js';
+import type { InFlight } from './inflight.js';
+import type { Offload } from './offload.js';
+import type { DownstreamSession } from './session.js';
+
+/** How a call ends for the client: the result to send, or the error to answer with. */
+export type LaneAnswer = { result: Result } | { error: Error };
+
+/** Stops a call the lane took: the upstream is told, and the client gets no answer. */
+export type LaneCancel = (reason: unknown) => void;
+
+export interface LaneDeps {
+  offload: Offload;
+  events: GatewayEvents;
+  inflight: InFlight;
+}
+
+/**
+ * The relay lane: the `tools/call` handler (handlers.ts) for the calls where most of its steps do nothing, written
+ * as one callback chain instead of a dozen async layers, each a few microseconds and a few allocations per call
+ * (docs/performance.md, issue #13 item 5). It takes a call of a legacy-era client (the lean dispatcher's, see
+ * fast-path/lean-dispatch.ts) that goes to a legacy-era stdio upstream whose requests skip the SDK client, carries
+ * no client progress token (the handler orders progress before the result) and no 2025 task, to a tool that is not
+ * the proxy's own, with arguments holding no artifact URI to restore. Everything else takes the handler.
+ *
+ * What the handler does, it does: the upstream gets the call under the tool's own name with the proxy's progress
+ * token and timeout (Upstream.relayCall), the result goes through the pipeline unless the pipeline certainly returns
+ * it as it is, payloads kept as bytes are delivered and let go, the call is reported (metrics, audit), counted in
+ * flight for a graceful shutdown, known as the upstream's current call for its questions to the client, and new
+ * artifacts announce a resource list change.
+ */
+export function relayLane(deps: LaneDeps) {
+  const { offload, events, inflight } = deps;
+  return (
+    session: DownstreamSession,
+    request: JSONRPCRequest,
+    answer: (answer: LaneAnswer) => void,
+  ): LaneCancel | undefined => {
+    const params = request.params as Record<string, unknown>;
+    const meta = params._meta as { progressToken?: unknown } | undefined;
+    if ('task' in params || meta?.progressToken !== undefined) return undefined;
+    const name = String(params.name);
+    if (offload.isBuiltin(name)) return undefined;
+    const route = session.view.catalog.tool(name);
+    if (!route) return undefined;
+    const { upstream } = route;
+    const call: CallInfo = {
+      server: upstream.name,
+      tool: route.original,
+      args: params.arguments as Record<string, unknown> | undefined,
+      owner: session.owner,
+      links: session.identity.links,
+      client: session.clientInfo,
+    };
+    if (!offload.argumentsAsSent(call)) return undefined;
+
+    const end = inflight.begin();
+    const report = callReport(events, session, call.server, call.tool);
+    const failed = (error: Error) => {
+      report('failed');
+      end();
+      answer({ error });
+    };
+    const deliver = (processed: Result, blobs: Blobs) => {
+      const result = blobs.deliver(processed);
+      blobs.dispose();
+      report((result as CallToolResult).isError ? 'error' : 'ok', result);
+      end();
+      announceArtifacts(session, offload, result);
+      answer({ result });
+    };
+
+    const cancel = upstream.relayCall({ ...params, name: route.original }, (outcome) => {
+      session.served(request.id);
+      if ('error' in outcome) return failed(outcome.error);
+      const { result, blobs } = outcome;
+      if (!isToolResult(result) || offload.passesUnchanged(result, call, blobs)) return deliver(result, blobs);
+      offload.processResult(result, call, blobs).then(
+        (processed) => deliver(processed, blobs),
+        (error: unknown) => {
+          blobs.dispose();
+          failed(error instanceof Error ? error : new Error(String(error)));
+        },
+      );
+    });
+    if (!cancel) {
+      end();
+      return undefined;
+    }
+    session.serving(request.id, upstream);
+    return (reason) => {
+      if (!cancel(reason)) return;
+      session.served(request.id);
+      report('failed');
+      end();
+    };
+  };
+}
+
+export type RelayLane = ReturnType<typeof relayLane>;
+
+/** Reports a call's end (metrics, audit), timed from now. */
+export function callReport(
+  events: GatewayEvents,
+  session: DownstreamSession,
+  server: string,
+  tool: string,
+): (outcome: CallOutcome, result?: Result) => void {
+  const started = performance.now();
+  return (outcome, result) =>
+    events.emit('call', {
+      who: session.who,
+      server,
+      tool,
+      outcome,
+      seconds: (performance.now() - started) / 1000,
+      artifacts: artifactsOf(result),
+    });
+}
+
+/** New artifacts are new resources of the session. */
+export function announceArtifacts(session: DownstreamSession, offload: Offload, result: Result): void {
+  if (result._meta?.[ARTIFACTS_META_KEY] && offload.offersResources) {
+    void session.notify({ method: 'notifications/resources/list_changed' });
+  }
+}
+
+function isToolResult(result: Result): result is CallToolResult {
+  return Array.isArray((result as { content?: unknown }).content);
+}
