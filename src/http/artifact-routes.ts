@@ -26,7 +26,7 @@ export class ArtifactRoutes {
     if (req.method !== 'GET' && req.method !== 'HEAD')
       return sendJson(res, 405, { error: 'method not allowed' }, { allow: 'GET, HEAD' });
     const query = new URL(req.url ?? '/', 'http://x').searchParams;
-    if (rawPath === ARTIFACTS_PATH) return this.gallery(req, res, query);
+    if (rawPath === ARTIFACTS_PATH) return await this.gallery(req, res, query);
     const id = idFromPath(rawPath);
     if (id === undefined) return notFound(res);
     return this.download(req, res, id, query);
@@ -39,12 +39,13 @@ export class ArtifactRoutes {
       const check = this.ctx.signer.check(artifactSubject(id), query.get('expires'), query.get('sig'));
       if (check !== 'ok')
         return sendJson(res, 403, { error: check === 'expired' ? 'this link has expired' : 'this link is not valid' });
-      record = this.ctx.gateway.offload.store.get(id);
+      record = await this.ctx.gateway.offload.store.find(id);
       who = { link: true };
     } else {
       const access = this.bearer(req, res);
       if (access === 'answered') return;
-      const found = this.ctx.gateway.offload.store.get(id);
+      // find: over a shared bucket, another replica may have stored it, or given it to this owner, just now.
+      const found = access.owner === undefined ? undefined : await this.ctx.gateway.offload.store.find(id, access.owner);
       if (found && access.owner !== undefined && found.owners.includes(access.owner)) record = found;
       who = access.who;
     }
@@ -60,7 +61,7 @@ export class ArtifactRoutes {
       this.ctx.gateway.events.emit('artifactRead', { who, via: 'download', record, bytes });
   }
 
-  private gallery(req: IncomingMessage, res: ServerResponse, query: URLSearchParams): void {
+  private async gallery(req: IncomingMessage, res: ServerResponse, query: URLSearchParams): Promise<void> {
     let owner: string | undefined;
     let access: Record<string, string> = {};
     if (query.has('sig')) {
@@ -82,6 +83,8 @@ export class ArtifactRoutes {
       }
     }
     const { store } = this.ctx.gateway.offload;
+    // Over a shared bucket the page shows what every replica stored; a bucket that does not answer shows what is known.
+    await store.refresh().catch((err: unknown) => this.ctx.log.warn({ err }, 'could not refresh the artifact list'));
     const records = store.list({ owner });
     const nonce = randomBytes(16).toString('base64');
     const html = galleryHtml({

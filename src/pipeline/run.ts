@@ -104,7 +104,7 @@ export class PipelineRun implements LayerContext {
         return { ok: true, extraction: known };
       }
       const link = this.call.links
-        ? { url: this.call.links.urlFor(record), hidePath: !this.call.links.showPath }
+        ? { url: await this.call.links.urlFor(record), hidePath: !this.call.links.showPath }
         : undefined;
       const summary = summaryText({
         path: record.path,

@@ -18,8 +18,8 @@ export interface CallInfo {
 }
 
 export interface ArtifactLinks {
-  /** A URL the client can open to fetch the artifact (signed, expiring). */
-  urlFor(record: ArtifactRecord): string;
+  /** A URL the client can open to fetch the artifact (signed, expiring); presigned by the bucket's service, asynchronously. */
+  urlFor(record: ArtifactRecord): string | Promise<string>;
   /** Name the gateway-side path too (the client shares the volume). */
   showPath: boolean;
   /** A signed link to this session's gallery page. */
