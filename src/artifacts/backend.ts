@@ -48,7 +48,7 @@ export interface ArtifactBackend {
   claim?(sha256s: string[]): Promise<Set<string>>;
   /** Shared backends: frees what claim took. */
   release?(sha256s: string[]): Promise<void>;
-  /** Shared backends: a URL that fetches the bytes directly from the medium, valid `seconds`, served with `disposition`. */
+  /** Shared backends: a URL that fetches the bytes from the medium itself, valid `seconds`, with `disposition`. */
   presign?(record: ArtifactRecord, seconds: number, disposition?: string): Promise<string>;
   close?(): void;
 }

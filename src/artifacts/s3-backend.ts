@@ -91,7 +91,9 @@ export class S3Backend implements ArtifactBackend {
 
   async contentSize(record: ArtifactRecord): Promise<number | undefined> {
     try {
-      const head = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: this.contentKey(record.sha256) }));
+      const head = await this.client.send(
+        new HeadObjectCommand({ Bucket: this.bucket, Key: this.contentKey(record.sha256) }),
+      );
       return head.ContentLength;
     } catch (err) {
       if (isMissing(err)) return undefined;
@@ -135,7 +137,10 @@ export class S3Backend implements ArtifactBackend {
       return out.Body as Readable;
     } catch (err) {
       if (isMissing(err)) throw new ContentGone('artifact bytes are gone from the bucket');
-      throw new ArtifactStoreError('not-found', `cannot read artifact from ${describeBucket(this.options)} (${describeS3Error(err)})`);
+      throw new ArtifactStoreError(
+        'not-found',
+        `cannot read artifact from ${describeBucket(this.options)} (${describeS3Error(err)})`,
+      );
     }
   }
 

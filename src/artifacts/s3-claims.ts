@@ -28,14 +28,17 @@ export class GcClaims {
 
   async claim(sha256s: string[]): Promise<Set<string>> {
     if (sha256s.length === 0) return new Set();
-    const written = (await inBatches(sha256s, async (sha) => ((await this.heldByOther(sha)) ? undefined : sha)))
-      .filter((sha): sha is string => sha !== undefined);
+    const written = (await inBatches(sha256s, async (sha) => ((await this.heldByOther(sha)) ? undefined : sha))).filter(
+      (sha): sha is string => sha !== undefined,
+    );
     await inBatches(written, (sha) =>
       this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: this.key(sha), Body: this.token })),
     );
     if (written.length === 0) return new Set();
     await new Promise((resolve) => setTimeout(resolve, this.settleMs));
-    const won = await inBatches(written, async (sha) => ((await this.holder(sha))?.token === this.token ? sha : undefined));
+    const won = await inBatches(written, async (sha) =>
+      (await this.holder(sha))?.token === this.token ? sha : undefined,
+    );
     return new Set(won.filter((sha): sha is string => sha !== undefined));
   }
 
@@ -68,6 +71,7 @@ export class GcClaims {
 
 async function inBatches<T, R>(items: T[], task: (item: T) => Promise<R>): Promise<R[]> {
   const out: R[] = [];
-  for (let i = 0; i < items.length; i += CONCURRENCY) out.push(...(await Promise.all(items.slice(i, i + CONCURRENCY).map(task))));
+  for (let i = 0; i < items.length; i += CONCURRENCY)
+    out.push(...(await Promise.all(items.slice(i, i + CONCURRENCY).map(task))));
   return out;
 }

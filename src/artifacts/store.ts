@@ -341,7 +341,8 @@ export class ArtifactStore {
         await this.lock.run(record.sha256, async () => this.forget(record));
         throw notFound(record.id, err.why);
       }
-      if (err instanceof ArtifactStoreError) throw new ArtifactStoreError(err.reason, `${err.message}: ${JSON.stringify(record.id)}`);
+      if (err instanceof ArtifactStoreError)
+        throw new ArtifactStoreError(err.reason, `${err.message}: ${JSON.stringify(record.id)}`);
       throw notFound(record.id, `cannot open artifact (${describeFsError(err)})`);
     }
   }

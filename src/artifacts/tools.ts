@@ -92,7 +92,10 @@ async function listArtifacts({ store, owner, args, links }: ArtifactToolCall): P
   const where = async (r: ArtifactRecord) =>
     (links ? [...(links.showPath ? [r.path] : []), await links.urlFor(r)] : [r.path]).map((w) => `\n  ${w}`).join('');
   const lines = await Promise.all(
-    records.map(async (r) => `${r.uri}  ${r.mimeType}  ${humanSize(r.size)}  ${r.server}/${r.tool}  ${r.created}${await where(r)}`),
+    records.map(
+      async (r) =>
+        `${r.uri}  ${r.mimeType}  ${humanSize(r.size)}  ${r.server}/${r.tool}  ${r.created}${await where(r)}`,
+    ),
   );
   const gallery = links?.galleryUrl ? `\nGallery: ${links.galleryUrl()}` : '';
   return {

@@ -59,7 +59,11 @@ function checkArtifactBackend(artifacts: unknown, report: Report): void {
   if (!isPlainObject(artifacts)) return;
   const s3 = artifacts.backend === 's3';
   if (s3 && !hasOwn(artifacts, 's3'))
-    report({ pointer: '/artifacts/backend', anchor: 'value', message: 'backend s3 needs artifacts.s3 with at least a bucket' });
+    report({
+      pointer: '/artifacts/backend',
+      anchor: 'value',
+      message: 'backend s3 needs artifacts.s3 with at least a bucket',
+    });
   if (!s3 && hasOwn(artifacts, 's3'))
     report({
       pointer: '/artifacts/s3',
@@ -77,7 +81,11 @@ function checkArtifactBackend(artifacts: unknown, report: Report): void {
   const links = isPlainObject(artifacts.links) ? artifacts.links : undefined;
   if (links?.via !== 'presigned') return;
   if (!s3)
-    report({ pointer: '/artifacts/links/via', anchor: 'value', message: 'presigned links need backend s3: local files have no presigned URL' });
+    report({
+      pointer: '/artifacts/links/via',
+      anchor: 'value',
+      message: 'presigned links need backend s3: local files have no presigned URL',
+    });
   if (typeof links.ttlSeconds === 'number' && links.ttlSeconds > MAX_PRESIGNED_SECONDS)
     report({
       pointer: '/artifacts/links/ttlSeconds',

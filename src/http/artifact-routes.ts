@@ -45,7 +45,8 @@ export class ArtifactRoutes {
       const access = this.bearer(req, res);
       if (access === 'answered') return;
       // find: over a shared bucket, another replica may have stored it, or given it to this owner, just now.
-      const found = access.owner === undefined ? undefined : await this.ctx.gateway.offload.store.find(id, access.owner);
+      const found =
+        access.owner === undefined ? undefined : await this.ctx.gateway.offload.store.find(id, access.owner);
       if (found && access.owner !== undefined && found.owners.includes(access.owner)) record = found;
       who = access.who;
     }

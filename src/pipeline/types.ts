@@ -18,7 +18,7 @@ export interface CallInfo {
 }
 
 export interface ArtifactLinks {
-  /** A URL the client can open to fetch the artifact (signed, expiring); presigned by the bucket's service, asynchronously. */
+  /** A URL the client can open to fetch the artifact (signed, expiring); a bucket's presigned URL comes async. */
   urlFor(record: ArtifactRecord): string | Promise<string>;
   /** Name the gateway-side path too (the client shares the volume). */
   showPath: boolean;

@@ -6,12 +6,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import S3rver from 's3rver';
-import {
-  GetObjectCommand,
-  ListObjectsV2Command,
-  PutObjectCommand,
-  S3Client,
-} from '@aws-sdk/client-s3';
+import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 
 // The SDK's multi-line warning about Node 22 would land among the test output; the proxy logs it through pino.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -54,7 +49,9 @@ export async function startS3(bucket = 'offload-test'): Promise<S3Server> {
     const out: string[] = [];
     let token: string | undefined;
     do {
-      const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }));
+      const page = await client.send(
+        new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }),
+      );
       out.push(...(page.Contents ?? []).map((c) => c.Key!));
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);

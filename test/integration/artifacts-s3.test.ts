@@ -5,7 +5,15 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { jsonLines, leftovers, removeArtifactDir, runCli, startCli, stopAllCli, type CliProcess } from '../helpers/cli.js';
+import {
+  jsonLines,
+  leftovers,
+  removeArtifactDir,
+  runCli,
+  startCli,
+  stopAllCli,
+  type CliProcess,
+} from '../helpers/cli.js';
 import { FIXTURES, NODE } from '../helpers/fixtures.js';
 import { S3_KEY, S3_SECRET, startRelay, startS3, type S3Relay, type S3Server } from '../helpers/s3.js';
 import { bearer, connectHttp, downloadUrlOf, linksOf, textsOf, type HttpClient } from '../helpers/sidecar.js';
@@ -77,7 +85,10 @@ async function readBlob(client: HttpClient, uri: string): Promise<Buffer> {
   return Buffer.from((read.contents[0] as { blob: string }).blob, 'base64');
 }
 
-async function get(url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: Buffer; headers: Headers }> {
+async function get(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: Buffer; headers: Headers }> {
   const res = await fetch(url, { headers });
   return { status: res.status, body: Buffer.from(await res.arrayBuffer()), headers: res.headers };
 }
@@ -149,7 +160,9 @@ describe('artifacts in S3: one gateway', () => {
     const [uri] = linksOf(result);
     expect(uri).toBeDefined();
     const uploads = relay.requests.filter((r) => /^POST \/offload-test\/team\/content\/[0-9a-f]{64}\?uploads/.test(r));
-    const parts = relay.requests.filter((r) => /^PUT \/offload-test\/team\/content\/[0-9a-f]{64}\?.*partNumber=/.test(r));
+    const parts = relay.requests.filter((r) =>
+      /^PUT \/offload-test\/team\/content\/[0-9a-f]{64}\?.*partNumber=/.test(r),
+    );
     expect(uploads).toHaveLength(1);
     // 20 MiB in parts of 5 MiB: 4 or 5 parts (the PNG's header and chunks add a few bytes).
     expect(parts.length).toBeGreaterThanOrEqual(4);
@@ -289,7 +302,10 @@ describe('artifacts in S3: garbage collection', () => {
       const then = new Date(Date.now() - 30 * 24 * 3600 * 1000).toISOString();
       await s3.putText(key, JSON.stringify({ ...record, created: then, lastStored: then }));
     }
-    const [one, two] = await Promise.all([runCli(['gc', '--config', config], 30_000), runCli(['gc', '--config', config], 30_000)]);
+    const [one, two] = await Promise.all([
+      runCli(['gc', '--config', config], 30_000),
+      runCli(['gc', '--config', config], 30_000),
+    ]);
     expect(one.code).toBe(0);
     expect(two.code).toBe(0);
     const removed = (text: string) => Number(/removed (\d+) artifact/.exec(text)?.[1]);
