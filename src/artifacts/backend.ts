@@ -46,6 +46,10 @@ export interface ArtifactBackend {
   listRecords?(known: ReadonlyMap<string, ArtifactRecord>): Promise<ArtifactRecord[]>;
   /** Shared backends: the contents this process may collect now, no other collector having claimed them. */
   claim?(sha256s: string[]): Promise<Set<string>>;
+  /** Shared backends: the sha256 of every content stored, in one listing. */
+  listContent?(): Promise<Set<string>>;
+  /** Shared backends: removes bytes no record names (a writer died in between); how many. */
+  sweep?(): Promise<number>;
   /** Shared backends: frees what claim took. */
   release?(sha256s: string[]): Promise<void>;
   /** Shared backends: a URL that fetches the bytes from the medium itself, valid `seconds`, with `disposition`. */

@@ -26,6 +26,8 @@ const OWNER_KEY = /owners\/([0-9a-f]{64})\/([A-Za-z0-9_-]+)$/;
 /** The hash in an id (`tool_<12 or 64 hex>.ext`): the records to look at for an id this replica never saw. */
 const ID_HASH = /_([0-9a-f]{64}|[0-9a-f]{12})\.[^/]*$/;
 const FETCH_CONCURRENCY = 16;
+/** Longer than any upload takes: bytes without a record younger than this may be a put in progress. */
+const ORPHAN_AGE_MS = 60 * 60 * 1000;
 // Not '': the SDK takes an empty string for a stream of unknown length and warns on every put.
 const EMPTY = new Uint8Array(0);
 
@@ -252,6 +254,32 @@ export class S3Backend implements ArtifactBackend {
     return records;
   }
 
+  async listContent(): Promise<Set<string>> {
+    const prefix = `${this.prefix}content/`;
+    return new Set((await this.keys(prefix)).map(({ key }) => key.slice(prefix.length)));
+  }
+
+  /**
+   * Bytes no record names: left by a replica that died between its upload and its record. Only those older
+   * than any put takes, since a put uploads before it writes the record. Answers how many went.
+   */
+  async sweep(): Promise<number> {
+    const [content, records] = await Promise.all([
+      this.keys(`${this.prefix}content/`),
+      this.keys(`${this.prefix}records/`),
+    ]);
+    const named = new Set(records.map(({ key }) => RECORD_KEY.exec(key)?.[1]));
+    const cutoff = Date.now() - ORPHAN_AGE_MS;
+    let swept = 0;
+    for (const { key, modified } of content) {
+      const sha = key.slice(`${this.prefix}content/`.length);
+      if (named.has(sha) || modified === undefined || modified > cutoff) continue;
+      await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+      swept++;
+    }
+    return swept;
+  }
+
   claim(sha256s: string[]): Promise<Set<string>> {
     return this.claims.claim(sha256s);
   }
@@ -311,14 +339,15 @@ export class S3Backend implements ArtifactBackend {
     return out;
   }
 
-  private async keys(prefix: string): Promise<{ key: string; etag?: string }[]> {
-    const out: { key: string; etag?: string }[] = [];
+  private async keys(prefix: string): Promise<{ key: string; etag?: string; modified?: number }[]> {
+    const out: { key: string; etag?: string; modified?: number }[] = [];
     let token: string | undefined;
     do {
       const page = await this.client.send(
         new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token }),
       );
-      for (const item of page.Contents ?? []) if (item.Key) out.push({ key: item.Key, etag: item.ETag });
+      for (const item of page.Contents ?? [])
+        if (item.Key) out.push({ key: item.Key, etag: item.ETag, modified: item.LastModified?.getTime() });
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);
     return out;

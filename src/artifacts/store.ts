@@ -364,10 +364,15 @@ export class ArtifactStore {
       if (this.backend.shared) await this.refresh();
       const result: GcResult = { removed: 0, freedBytes: 0, remaining: 0, remainingBytes: 0, forgotten: 0 };
       if (verify) {
+        // One listing instead of a request per record; a record it shows without bytes is looked at again.
+        const stored = await this.backend.listContent?.();
         for (const r of this.index.all()) {
+          if (stored?.has(r.sha256)) continue;
           if ((await this.backend.contentSize(r)) === undefined && (await this.remove(r, () => true)) !== undefined)
             result.forgotten++;
         }
+        const swept = await this.backend.sweep?.();
+        if (swept) this.log.info({ swept }, 'removed stored bytes that no record named');
       }
       const ttl = this.options.ttlMs;
       const quota = this.options.quotaBytes;

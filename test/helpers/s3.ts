@@ -17,6 +17,8 @@ export const S3_SECRET = 'S3RVER';
 
 export interface S3Server {
   endpoint: string;
+  /** Where s3rver keeps the objects: `<directory>/<bucket>/<key>._S3rver_object`. */
+  directory: string;
   bucket: string;
   client: S3Client;
   /** Every key under `prefix`. */
@@ -59,6 +61,7 @@ export async function startS3(bucket = 'offload-test'): Promise<S3Server> {
   };
   return {
     endpoint,
+    directory: dir,
     bucket,
     client,
     keys,
