@@ -90,6 +90,8 @@ export interface LayerContext {
   literalUri(extraction: Extraction, kind: LiteralKind, written: WrittenLiteral): Promise<string | undefined>;
   /** Artifacts already announced in the content, by sha256, so each is summarized once. */
   announced: Set<string>;
+  /** What an image preview is made from: the stored file, or the bytes of one in a bucket; undefined: none. */
+  imageSource?(record: ArtifactRecord): Promise<string | Buffer | undefined>;
   /** The payloads the result arrived with as bytes: the only ones its markers stand for. */
   blobs: Blobs;
   log: import('../logger.js').Logger;

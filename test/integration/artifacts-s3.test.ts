@@ -131,6 +131,10 @@ describe('artifacts in S3: one gateway', () => {
     const result = await alice.client.callTool({ name: 'art__image', arguments: { tag: 'one' } });
     const [uri] = linksOf(result);
     expect(uri).toMatch(/^artifact:\/\/art\/image_[0-9a-f]{12}\.png$/);
+    // No file on the gateway's disk: the scaled copy for vision models is made from the bytes read back.
+    expect(textsOf(result)).toMatch(/Shown below scaled down to 1568x4 \(the file is 1600x4\)/);
+    // The summary names where the bytes are: the object's s3:// URI.
+    expect(textsOf(result)).not.toContain(dir);
     expect(await s3.keys(`team/content/${sha(bytes)}`)).toEqual([`team/content/${sha(bytes)}`]);
     const record = JSON.parse(await s3.getText(`team/records/${sha(bytes)}.json`));
     expect(record).toMatchObject({ id: uri!.slice('artifact://'.length), sha256: sha(bytes), size: bytes.length });
