@@ -282,8 +282,9 @@ describe('artifacts in S3: when the bucket is unreachable', () => {
     const dead = await startRelay(s3.endpoint);
     dead.down = true;
     const out = await runCli(['gc', '--config', writeConfig('gc-dead.yaml', { endpoint: dead.endpoint })], 30_000);
-    expect(out.code).not.toBe(0);
-    expect(out.stderr).toContain(`S3 bucket "offload-test" at ${dead.endpoint} is not usable`);
+    expect(out.code).toBe(1);
+    expect(out.stderr).toContain(`mcp-offload gc: S3 bucket "offload-test" at ${dead.endpoint} is not usable`);
+    expect(out.stderr).not.toMatch(/^\s+at /m);
     await dead.close();
   }, 40_000);
 });
