@@ -124,9 +124,11 @@ export class ArtifactStore {
     }
     const quota = this.options.quotaBytes;
     if (quota > 0 && this.totalBytes > quota) {
-      await this.collect(this.now(), new Set([sha256]), false).catch((err: unknown) => {
+      const collecting = this.collect(this.now(), new Set([sha256]), false).catch((err: unknown) => {
         this.log.warn({ err }, 'artifact garbage collection failed');
       });
+      // A shared bucket's collection lists the bucket and waits for its claims: the call need not wait for it.
+      if (!this.backend.shared) await collecting;
     }
     return snapshot(record);
   }

@@ -28,7 +28,7 @@ afterAll(async () => {
 
 let run = 0;
 /** A replica's store over the bucket under this test's prefix, with its own clock. */
-async function replica(prefix: string, now: () => number = Date.now): Promise<ArtifactStore> {
+async function replica(prefix: string, now: () => number = Date.now, quotaBytes = 0): Promise<ArtifactStore> {
   const bucket: S3StoreOptions = {
     bucket: s3.bucket,
     prefix,
@@ -44,7 +44,7 @@ async function replica(prefix: string, now: () => number = Date.now): Promise<Ar
     dir: join(dir, `r${run++}`),
     s3: bucket,
     maxArtifactBytes: 0,
-    quotaBytes: 0,
+    quotaBytes,
     ttlMs: HOUR,
     now,
   };
@@ -129,4 +129,26 @@ test('owners added by two replicas at the same moment are both kept', async () =
   const c = await replica('owners/');
   expect((await c.find(one.uri, 'alice'))?.owners.sort()).toEqual(['alice', 'bob']);
   expect(await s3.keys(`owners/owners/${one.sha256}/`)).toHaveLength(2);
+});
+
+test("the quota counts every replica's artifacts, and the oldest go first whichever replica stored them", async () => {
+  let clock = Date.now();
+  const tick = () => (clock += 1000);
+  const a = await replica('quota/', () => clock, 30);
+  const b = await replica('quota/', () => clock, 30);
+  const oldest = await put(a, 'first ten', 'alice');
+  tick();
+  await put(a, 'second ten', 'alice');
+  tick();
+  await put(b, 'third ten.', 'bob');
+  tick();
+  await put(b, 'fourth ten', 'bob');
+  // B's index holds only its own two until it reads the bucket again, which a collection does first.
+  await b.gc(clock);
+  const contents = await s3.keys('quota/content/');
+  expect(contents).toHaveLength(3);
+  expect(contents).not.toContain(`quota/content/${oldest.sha256}`);
+  await a.refresh();
+  expect(a.totalBytes).toBeLessThanOrEqual(30);
+  expect(a.get(oldest.id)).toBeUndefined();
 });
