@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import type { Logger } from '../logger.js';
 import { describeFsError } from './atomic-write.js';
 import { ContentGone, type ArtifactBackend, type Content } from './backend.js';
-import { createBackend } from './backends.js';
+import { backendLocation, createBackend } from './backends.js';
 import { hashBytes } from './hash.js';
 import { defaultArtifactDir } from './directory.js';
 import { KeyedLock } from './key-lock.js';
@@ -39,7 +39,8 @@ const REFRESH_MS = 30_000;
 export class ArtifactStore {
   /** The directory, or the bucket's `s3://` location. */
   readonly dir: string;
-  private readonly backend: ArtifactBackend;
+  /** Set by init (loading the S3 client only when the bucket is configured); nothing reaches it before. */
+  private backend!: ArtifactBackend;
   private readonly now: () => number;
   private readonly index = new RecordIndex();
   /** Per sha256: puts, owner updates and removals of the same content never interleave. */
@@ -56,8 +57,7 @@ export class ArtifactStore {
     private readonly options: StoreOptions,
     private readonly log: Logger,
   ) {
-    this.backend = createBackend(options, log);
-    this.dir = this.backend.location;
+    this.dir = backendLocation(options);
     this.now = options.now ?? Date.now;
   }
 
@@ -67,11 +67,12 @@ export class ArtifactStore {
 
   /** Where the records live is shared with other processes (an S3 bucket). */
   get shared(): boolean {
-    return this.backend.shared;
+    return this.options.s3 !== undefined;
   }
 
   /** Creates and checks the directory or bucket, then loads the records of earlier runs (or other replicas). */
   async init(): Promise<void> {
+    this.backend ??= await createBackend(this.options, this.log);
     for (const record of await this.backend.open()) {
       if (!this.index.hasId(record.id)) this.index.add(record);
     }
@@ -86,7 +87,8 @@ export class ArtifactStore {
   close(): void {
     clearInterval(this.refreshTimer);
     this.refreshTimer = undefined;
-    this.backend.close?.();
+    // Unset when init never ran.
+    this.backend?.close?.();
   }
 
   get totalBytes(): number {
@@ -262,7 +264,8 @@ export class ArtifactStore {
    */
   async find(idOrUri: string, owner?: string): Promise<ArtifactRecord | undefined> {
     const known = this.index.lookup(idOrUri);
-    if (!this.backend.shared || (known && (owner === undefined || known.owners.includes(owner))))
+    // Before the store opened there is no bucket to ask (and nothing in the index).
+    if (!this.shared || !this.ready || (known && (owner === undefined || known.owners.includes(owner))))
       return known && snapshot(known);
     const id = idOf(idOrUri);
     if (id === undefined) return undefined;
@@ -292,7 +295,7 @@ export class ArtifactStore {
    * do for a directory only this process writes. One refresh at a time.
    */
   refresh(): Promise<void> {
-    if (!this.backend.listRecords || !this.ready) return Promise.resolve();
+    if (!this.ready || !this.backend.listRecords) return Promise.resolve();
     return (this.refreshing ??= this.reload().finally(() => (this.refreshing = undefined)));
   }
 
@@ -351,7 +354,8 @@ export class ArtifactStore {
 
   /** A URL that fetches the bytes from the bucket itself, without this gateway; only a shared bucket has one. */
   async presignedUrl(record: ArtifactRecord, seconds: number, disposition?: string): Promise<string> {
-    if (!this.backend.presign) throw new Error(`artifacts in ${this.dir} have no presigned URLs (backend: local)`);
+    if (!this.ready || !this.backend.presign)
+      throw new Error(`artifacts in ${this.dir} have no presigned URLs (backend: local, or not open)`);
     return this.backend.presign(record, seconds, disposition);
   }
 
@@ -362,9 +366,11 @@ export class ArtifactStore {
 
   private collect(now: number, keep: ReadonlySet<string>, verify: boolean): Promise<GcResult> {
     const run = this.gcQueue.then(async () => {
+      const result: GcResult = { removed: 0, freedBytes: 0, remaining: 0, remainingBytes: 0, forgotten: 0 };
+      // A store that never opened has nothing indexed, and no backend loaded to look at.
+      if (!this.ready) return { ...result, remaining: this.index.size, remainingBytes: this.totalBytes };
       // Another replica's artifacts count toward the quota and may have expired too.
       if (this.backend.shared) await this.refresh();
-      const result: GcResult = { removed: 0, freedBytes: 0, remaining: 0, remainingBytes: 0, forgotten: 0 };
       if (verify) {
         // One listing instead of a request per record; a record it shows without bytes is looked at again.
         const stored = await this.backend.listContent?.();
