@@ -67,8 +67,7 @@ async function probe(dirs: string[]): Promise<void> {
   }
 }
 
-/** Removes what writers that died left in `tmpDir`, once no live writer could still be using it. */
-export async function cleanTmp(tmpDir: string): Promise<void> {
+async function cleanTmp(tmpDir: string): Promise<void> {
   const cutoff = Date.now() - STALE_TMP_MS;
   for (const name of await readdir(tmpDir).catch(() => [] as string[])) {
     const path = join(tmpDir, name);

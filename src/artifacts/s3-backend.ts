@@ -1,5 +1,4 @@
 import { createReadStream } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import {
@@ -15,7 +14,7 @@ import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { Logger } from '../logger.js';
 import { ContentGone, type ArtifactBackend, type Content } from './backend.js';
-import { cleanTmp } from './directory.js';
+import { prepareDirectory } from './directory.js';
 import { parseRecord, serializeRecord } from './metadata.js';
 import { GcClaims } from './s3-claims.js';
 import { createS3Client, describeBucket, describeS3Error, isMissing } from './s3-client.js';
@@ -45,6 +44,8 @@ export class S3Backend implements ArtifactBackend {
   readonly location: string;
   readonly tmpDir: string;
   readonly shared = true;
+  /** The local directory whose `.tmp` holds payloads on their way up. */
+  private readonly root: string;
   private readonly client: S3Client;
   private readonly bucket: string;
   private readonly prefix: string;
@@ -62,18 +63,16 @@ export class S3Backend implements ArtifactBackend {
     this.bucket = options.bucket;
     this.prefix = options.prefix;
     this.location = `s3://${options.bucket}/${options.prefix}`;
-    this.tmpDir = join(resolve(dir), '.tmp');
+    this.root = resolve(dir);
+    this.tmpDir = join(this.root, '.tmp');
     this.client = createS3Client(options, log);
     this.claims = new GcClaims(this.client, this.bucket, this.prefix);
   }
 
   async open(): Promise<ArtifactRecord[]> {
-    try {
-      await mkdir(this.tmpDir, { recursive: true, mode: 0o700 });
-    } catch (err) {
-      throw new ArtifactStoreError('unwritable', `temporary directory ${this.tmpDir} is not writable: ${String(err)}`);
-    }
-    await cleanTmp(this.tmpDir);
+    // Payloads pass through the tmp directory on their way up: the same checks as a local store's (created
+    // 0700, private when under a world-writable parent such as /tmp, writable), and leftovers cleaned.
+    await prepareDirectory(this.root, this.tmpDir, this.tmpDir);
     const where = describeBucket(this.options);
     try {
       await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }));
