@@ -27,7 +27,7 @@ export interface ArtifactBackend {
   /** Bytes stored for the record, or undefined when there are none. */
   contentSize(record: ArtifactRecord): Promise<number | undefined>;
   writeContent(record: ArtifactRecord, content: Content): Promise<void>;
-  /** Bytes `start` to `end` (exclusive); an ArtifactStoreError 'not-found' with `gone: true` when they vanished. */
+  /** Bytes `start` to `end` (exclusive); ContentGone when they vanished, ArtifactStoreError when unreadable. */
   readContent(record: ArtifactRecord, start: number, end: number): Promise<Readable>;
   /** 'absent' when there was nothing to delete; throws when deleting failed. */
   deleteContent(record: ArtifactRecord): Promise<'deleted' | 'absent'>;

@@ -139,7 +139,7 @@ export class S3Backend implements ArtifactBackend {
     } catch (err) {
       if (isMissing(err)) throw new ContentGone('artifact bytes are gone from the bucket');
       throw new ArtifactStoreError(
-        'not-found',
+        'unavailable',
         `cannot read artifact from ${describeBucket(this.options)} (${describeS3Error(err)})`,
       );
     }

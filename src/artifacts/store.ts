@@ -275,8 +275,8 @@ export class ArtifactStore {
       if (!fresh || fresh.id !== id) return undefined;
       return snapshot(this.adopt(fresh)!);
     } catch (err) {
-      this.log.warn({ err: describeFsError(err), id }, 'could not look the artifact up in the shared store');
-      return known && snapshot(known);
+      // Not "not found": the artifact may well be there, and an argument naming it must not go out unresolved.
+      throw new ArtifactStoreError('unavailable', `cannot look ${id} up: ${describeFsError(err)}`);
     }
   }
 

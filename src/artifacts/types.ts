@@ -94,7 +94,8 @@ export interface StoreOptions {
 /** Why a payload could not be stored; the message is written for the person reading the result. */
 export class ArtifactStoreError extends Error {
   constructor(
-    readonly reason: 'too-large' | 'unwritable' | 'invalid-data' | 'not-found',
+    /** `unavailable`: the bucket did not answer; the artifact may well be there. */
+    readonly reason: 'too-large' | 'unwritable' | 'invalid-data' | 'not-found' | 'unavailable',
     message: string,
   ) {
     super(message);

@@ -39,14 +39,16 @@ export class ArtifactRoutes {
       const check = this.ctx.signer.check(artifactSubject(id), query.get('expires'), query.get('sig'));
       if (check !== 'ok')
         return sendJson(res, 403, { error: check === 'expired' ? 'this link has expired' : 'this link is not valid' });
-      record = await this.ctx.gateway.offload.store.find(id);
+      const found = await this.find(res, id);
+      if (found === 'answered') return;
+      record = found;
       who = { link: true };
     } else {
       const access = this.bearer(req, res);
       if (access === 'answered') return;
       // find: over a shared bucket, another replica may have stored it, or given it to this owner, just now.
-      const found =
-        access.owner === undefined ? undefined : await this.ctx.gateway.offload.store.find(id, access.owner);
+      const found = access.owner === undefined ? undefined : await this.find(res, id, access.owner);
+      if (found === 'answered') return;
       if (found && access.owner !== undefined && found.owners.includes(access.owner)) record = found;
       who = access.who;
     }
@@ -55,8 +57,8 @@ export class ArtifactRoutes {
     try {
       bytes = await sendArtifact(req, res, this.ctx.gateway.offload.store, record);
     } catch (error) {
-      if (error instanceof ArtifactStoreError && !res.headersSent) return notFound(res);
-      throw error;
+      if (!(error instanceof ArtifactStoreError) || res.headersSent) throw error;
+      return error.reason === 'unavailable' ? unavailable(res) : notFound(res);
     }
     if (req.method === 'GET' && res.statusCode !== 304)
       this.ctx.gateway.events.emit('artifactRead', { who, via: 'download', record, bytes });
@@ -111,6 +113,21 @@ export class ArtifactRoutes {
       .end(req.method === 'HEAD' ? undefined : html);
   }
 
+  /** The record (from another replica too, over a shared bucket), or 'answered' after a 503. */
+  private async find(
+    res: ServerResponse,
+    id: string,
+    owner?: string,
+  ): Promise<ArtifactRecord | undefined | 'answered'> {
+    try {
+      return await this.ctx.gateway.offload.store.find(id, owner);
+    } catch (error) {
+      if (!(error instanceof ArtifactStoreError) || error.reason !== 'unavailable') throw error;
+      unavailable(res);
+      return 'answered';
+    }
+  }
+
   /** The requester's token and owner, or 'answered' after a 401. */
   private bearer(req: IncomingMessage, res: ServerResponse): Access {
     const token = this.ctx.auth.check(req);
@@ -124,4 +141,9 @@ export class ArtifactRoutes {
 
 function notFound(res: ServerResponse): void {
   sendJson(res, 404, { error: 'not found' });
+}
+
+/** The bucket not answering says nothing about whether the artifact exists: try again, not "not found". */
+function unavailable(res: ServerResponse): void {
+  sendJson(res, 503, { error: 'artifact storage is not reachable; try again' }, { 'retry-after': '5' });
 }

@@ -8,6 +8,7 @@ import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { ArtifactStore } from '../../src/artifacts/store.js';
 import type { S3StoreOptions, StoreOptions } from '../../src/artifacts/types.js';
 import { silentLogger } from '../../src/logger.js';
+import { waitFor } from '../helpers/fixtures.js';
 import { S3_KEY, S3_SECRET, startS3, type S3Server } from '../helpers/s3.js';
 
 const HOUR = 3_600_000;
@@ -126,6 +127,15 @@ test('owners added by two replicas at the same moment are both kept', async () =
   const b = await replica('owners/');
   const [one, two] = await Promise.all([put(a, 'shared bytes', 'alice'), put(b, 'shared bytes', 'bob')]);
   expect(one.sha256).toBe(two.sha256);
+  // s3rver writes an object in place and may answer the PUT before the bytes are all on disk (S3 replaces objects
+  // atomically): the third replica starts once the record written twice reads whole.
+  await waitFor(async () => {
+    try {
+      return JSON.parse(await s3.getText(`owners/records/${one.sha256}.json`)).id === one.id;
+    } catch {
+      return false;
+    }
+  });
   const c = await replica('owners/');
   expect((await c.find(one.uri, 'alice'))?.owners.sort()).toEqual(['alice', 'bob']);
   expect(await s3.keys(`owners/owners/${one.sha256}/`)).toHaveLength(2);

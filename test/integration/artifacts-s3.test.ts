@@ -261,10 +261,15 @@ describe('artifacts in S3: when the bucket is unreachable', () => {
     await dead.close();
   }, 60_000);
 
-  test('mid-run: the call in the outage keeps its payload inline; once the bucket is back, storing resumes', async () => {
+  test('mid-run: the call in the outage keeps its payload inline, a download is 503 not 404; then all resumes', async () => {
     const alice = await connect(a.base, ALICE);
+    const before = await alice.client.callTool({ name: 'art__image', arguments: { tag: 'before-outage' } });
+    const url = downloadUrlOf(before);
     relay.down = true;
     try {
+      const refused = await get(url);
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get('retry-after')).toBe('5');
       const bytes = png('outage');
       const result = await alice.client.callTool({ name: 'art__image', arguments: { tag: 'outage' } });
       expect(textsOf(result)).toMatch(/could not be stored and is passed on inline: .*S3 bucket "offload-test"/);
@@ -273,6 +278,7 @@ describe('artifacts in S3: when the bucket is unreachable', () => {
     } finally {
       relay.down = false;
     }
+    expect(sha((await get(url)).body)).toBe(sha(png('before-outage')));
     const after = await alice.client.callTool({ name: 'art__image', arguments: { tag: 'after-outage' } });
     expect(linksOf(after)).toHaveLength(1);
     expect(sha(await readBlob(alice, linksOf(after)[0]!))).toBe(sha(png('after-outage')));
