@@ -47,6 +47,8 @@ export class S3Backend implements ArtifactBackend {
   /** The local directory whose `.tmp` holds payloads on their way up. */
   private readonly root: string;
   private readonly client: S3Client;
+  /** Signs presigned URLs: the host is part of the signature, so it must be the one clients use. */
+  private readonly presigner: S3Client;
   private readonly bucket: string;
   private readonly prefix: string;
   private readonly claims: GcClaims;
@@ -66,6 +68,9 @@ export class S3Backend implements ArtifactBackend {
     this.root = resolve(dir);
     this.tmpDir = join(this.root, '.tmp');
     this.client = createS3Client(options, log);
+    this.presigner = options.publicEndpoint
+      ? createS3Client({ ...options, endpoint: options.publicEndpoint }, log)
+      : this.client;
     this.claims = new GcClaims(this.client, this.bucket, this.prefix);
   }
 
@@ -289,7 +294,7 @@ export class S3Backend implements ArtifactBackend {
 
   presign(record: ArtifactRecord, seconds: number, disposition?: string): Promise<string> {
     return getSignedUrl(
-      this.client,
+      this.presigner,
       new GetObjectCommand({
         Bucket: this.bucket,
         Key: this.contentKey(record.sha256),
@@ -302,6 +307,7 @@ export class S3Backend implements ArtifactBackend {
 
   close(): void {
     this.client.destroy();
+    if (this.presigner !== this.client) this.presigner.destroy();
   }
 
   /** The record as stored, checked like a file on disk; undefined when there is none or it is invalid. */

@@ -132,6 +132,8 @@ export interface S3StoreOptions {
   region: string;
   /** For S3-compatible services (R2, MinIO, SeaweedFS, Garage, Ceph RGW); AWS when absent. */
   endpoint?: string;
+  /** The endpoint presigned URLs name, when clients reach the service under another name. */
+  publicEndpoint?: string;
   forcePathStyle: boolean;
   /** Both or neither; neither: the AWS default credential chain (environment, profile, instance role). */
   accessKeyId?: string;

@@ -200,6 +200,7 @@ function normalizeS3(doc: S3Doc, env: NodeJS.ProcessEnv): S3StoreOptions {
     prefix: prefix === '' || prefix.endsWith('/') ? prefix : `${prefix}/`,
     region: doc.region ?? (env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1'),
     ...(doc.endpoint ? { endpoint: doc.endpoint.replace(/\/+$/, '') } : {}),
+    ...(doc.publicEndpoint ? { publicEndpoint: doc.publicEndpoint.replace(/\/+$/, '') } : {}),
     // Self-hosted services rarely have wildcard DNS for virtual-hosted buckets; AWS wants virtual hosts.
     forcePathStyle: doc.forcePathStyle ?? doc.endpoint !== undefined,
     ...(doc.accessKeyId ? { accessKeyId: doc.accessKeyId } : {}),

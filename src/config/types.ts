@@ -141,6 +141,7 @@ export interface S3Doc {
   prefix?: string;
   region?: string;
   endpoint?: string;
+  publicEndpoint?: string;
   forcePathStyle?: boolean;
   accessKeyId?: string;
   secretAccessKey?: string;

@@ -33,6 +33,7 @@ process.env.TEST_S3_SECRET = S3_SECRET;
 
 interface Options {
   endpoint: string;
+  publicEndpoint?: string;
   prefix?: string;
   via?: 'gateway' | 'presigned';
   ttlHours?: number;
@@ -63,7 +64,7 @@ artifacts:
     bucket: offload-test
     prefix: ${o.prefix ?? 'team/'}
     endpoint: ${o.endpoint}
-    accessKeyId: \${TEST_S3_KEY}
+${o.publicEndpoint ? `    publicEndpoint: ${o.publicEndpoint}\n` : ''}    accessKeyId: \${TEST_S3_KEY}
     secretAccessKey: \${TEST_S3_SECRET}
     partSizeBytes: 5242880
   links:
@@ -241,6 +242,22 @@ describe('artifacts in S3: presigned links', () => {
     expect(res.headers.get('content-type')).toBe('image/png');
     expect(res.headers.get('content-disposition')).toMatch(/^inline; filename="image_[0-9a-f]{12}\.png"/);
     await c.cli.stop();
+  }, 60_000);
+
+  test('with s3.publicEndpoint the URLs name the host clients reach, not the one the gateway uses', async () => {
+    const outside = await startRelay(s3.endpoint);
+    const c = await serve(
+      writeConfig('c-public.yaml', { endpoint: s3.endpoint, publicEndpoint: outside.endpoint, via: 'presigned' }),
+    );
+    const alice = await connect(c.base, ALICE);
+    const bytes = png('public');
+    const url = downloadUrlOf(await alice.client.callTool({ name: 'art__image', arguments: { tag: 'public' } }));
+    expect(url.startsWith(`${outside.endpoint}/offload-test/team/content/${sha(bytes)}?`)).toBe(true);
+    expect(sha((await get(url)).body)).toBe(sha(bytes));
+    // The gateway itself stored through the inside name: the only request the outside name saw is the client's.
+    expect(outside.requests).toEqual([`GET ${new URL(url).pathname}${new URL(url).search}`]);
+    await c.cli.stop();
+    await outside.close();
   }, 60_000);
 });
 
