@@ -9,6 +9,7 @@ import { VERSION } from './version.js';
 import { configuredTokens, exposureProblem } from './http/auth.js';
 import { SIGNING_KEY_ENV } from './http/link-signer.js';
 import type { AuthToken } from './config/types.js';
+import { ArtifactStoreError } from './artifacts/types.js';
 
 async function main(argv: string[]): Promise<number> {
   let args: CliArgs;
@@ -57,7 +58,14 @@ async function main(argv: string[]): Promise<number> {
       import('./artifacts/gc-command.js'),
       import('./artifacts/options.js'),
     ]);
-    process.stderr.write(`${await runGc(storeOptions(config), createLogger(config.logLevel))}\n`);
+    try {
+      process.stderr.write(`${await runGc(storeOptions(config), createLogger(config.logLevel))}\n`);
+    } catch (error) {
+      // An unwritable directory or an unreachable bucket: its message says which and why; a stack would not.
+      if (!(error instanceof ArtifactStoreError)) throw error;
+      process.stderr.write(`mcp-offload gc: ${error.message}\n`);
+      return 1;
+    }
     return 0;
   }
   let tokens: AuthToken[] = [];

@@ -3,7 +3,7 @@ import { join, sep } from 'node:path';
 import type { Logger } from '../logger.js';
 import { extensionForFile } from './mime.js';
 import { artifactId, isWellFormedId, sanitizeFilename } from './names.js';
-import { ArtifactStoreError, type ArtifactInput, type ArtifactRecord } from './types.js';
+import type { ArtifactInput, ArtifactRecord } from './types.js';
 import { parseLiterals } from './literals.js';
 
 export const ARTIFACT_URI_PREFIX = 'artifact://';
@@ -25,7 +25,7 @@ export function pathForId(dir: string, id: string): string | undefined {
 
 /** The record for bytes about to be written. `taken` says whether an id already belongs to other content. */
 export function newRecord(
-  dir: string,
+  pathFor: (id: string) => string,
   input: ArtifactInput,
   facts: { sha256: string; size: number; mimeType: string; owners: string[]; now: number },
   taken: (id: string) => boolean,
@@ -36,8 +36,7 @@ export function newRecord(
   let id = artifactId(input.server, input.tool, sha256, ext);
   // Twelve hex digits collide only by accident or malice; the full hash settles either.
   if (taken(id)) id = artifactId(input.server, input.tool, sha256, ext, sha256.length);
-  const path = pathForId(dir, id);
-  if (!path) throw new ArtifactStoreError('unwritable', `cannot derive a safe file name for ${JSON.stringify(id)}`);
+  const path = pathFor(id);
   const created = new Date(facts.now).toISOString();
   const record: ArtifactRecord = {
     id,

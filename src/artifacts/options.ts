@@ -6,6 +6,7 @@ import type { StoreOptions } from './types.js';
 /**
  * Where and how artifacts are kept: --artifact-dir / artifacts.dir, else MCP_OFFLOAD_ARTIFACT_DIR, else
  * (when a `type: abp` server is configured) the ABP bridge's ABP_OUTPUT_DIR, else a per-user temp dir.
+ * With `backend: s3` the artifacts go to the bucket and the directory only holds payloads on their way up.
  */
 export function storeOptions(
   config: Pick<Config, 'artifacts'> & Partial<Pick<Config, 'servers'>>,
@@ -20,5 +21,6 @@ export function storeOptions(
     maxArtifactBytes: config.artifacts.maxArtifactBytes,
     quotaBytes: config.artifacts.quotaBytes,
     ttlMs: config.artifacts.ttlHours * 3_600_000,
+    ...(config.artifacts.backend === 's3' && config.artifacts.s3 ? { s3: config.artifacts.s3 } : {}),
   };
 }

@@ -1,18 +1,18 @@
-import { mkdir, open, rename, rm, unlink } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { rm } from 'node:fs/promises';
 import { Readable } from 'node:stream';
+import { createHash } from 'node:crypto';
 import type { Logger } from '../logger.js';
-import { atomicWrite, describeFsError, unwritable } from './atomic-write.js';
+import { describeFsError } from './atomic-write.js';
+import { ContentGone, type ArtifactBackend, type Content } from './backend.js';
+import { backendLocation, createBackend } from './backends.js';
 import { hashBytes } from './hash.js';
-import { defaultArtifactDir, prepareDirectory } from './directory.js';
+import { defaultArtifactDir } from './directory.js';
 import { KeyedLock } from './key-lock.js';
-import { fileSize, loadRecords, newRecord, serializeRecord } from './metadata.js';
+import { ARTIFACT_URI_PREFIX, newRecord } from './metadata.js';
 import { RecordIndex, activity, snapshot } from './record-index.js';
 import { resolveMimeType } from './mime.js';
 import { writePayload } from './piece-file.js';
 import { rebuildLiteral, sameForm, type LiteralForm, type LiteralKind } from './literals.js';
-import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import {
   ArtifactStoreError,
   type ArtifactInput,
@@ -23,24 +23,31 @@ import {
   type StoreOptions,
 } from './types.js';
 
-/** What is stored: bytes in memory, or a file already written to the store's tmp directory. */
-type Content = { bytes: Buffer } | { file: string };
-
 export type { ByteRange, GcResult, ListFilter };
 
 const notFound = (id: string, why = 'no such artifact'): ArtifactStoreError =>
   new ArtifactStoreError('not-found', `${why}: ${JSON.stringify(String(id).slice(0, 200))}`);
 
-/** Content-addressed files on disk plus one JSON metadata record each, indexed in memory. */
+/** A shared bucket's records are read again this often, so lists show what other replicas stored. */
+const REFRESH_MS = 30_000;
+
+/**
+ * Content-addressed artifacts plus one metadata record each, indexed in memory. Where bytes and records
+ * live is the backend's business (backend.ts): files on disk by default, or an S3 bucket that several
+ * replicas share.
+ */
 export class ArtifactStore {
+  /** The directory, or the bucket's `s3://` location. */
   readonly dir: string;
-  private readonly metaDir: string;
-  private readonly tmpDir: string;
+  /** Set by init (loading the S3 client only when the bucket is configured); nothing reaches it before. */
+  private backend!: ArtifactBackend;
   private readonly now: () => number;
   private readonly index = new RecordIndex();
   /** Per sha256: puts, owner updates and removals of the same content never interleave. */
   private readonly lock = new KeyedLock();
   private gcQueue: Promise<unknown> = Promise.resolve();
+  private refreshing?: Promise<void>;
+  private refreshTimer?: NodeJS.Timeout;
   /** Told after a collection that removed something (for metrics). */
   onCollected?: (result: GcResult) => void;
   private ready = false;
@@ -50,9 +57,7 @@ export class ArtifactStore {
     private readonly options: StoreOptions,
     private readonly log: Logger,
   ) {
-    this.dir = resolve(options.dir);
-    this.metaDir = join(this.dir, '.meta');
-    this.tmpDir = join(this.dir, '.tmp');
+    this.dir = backendLocation(options);
     this.now = options.now ?? Date.now;
   }
 
@@ -60,14 +65,30 @@ export class ArtifactStore {
     return defaultArtifactDir();
   }
 
-  /** Creates and checks the directory, then loads the records of earlier runs. */
+  /** Where the records live is shared with other processes (an S3 bucket). */
+  get shared(): boolean {
+    return this.options.s3 !== undefined;
+  }
+
+  /** Creates and checks the directory or bucket, then loads the records of earlier runs (or other replicas). */
   async init(): Promise<void> {
-    await prepareDirectory(this.dir, this.metaDir, this.tmpDir);
-    for (const record of await loadRecords(this.dir, this.metaDir, this.log)) {
+    this.backend ??= await createBackend(this.options, this.log);
+    for (const record of await this.backend.open()) {
       if (!this.index.hasId(record.id)) this.index.add(record);
     }
     this.ready = true;
+    if (this.backend.shared && !this.refreshTimer) {
+      this.refreshTimer = setInterval(() => void this.refresh().catch(() => undefined), REFRESH_MS);
+      this.refreshTimer.unref();
+    }
     this.log.debug({ dir: this.dir, artifacts: this.index.size, bytes: this.totalBytes }, 'artifact store ready');
+  }
+
+  close(): void {
+    clearInterval(this.refreshTimer);
+    this.refreshTimer = undefined;
+    // Unset when init never ran.
+    this.backend?.close?.();
   }
 
   get totalBytes(): number {
@@ -75,10 +96,10 @@ export class ArtifactStore {
   }
 
   async put(input: ArtifactInput): Promise<ArtifactRecord> {
-    // A store that could not open at startup tries again: the disk may have been fixed since.
+    // A store that could not open at startup tries again: the disk (or the bucket) may have been fixed since.
     if (!this.ready) await (this.opening ??= this.init().finally(() => (this.opening = undefined)));
     if ('pieces' in input.data) {
-      const file = await writePayload(this.tmpDir, input, input.data.pieces, this.options.maxArtifactBytes);
+      const file = await writePayload(this.backend.tmpDir, input, input.data.pieces, this.options.maxArtifactBytes);
       return this.commit({ ...input, facts: file.facts }, { file: file.path }, file.sha256, file.size, file.mimeType);
     }
     const { bytes, sha256 } = hashBytes(input.data, this.options.maxArtifactBytes);
@@ -100,14 +121,16 @@ export class ArtifactStore {
       this.log.warn({ err, server: input.server, tool: input.tool }, 'could not store artifact');
       throw err;
     } finally {
-      // Renamed into place, kept as a duplicate, or left by a failure: the temporary name goes.
+      // Renamed into place, uploaded, kept as a duplicate, or left by a failure: the temporary name goes.
       if ('file' in content) await rm(content.file, { force: true }).catch(() => undefined);
     }
     const quota = this.options.quotaBytes;
     if (quota > 0 && this.totalBytes > quota) {
-      await this.collect(this.now(), new Set([sha256]), false).catch((err: unknown) => {
+      const collecting = this.collect(this.now(), new Set([sha256]), false).catch((err: unknown) => {
         this.log.warn({ err }, 'artifact garbage collection failed');
       });
+      // A shared bucket's collection lists the bucket and waits for its claims: the call need not wait for it.
+      if (!this.backend.shared) await collecting;
     }
     return snapshot(record);
   }
@@ -119,27 +142,35 @@ export class ArtifactStore {
     size: number,
     mimeType: string,
   ): Promise<ArtifactRecord> {
-    const existing = this.index.byContent(sha256);
-    if (existing && (await fileSize(existing.path)) === existing.size) return this.reuse(existing, input.owner);
+    let existing = this.index.byContent(sha256);
+    // Another replica may have stored these bytes: its record (and id) is reused, so all agree on one.
+    if (!existing && this.backend.fetchRecord) existing = this.adopt(await this.backend.fetchRecord(sha256));
+    if (existing && (await this.backend.contentSize(existing)) === existing.size)
+      return this.reuse(existing, input.owner, content);
     // The file was deleted or altered by hand: write it afresh, keeping who had it.
     if (existing) this.index.delete(existing);
     const owners = [...new Set([...(existing?.owners ?? []), ...(input.owner ? [input.owner] : [])])];
-    const record = newRecord(this.dir, input, { sha256, size, mimeType, owners, now: this.now() }, (id) =>
-      this.index.hasId(id),
+    const record = newRecord(
+      (id) => this.backend.pathFor(id, sha256),
+      input,
+      { sha256, size, mimeType, owners, now: this.now() },
+      (id) => this.index.hasId(id),
     );
-    const { path } = record;
-    await mkdir(dirname(path), { recursive: true, mode: 0o700 }).catch((err: unknown) => {
-      throw unwritable(dirname(path), err);
-    });
-    // Metadata first: a crash in between leaves metadata without a file, which init drops, rather
-    // than a file nothing accounts for.
-    await atomicWrite(this.tmpDir, this.metaPath(sha256), serializeRecord(record));
-    try {
-      if ('bytes' in content) await atomicWrite(this.tmpDir, path, content.bytes);
-      else await rename(content.file, path).catch((err: unknown) => Promise.reject(unwritable(path, err)));
-    } catch (err) {
-      await rm(this.metaPath(sha256), { force: true }).catch(() => undefined);
-      throw err;
+    if (this.backend.shared) {
+      // Bytes first: a replica never finds a record whose bytes are still being uploaded.
+      await this.backend.writeContent(record, content);
+      await this.backend.writeRecord(record);
+      await this.ensureContent(record, content);
+    } else {
+      // Metadata first: a crash in between leaves metadata without a file, which init drops, rather
+      // than a file nothing accounts for.
+      await this.backend.writeRecord(record);
+      try {
+        await this.backend.writeContent(record, content);
+      } catch (err) {
+        await this.backend.deleteRecord(record);
+        throw err;
+      }
     }
     this.index.add(record);
     return record;
@@ -149,13 +180,40 @@ export class ArtifactStore {
    * Identical bytes again: no second file, but the new owner and the fresh time are persisted, so the
    * artifact just handed out is neither hidden from its owner after a restart nor collected as old.
    */
-  private async reuse(record: ArtifactRecord, owner: string | undefined): Promise<ArtifactRecord> {
+  private async reuse(record: ArtifactRecord, owner: string | undefined, content: Content): Promise<ArtifactRecord> {
     if (owner !== undefined && !record.owners.includes(owner)) record.owners.push(owner);
     record.lastStored = new Date(this.now()).toISOString();
+    if (this.backend.shared) {
+      // Other replicas learn the owner only from the bucket: without it the artifact is not theirs to serve.
+      await this.backend.writeRecord(record);
+      await this.ensureContent(record, content);
+      return record;
+    }
     // The file is there and usable; failing to update metadata only matters after a restart.
-    await atomicWrite(this.tmpDir, this.metaPath(record.sha256), serializeRecord(record)).catch((err: unknown) => {
+    await this.backend.writeRecord(record).catch((err: unknown) => {
       this.log.warn({ err, id: record.id }, 'could not update artifact metadata');
     });
+    return record;
+  }
+
+  /**
+   * A replica collecting these bytes may have deleted them between our look and our record: the fresh
+   * record keeps later collections away, and the bytes we still hold are uploaded again.
+   */
+  private async ensureContent(record: ArtifactRecord, content: Content): Promise<void> {
+    if ((await this.backend.contentSize(record)) === record.size) return;
+    this.log.info({ id: record.id }, 'artifact bytes were collected by another replica meanwhile; uploading again');
+    await this.backend.writeContent(record, content);
+  }
+
+  /** A record another replica wrote, now in the index (replacing a stale copy of the same content). */
+  private adopt(record: ArtifactRecord | undefined): ArtifactRecord | undefined {
+    if (!record) return undefined;
+    const old = this.index.byContent(record.sha256);
+    if (old) this.index.delete(old);
+    const clash = this.index.lookup(record.id);
+    if (clash) this.index.delete(clash);
+    this.index.add(record);
     return record;
   }
 
@@ -173,7 +231,7 @@ export class ArtifactStore {
       let form: LiteralForm;
       if ('text' in given) {
         const sidecar = createHash('sha256').update(given.text, 'utf8').digest('hex');
-        await atomicWrite(this.tmpDir, this.sidecarPath(sidecar), given.text);
+        await this.backend.writeSidecar(sidecar, given.text);
         form = { sidecar };
       } else {
         form = given;
@@ -182,7 +240,7 @@ export class ArtifactStore {
       const known = forms.findIndex((f) => sameForm(f, form));
       if (known !== -1) return known + 1;
       record.literals[kind] = [...forms, form];
-      await atomicWrite(this.tmpDir, this.metaPath(record.sha256), serializeRecord(record));
+      await this.backend.writeRecord(record);
       return forms.length + 1;
     });
   }
@@ -191,13 +249,35 @@ export class ArtifactStore {
   async literal(record: ArtifactRecord, kind: LiteralKind, n: number): Promise<string | undefined> {
     const form = this.index.lookup(record.id)?.literals?.[kind]?.[n - 1];
     if (!form) return undefined;
-    if ('sidecar' in form) return readFile(this.sidecarPath(form.sidecar), 'utf8');
+    if ('sidecar' in form) return this.backend.readSidecar(form.sidecar);
     return rebuildLiteral(form, await this.read(record.id));
   }
 
   get(idOrUri: string): ArtifactRecord | undefined {
     const record = this.index.lookup(idOrUri);
     return record && snapshot(record);
+  }
+
+  /**
+   * Like get, but with a shared bucket an id this replica has not seen, or an owner it does not know
+   * yet, is looked up in the bucket: another replica may have stored it a moment ago.
+   */
+  async find(idOrUri: string, owner?: string): Promise<ArtifactRecord | undefined> {
+    const known = this.index.lookup(idOrUri);
+    // Before the store opened there is no bucket to ask (and nothing in the index).
+    if (!this.shared || !this.ready || (known && (owner === undefined || known.owners.includes(owner))))
+      return known && snapshot(known);
+    const id = idOf(idOrUri);
+    if (id === undefined) return undefined;
+    try {
+      const fresh = known ? await this.backend.fetchRecord!(known.sha256) : await this.backend.findId!(id);
+      if (!fresh && known) this.index.delete(known);
+      if (!fresh || fresh.id !== id) return undefined;
+      return snapshot(this.adopt(fresh)!);
+    } catch (err) {
+      // Not "not found": the artifact may well be there, and an argument naming it must not go out unresolved.
+      throw new ArtifactStoreError('unavailable', `cannot look ${id} up: ${describeFsError(err)}`);
+    }
   }
 
   bySha(sha256: string): ArtifactRecord | undefined {
@@ -210,30 +290,40 @@ export class ArtifactStore {
     return this.index.list(filter).map(snapshot);
   }
 
-  async read(idOrUri: string, range?: ByteRange): Promise<Buffer> {
-    const { record, handle, start, end } = await this.openRange(idOrUri, range);
-    try {
-      const buf = Buffer.alloc(end - start);
-      const { bytesRead } = await handle.read(buf, 0, buf.length, start);
-      return bytesRead === buf.length ? buf : buf.subarray(0, bytesRead);
-    } catch (err) {
-      throw notFound(record.id, `cannot read artifact (${describeFsError(err)})`);
-    } finally {
-      await handle.close().catch(() => undefined);
+  /**
+   * A shared bucket's records read again (what other replicas stored or collected since); nothing to
+   * do for a directory only this process writes. One refresh at a time.
+   */
+  refresh(): Promise<void> {
+    if (!this.ready || !this.backend.listRecords) return Promise.resolve();
+    return (this.refreshing ??= this.reload().finally(() => (this.refreshing = undefined)));
+  }
+
+  private async reload(): Promise<void> {
+    const known = new Map(this.index.all().map((r) => [r.sha256, r]));
+    const records = await this.backend.listRecords!(known);
+    const seen = new Set(records.map((r) => r.sha256));
+    for (const r of records) {
+      const current = this.index.byContent(r.sha256);
+      // A put or a removal of this content in progress here knows better than the listing started before it.
+      if (current !== r && !this.lock.busy(r.sha256)) this.adopt(r);
     }
+    for (const r of known.values()) if (!seen.has(r.sha256) && !this.lock.busy(r.sha256)) this.index.delete(r);
+  }
+
+  async read(idOrUri: string, range?: ByteRange): Promise<Buffer> {
+    const stream = await this.createReadStream(idOrUri, range);
+    const chunks: Buffer[] = [];
+    try {
+      for await (const chunk of stream) chunks.push(chunk as Buffer);
+    } catch (err) {
+      throw notFound(this.index.lookup(idOrUri)?.id ?? idOrUri, `cannot read artifact (${describeFsError(err)})`);
+    }
+    return Buffer.concat(chunks);
   }
 
   /** Opens before returning, so a missing file is a not-found error here rather than a stream error later. */
   async createReadStream(idOrUri: string, range?: ByteRange): Promise<Readable> {
-    const { handle, start, end } = await this.openRange(idOrUri, range);
-    if (end <= start) {
-      await handle.close().catch(() => undefined);
-      return Readable.from([]);
-    }
-    return handle.createReadStream({ start, end: end - 1, autoClose: true });
-  }
-
-  private async openRange(idOrUri: string, range: ByteRange | undefined) {
     const record = this.index.lookup(idOrUri);
     if (!record) throw notFound(idOrUri);
     const start = range?.start ?? 0;
@@ -246,15 +336,27 @@ export class ArtifactStore {
       throw new RangeError(`invalid byte range ${JSON.stringify(range)}`);
     }
     try {
-      const handle = await open(record.path, 'r');
-      return { record, handle, start: Math.min(start, record.size), end: Math.min(end ?? record.size, record.size) };
+      return await this.backend.readContent(
+        record,
+        Math.min(start, record.size),
+        Math.min(end ?? record.size, record.size),
+      );
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
-        await this.lock.run(record.sha256, async () => this.drop(record));
-        throw notFound(record.id, 'artifact file was deleted');
+      if (err instanceof ContentGone) {
+        await this.lock.run(record.sha256, async () => this.forget(record));
+        throw notFound(record.id, err.why);
       }
+      if (err instanceof ArtifactStoreError)
+        throw new ArtifactStoreError(err.reason, `${err.message}: ${JSON.stringify(record.id)}`);
       throw notFound(record.id, `cannot open artifact (${describeFsError(err)})`);
     }
+  }
+
+  /** A URL that fetches the bytes from the bucket itself, without this gateway; only a shared bucket has one. */
+  async presignedUrl(record: ArtifactRecord, seconds: number, disposition?: string): Promise<string> {
+    if (!this.ready || !this.backend.presign)
+      throw new Error(`artifacts in ${this.dir} have no presigned URLs (backend: local, or not open)`);
+    return this.backend.presign(record, seconds, disposition);
   }
 
   /** Removes expired artifacts, then the oldest until the quota holds. Also forgets files deleted by hand. */
@@ -265,28 +367,48 @@ export class ArtifactStore {
   private collect(now: number, keep: ReadonlySet<string>, verify: boolean): Promise<GcResult> {
     const run = this.gcQueue.then(async () => {
       const result: GcResult = { removed: 0, freedBytes: 0, remaining: 0, remainingBytes: 0, forgotten: 0 };
+      // A store that never opened has nothing indexed, and no backend loaded to look at.
+      if (!this.ready) return { ...result, remaining: this.index.size, remainingBytes: this.totalBytes };
+      // Another replica's artifacts count toward the quota and may have expired too.
+      if (this.backend.shared) await this.refresh();
       if (verify) {
+        // One listing instead of a request per record; a record it shows without bytes is looked at again.
+        const stored = await this.backend.listContent?.();
         for (const r of this.index.all()) {
-          if ((await fileSize(r.path)) === undefined && (await this.remove(r, () => true)) !== undefined)
+          if (stored?.has(r.sha256)) continue;
+          if ((await this.backend.contentSize(r)) === undefined && (await this.remove(r, () => true)) !== undefined)
             result.forgotten++;
         }
+        const swept = await this.backend.sweep?.();
+        if (swept) this.log.info({ swept }, 'removed stored bytes that no record named');
       }
       const ttl = this.options.ttlMs;
       const quota = this.options.quotaBytes;
       const expired = (r: ArtifactRecord) => ttl > 0 && now - activity(r) > ttl;
-      const oldestFirst = this.index
+      const over = () => quota > 0 && this.totalBytes > quota;
+      let candidates = this.index
         .all()
         .filter((r) => !keep.has(r.sha256))
         .sort((a, b) => activity(a) - activity(b));
-      for (const r of oldestFirst) {
-        const over = () => quota > 0 && this.totalBytes > quota;
-        // A record being put again right now is about to be handed to a client.
-        if ((!expired(r) && !over()) || this.lock.busy(r.sha256)) continue;
-        const freed = await this.remove(r, () => expired(r) || over());
-        if (freed !== undefined) {
-          result.removed++;
-          result.freedBytes += freed;
+      let claimed: Set<string> | undefined;
+      if (this.backend.claim) {
+        // Two replicas collecting at once split the work: each removes only what it claimed.
+        candidates = wouldCollect(candidates, expired, quota, this.totalBytes);
+        claimed = await this.backend.claim(candidates.map((r) => r.sha256));
+      }
+      try {
+        for (const r of candidates) {
+          if (claimed && !claimed.has(r.sha256)) continue;
+          // A record being put again right now is about to be handed to a client.
+          if ((!expired(r) && !over()) || this.lock.busy(r.sha256)) continue;
+          const freed = await this.remove(r, (fresh) => expired(fresh) || over());
+          if (freed !== undefined) {
+            result.removed++;
+            result.freedBytes += freed;
+          }
         }
+      } finally {
+        if (claimed?.size) await this.backend.release?.([...claimed]).catch(() => undefined);
       }
       const final = { ...result, remaining: this.index.size, remainingBytes: this.totalBytes };
       if (final.removed > 0) this.onCollected?.(final);
@@ -296,41 +418,91 @@ export class ArtifactStore {
     return run;
   }
 
-  /** Deletes file and metadata if `still()` holds once the lock is held; the bytes freed, or undefined if kept. */
-  private remove(record: ArtifactRecord, still: () => boolean): Promise<number | undefined> {
+  /**
+   * Deletes bytes and record if `still()` holds once the lock is held; the bytes freed, or undefined if
+   * kept. With a shared bucket the record is read again first (another replica may have stored the
+   * bytes again, or collected them already), the record goes before the bytes, and the bytes stay when
+   * a put wrote a new record in between.
+   */
+  private remove(record: ArtifactRecord, still: (fresh: ArtifactRecord) => boolean): Promise<number | undefined> {
     return this.lock.run(record.sha256, async () => {
-      if (!this.index.isCurrent(record) || !still()) return undefined;
+      if (!this.index.isCurrent(record)) return undefined;
+      if (this.backend.shared) return this.removeShared(record, still);
+      if (!still(record)) return undefined;
       let freed = record.size;
       try {
-        await unlink(record.path);
+        if ((await this.backend.deleteContent(record)) === 'absent') freed = 0;
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
-          this.log.warn({ err, path: record.path }, 'could not remove artifact');
-          return undefined;
-        }
-        freed = 0;
+        this.log.warn({ err, path: record.path }, 'could not remove artifact');
+        return undefined;
       }
       // The server folder stays even when empty: removing it could race a put that just created it.
-      await this.drop(record);
+      await this.forget(record);
       return freed;
     });
   }
 
-  private async drop(record: ArtifactRecord): Promise<void> {
+  private async removeShared(
+    record: ArtifactRecord,
+    still: (fresh: ArtifactRecord) => boolean,
+  ): Promise<number | undefined> {
+    const fresh = await this.backend.fetchRecord!(record.sha256);
+    if (!fresh) {
+      // Collected by another replica already: nothing to delete, nothing to count.
+      this.index.delete(record);
+      return undefined;
+    }
+    const current = this.adopt(fresh)!;
+    if (!still(current)) return undefined;
+    try {
+      await this.backend.deleteRecord(current);
+      const again = await this.backend.fetchRecord!(current.sha256);
+      if (again) {
+        // A put on another replica stored these bytes again just now: they stay, with its record.
+        this.adopt(again);
+        return undefined;
+      }
+      const freed = (await this.backend.deleteContent(current)) === 'absent' ? 0 : current.size;
+      await this.forget(current);
+      return freed;
+    } catch (err) {
+      this.log.warn({ err: describeFsError(err), path: current.path }, 'could not remove artifact');
+      return undefined;
+    }
+  }
+
+  /** The record and its sidecars go; with a shared bucket, a record whose bytes vanished only leaves the index. */
+  private async forget(record: ArtifactRecord): Promise<void> {
     if (!this.index.isCurrent(record)) return;
-    await rm(this.metaPath(record.sha256), { force: true }).catch(() => undefined);
+    if (!this.backend.shared) await this.backend.deleteRecord(record);
     for (const forms of Object.values(record.literals ?? {})) {
-      for (const form of forms)
-        if ('sidecar' in form) await rm(this.sidecarPath(form.sidecar), { force: true }).catch(() => undefined);
+      for (const form of forms) if ('sidecar' in form) await this.backend.deleteSidecar(form.sidecar);
     }
     this.index.delete(record);
   }
+}
 
-  private sidecarPath(sha256: string): string {
-    return join(this.metaDir, `${sha256}.literal`);
-  }
+/** The id in `artifact://<id>#n` or a bare id. */
+function idOf(idOrUri: string): string | undefined {
+  if (typeof idOrUri !== 'string') return undefined;
+  if (!idOrUri.startsWith(ARTIFACT_URI_PREFIX)) return idOrUri;
+  const hash = idOrUri.indexOf('#');
+  return idOrUri.slice(ARTIFACT_URI_PREFIX.length, hash === -1 ? undefined : hash);
+}
 
-  private metaPath(sha256: string): string {
-    return join(this.metaDir, `${sha256}.json`);
+/** The records a collection would remove, oldest first: the expired, then the oldest while over the quota. */
+function wouldCollect(
+  oldestFirst: ArtifactRecord[],
+  expired: (r: ArtifactRecord) => boolean,
+  quota: number,
+  total: number,
+): ArtifactRecord[] {
+  const out: ArtifactRecord[] = [];
+  let bytes = total;
+  for (const r of oldestFirst) {
+    if (!expired(r) && !(quota > 0 && bytes > quota)) continue;
+    out.push(r);
+    bytes -= r.size;
   }
+  return out;
 }

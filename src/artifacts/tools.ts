@@ -78,21 +78,24 @@ export interface ArtifactToolCall {
 /** Answers a call of a built-in tool. Mistakes in the arguments are tool errors the model can fix. */
 export async function callArtifactTool(call: ArtifactToolCall): Promise<CallToolResult> {
   try {
-    if (call.name === call.options.listName) return listArtifacts(call);
+    if (call.name === call.options.listName) return await listArtifacts(call);
     return await readArtifactPart(call);
   } catch (error) {
     return { isError: true, content: [{ type: 'text', text: error instanceof Error ? error.message : String(error) }] };
   }
 }
 
-function listArtifacts({ store, owner, args, links }: ArtifactToolCall): CallToolResult {
+async function listArtifacts({ store, owner, args, links }: ArtifactToolCall): Promise<CallToolResult> {
   const limit = typeof args.limit === 'number' ? args.limit : 50;
   const records = store.list({ owner, server: str(args.server), tool: str(args.tool) }).slice(0, limit);
   if (!records.length) return { content: [{ type: 'text', text: 'No artifacts stored in this session.' }] };
-  const where = (r: ArtifactRecord) =>
-    (links ? [...(links.showPath ? [r.path] : []), links.urlFor(r)] : [r.path]).map((w) => `\n  ${w}`).join('');
-  const lines = records.map(
-    (r) => `${r.uri}  ${r.mimeType}  ${humanSize(r.size)}  ${r.server}/${r.tool}  ${r.created}${where(r)}`,
+  const where = async (r: ArtifactRecord) =>
+    (links ? [...(links.showPath ? [r.path] : []), await links.urlFor(r)] : [r.path]).map((w) => `\n  ${w}`).join('');
+  const lines = await Promise.all(
+    records.map(
+      async (r) =>
+        `${r.uri}  ${r.mimeType}  ${humanSize(r.size)}  ${r.server}/${r.tool}  ${r.created}${await where(r)}`,
+    ),
   );
   const gallery = links?.galleryUrl ? `\nGallery: ${links.galleryUrl()}` : '';
   return {
@@ -104,7 +107,7 @@ async function readArtifactPart(call: ArtifactToolCall): Promise<CallToolResult>
   const { store, owner, args, options } = call;
   const uri = str(args.uri);
   if (!uri) throw new Error('uri is required: an artifact:// URI from a summary or artifact_list');
-  const record = store.get(uri);
+  const record = await store.find(uri, owner);
   if (!record || !record.owners.includes(owner)) throw new Error(`no artifact ${uri} in this session`);
   const limit = Math.min(typeof args.maxChars === 'number' ? args.maxChars : options.readLimit, options.readLimit);
 

@@ -77,7 +77,10 @@ export interface ArtifactRecord {
 }
 
 export interface StoreOptions {
+  /** The artifacts' directory; with an S3 bucket, only its `.tmp` is used, for payloads on their way up. */
   dir: string;
+  /** Set for `artifacts.backend: s3`: artifacts go to this bucket, shared with every replica that names it. */
+  s3?: S3StoreOptions;
   /** Largest single artifact; larger payloads are refused with nothing left on disk. */
   maxArtifactBytes: number;
   /** Total size kept; the oldest artifacts are removed beyond it. 0 = no quota. */
@@ -91,7 +94,8 @@ export interface StoreOptions {
 /** Why a payload could not be stored; the message is written for the person reading the result. */
 export class ArtifactStoreError extends Error {
   constructor(
-    readonly reason: 'too-large' | 'unwritable' | 'invalid-data' | 'not-found',
+    /** `unavailable`: the bucket did not answer; the artifact may well be there. */
+    readonly reason: 'too-large' | 'unwritable' | 'invalid-data' | 'not-found' | 'unavailable',
     message: string,
   ) {
     super(message);
@@ -118,4 +122,25 @@ export interface GcResult {
   remainingBytes: number;
   /** Records dropped because their file had already been deleted by hand. */
   forgotten: number;
+}
+
+/** `artifacts.s3` after normalization (see README, "Artifacts in S3-compatible storage"). */
+export interface S3StoreOptions {
+  bucket: string;
+  /** Key prefix, `''` or ending in `/`. */
+  prefix: string;
+  region: string;
+  /** For S3-compatible services (R2, MinIO, SeaweedFS, Garage, Ceph RGW); AWS when absent. */
+  endpoint?: string;
+  /** The endpoint presigned URLs name, when clients reach the service under another name. */
+  publicEndpoint?: string;
+  forcePathStyle: boolean;
+  /** Both or neither; neither: the AWS default credential chain (environment, profile, instance role). */
+  accessKeyId?: string;
+  secretAccessKey?: string;
+  sessionToken?: string;
+  /** Multipart part size in bytes (at least 5 MiB, S3's minimum). */
+  partSizeBytes: number;
+  /** Parts uploaded at once: memory per upload is about partSizeBytes × this. */
+  uploadConcurrency: number;
 }

@@ -48,6 +48,50 @@ export function checkConfig(root: unknown, options: CheckOptions, report: Report
     if (isPlainObject(server)) checkServer(name, server, joinPointer(`/${mapKey}`, name), defaults, report);
   }
   checkRuleServers(root.rules, [...entries.map(([name]) => name), ...(options.extraServers ?? [])], report);
+  checkArtifactBackend(root.artifacts, report);
+}
+
+/** A presigned URL outlives nothing: SigV4 caps it at seven days. */
+const MAX_PRESIGNED_SECONDS = 604_800;
+
+/** backend, s3 and links.via must agree: a bucket named but unused, or presigned links without one, is a mistake. */
+function checkArtifactBackend(artifacts: unknown, report: Report): void {
+  if (!isPlainObject(artifacts)) return;
+  const s3 = artifacts.backend === 's3';
+  if (s3 && !hasOwn(artifacts, 's3'))
+    report({
+      pointer: '/artifacts/backend',
+      anchor: 'value',
+      message: 'backend s3 needs artifacts.s3 with at least a bucket',
+    });
+  if (!s3 && hasOwn(artifacts, 's3'))
+    report({
+      pointer: '/artifacts/s3',
+      anchor: 'key',
+      message: 'artifacts.s3 is set but artifacts are kept locally: add "backend: s3" next to it, or remove it',
+    });
+  if (isPlainObject(artifacts.s3) && hasOwn(artifacts.s3, 'accessKeyId') !== hasOwn(artifacts.s3, 'secretAccessKey')) {
+    const given = hasOwn(artifacts.s3, 'accessKeyId') ? 'accessKeyId' : 'secretAccessKey';
+    report({
+      pointer: `/artifacts/s3/${given}`,
+      anchor: 'key',
+      message: 'give accessKeyId and secretAccessKey together, or neither to use the AWS default credential chain',
+    });
+  }
+  const links = isPlainObject(artifacts.links) ? artifacts.links : undefined;
+  if (links?.via !== 'presigned') return;
+  if (!s3)
+    report({
+      pointer: '/artifacts/links/via',
+      anchor: 'value',
+      message: 'presigned links need backend s3: local files have no presigned URL',
+    });
+  if (typeof links.ttlSeconds === 'number' && links.ttlSeconds > MAX_PRESIGNED_SECONDS)
+    report({
+      pointer: '/artifacts/links/ttlSeconds',
+      anchor: 'value',
+      message: `presigned URLs last at most ${MAX_PRESIGNED_SECONDS} seconds (7 days); got ${links.ttlSeconds}`,
+    });
 }
 
 /** A rule whose `server` matches no server is a typo or a leftover: it would silently never apply. */

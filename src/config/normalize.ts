@@ -15,6 +15,7 @@ import {
   type HttpRequestOptions,
   type LinkOptions,
   type RestartPolicy,
+  type S3Doc,
   type ServerConfig,
   type Isolation,
   type WhenDown,
@@ -23,6 +24,7 @@ import {
 import type { NodeInfo } from './yaml-tree.js';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { PipelinePatch, RuleConfig } from '../pipeline/settings.js';
+import type { S3StoreOptions } from '../artifacts/types.js';
 import { abpRequestTimeoutMs, resolveAbpOptions, type AbpOptionsDoc } from '../upstreams/abp/options.js';
 
 /* The document's shape after validation; see config/schema.json. */
@@ -72,7 +74,8 @@ export interface ConfigDoc {
     shutdownGraceMs?: number;
     inputHoldMs?: number;
   };
-  artifacts?: Partial<Omit<ArtifactOptions, 'tools' | 'links'>> & {
+  artifacts?: Partial<Omit<ArtifactOptions, 'tools' | 'links' | 's3'>> & {
+    s3?: S3Doc;
     tools?: Partial<ArtifactOptions['tools']>;
     links?: Partial<LinkOptions>;
   };
@@ -104,7 +107,7 @@ export function normalizeConfig(
     httpOptions: normalizeHttpOptions(doc.http),
     auth: { ...DEFAULTS.auth, ...doc.auth, tokens: (doc.auth?.tokens ?? []).map((t) => ({ ...t })) },
     gateway: { ...DEFAULTS.gateway, ...doc.gateway },
-    artifacts: normalizeArtifacts(doc.artifacts),
+    artifacts: normalizeArtifacts(doc.artifacts, env),
     pipeline: resolveTransform(doc.pipeline ?? {}, file),
     rules: (doc.rules ?? []).map((rule, index) => normalizeRule(rule, file, nodes.get(`/rules/${index}`)?.value?.line)),
     servers: servers.map((s) => s.server),
@@ -175,17 +178,37 @@ function transportOfType(type: ServerDoc['type']): HttpTransportKind {
   return 'auto';
 }
 
-function normalizeArtifacts(doc: ConfigDoc['artifacts']): ArtifactOptions {
-  const { tools, links, ...rest } = doc ?? {};
-  const artifacts = {
+function normalizeArtifacts(doc: ConfigDoc['artifacts'], env: NodeJS.ProcessEnv): ArtifactOptions {
+  const { tools, links, s3, ...rest } = doc ?? {};
+  const artifacts: ArtifactOptions = {
     ...DEFAULTS.artifacts,
     ...rest,
     tools: { ...DEFAULTS.artifacts.tools, ...tools },
     links: { ...DEFAULTS.artifacts.links, ...links },
   };
+  // The bucket settings count only with backend s3, so switching back to local is one line.
+  if (artifacts.backend === 's3' && s3) artifacts.s3 = normalizeS3(s3, env);
   // Links are built by appending paths; one trailing slash would double them.
   if (artifacts.publicUrl) artifacts.publicUrl = artifacts.publicUrl.replace(/\/+$/, '');
   return artifacts;
+}
+
+function normalizeS3(doc: S3Doc, env: NodeJS.ProcessEnv): S3StoreOptions {
+  const prefix = (doc.prefix ?? '').replace(/^\/+/, '');
+  return {
+    bucket: doc.bucket,
+    prefix: prefix === '' || prefix.endsWith('/') ? prefix : `${prefix}/`,
+    region: doc.region ?? (env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1'),
+    ...(doc.endpoint ? { endpoint: doc.endpoint.replace(/\/+$/, '') } : {}),
+    ...(doc.publicEndpoint ? { publicEndpoint: doc.publicEndpoint.replace(/\/+$/, '') } : {}),
+    // Self-hosted services rarely have wildcard DNS for virtual-hosted buckets; AWS wants virtual hosts.
+    forcePathStyle: doc.forcePathStyle ?? doc.endpoint !== undefined,
+    ...(doc.accessKeyId ? { accessKeyId: doc.accessKeyId } : {}),
+    ...(doc.secretAccessKey ? { secretAccessKey: doc.secretAccessKey } : {}),
+    ...(doc.sessionToken ? { sessionToken: doc.sessionToken } : {}),
+    partSizeBytes: doc.partSizeBytes ?? 8 * 1024 * 1024,
+    uploadConcurrency: doc.uploadConcurrency ?? 4,
+  };
 }
 
 function normalizeHttpOptions(doc: ConfigDoc['http']): HttpRequestOptions {

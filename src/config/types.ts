@@ -1,6 +1,7 @@
 import type { PipelinePatch, RuleConfig } from '../pipeline/settings.js';
 import type { AbpOptions } from '../upstreams/abp/options.js';
 import { DEFAULT_EVENT_STORE_LIMITS, type MemoryEventStoreLimits } from '../http/memory-event-store.js';
+import type { S3StoreOptions } from '../artifacts/types.js';
 
 /**
  * The validated, normalized configuration every other module reads.
@@ -130,6 +131,23 @@ export interface LinkOptions {
   signingKey?: string;
   /** Name the gateway-side path in summaries served over HTTP too. */
   showPath: boolean;
+  /** `presigned`: links are presigned GET URLs of the bucket (backend s3), not links to this gateway. */
+  via: 'gateway' | 'presigned';
+}
+
+/** `artifacts.s3` as written; normalized into the store's S3StoreOptions. */
+export interface S3Doc {
+  bucket: string;
+  prefix?: string;
+  region?: string;
+  endpoint?: string;
+  publicEndpoint?: string;
+  forcePathStyle?: boolean;
+  accessKeyId?: string;
+  secretAccessKey?: string;
+  sessionToken?: string;
+  partSizeBytes?: number;
+  uploadConcurrency?: number;
 }
 
 export interface GatewayOptions {
@@ -151,6 +169,9 @@ export interface GatewayOptions {
 export interface ArtifactOptions {
   /** Default: MCP_OFFLOAD_ARTIFACT_DIR, else a per-user directory under the OS temp dir. */
   dir?: string;
+  /** `s3`: artifacts in the bucket `s3` names, shared by replicas; `local`: files in `dir`. */
+  backend: 'local' | 's3';
+  s3?: S3StoreOptions;
   maxArtifactBytes: number;
   /** 0 = no quota. */
   quotaBytes: number;
@@ -224,7 +245,8 @@ export const DEFAULTS = {
     ttlHours: 24 * 7,
     resources: true,
     tools: { enabled: true, listName: 'artifact_list', readName: 'artifact_read', readLimit: 20_000 },
-    links: { ttlSeconds: 3600, showPath: false },
+    backend: 'local',
+    links: { ttlSeconds: 3600, showPath: false, via: 'gateway' },
   } as ArtifactOptions,
   httpOptions: {
     maxBodyBytes: 256 * 1024 * 1024,

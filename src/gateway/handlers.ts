@@ -161,7 +161,7 @@ export function createHandlers(deps: HandlerDeps): Record<string, RequestHandler
       const { view } = context.session;
       // Artifacts never change (they are named by their content): nothing to send, only to check.
       if (isOurArtifact(view, uri)) {
-        offload.owned(uri, context.session.owner);
+        await offload.owned(uri, context.session.owner);
         return {};
       }
       const upstream = resourceOwner(view, uri);

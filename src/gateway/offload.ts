@@ -69,6 +69,7 @@ export class Offload {
 
   stop(): void {
     clearInterval(this.gcTimer);
+    this.store.close();
   }
 
   /** Time-to-live needs a clock: expired artifacts are collected at startup and every hour. */
@@ -159,15 +160,16 @@ export class Offload {
   }
 
   /** Another session's artifact is "not found", never "forbidden": ids leak nothing. */
-  owned(uri: string, owner: string): ArtifactRecord {
-    const record = this.store.get(uri);
+  async owned(uri: string, owner: string): Promise<ArtifactRecord> {
+    // find: over a shared bucket the artifact may come from another replica.
+    const record = await this.store.find(uri, owner);
     if (!record || !record.owners.includes(owner))
       throw new ClientError(ProtocolErrorCode.InvalidParams, `Resource ${uri} not found`);
     return record;
   }
 
   async read(uri: string, session: DownstreamSession): Promise<ReadResourceResult> {
-    const record = this.owned(uri, session.owner);
+    const record = await this.owned(uri, session.owner);
     const result = await readArtifact(this.store, record);
     this.events.emit('artifactRead', { who: session.who, via: 'resources/read', record, bytes: record.size });
     return result;

@@ -1,3 +1,6 @@
+import type { ArtifactStore } from '../artifacts/store.js';
+import type { ArtifactRecord } from '../artifacts/types.js';
+import { contentDisposition, downloadName, servedInline } from './content-headers.js';
 import type { LinkSigner } from './link-signer.js';
 
 /** Where artifacts are served: `/artifacts` (the gallery) and `/artifacts/<id>` (the bytes). */
@@ -45,4 +48,12 @@ export function signedArtifactUrl(signer: LinkSigner, base: string, id: string):
 export function signedGalleryUrl(signer: LinkSigner, base: string, owner: string): string {
   const { expires, sig } = signer.sign(gallerySubject(owner));
   return `${base}${ARTIFACTS_PATH}?scope=${encodeURIComponent(owner)}&expires=${expires}&sig=${sig}`;
+}
+
+/**
+ * `artifacts.links.via: presigned`: a GET URL of the bucket, valid `seconds`, that serves the bytes with
+ * the same name and disposition as the gateway would. The bytes then never pass through a replica.
+ */
+export function presignedArtifactUrl(store: ArtifactStore, record: ArtifactRecord, seconds: number): Promise<string> {
+  return store.presignedUrl(record, seconds, contentDisposition(downloadName(record), servedInline(record.mimeType)));
 }

@@ -26,7 +26,7 @@ export class ArtifactRoutes {
     if (req.method !== 'GET' && req.method !== 'HEAD')
       return sendJson(res, 405, { error: 'method not allowed' }, { allow: 'GET, HEAD' });
     const query = new URL(req.url ?? '/', 'http://x').searchParams;
-    if (rawPath === ARTIFACTS_PATH) return this.gallery(req, res, query);
+    if (rawPath === ARTIFACTS_PATH) return await this.gallery(req, res, query);
     const id = idFromPath(rawPath);
     if (id === undefined) return notFound(res);
     return this.download(req, res, id, query);
@@ -39,12 +39,16 @@ export class ArtifactRoutes {
       const check = this.ctx.signer.check(artifactSubject(id), query.get('expires'), query.get('sig'));
       if (check !== 'ok')
         return sendJson(res, 403, { error: check === 'expired' ? 'this link has expired' : 'this link is not valid' });
-      record = this.ctx.gateway.offload.store.get(id);
+      const found = await this.find(res, id);
+      if (found === 'answered') return;
+      record = found;
       who = { link: true };
     } else {
       const access = this.bearer(req, res);
       if (access === 'answered') return;
-      const found = this.ctx.gateway.offload.store.get(id);
+      // find: over a shared bucket, another replica may have stored it, or given it to this owner, just now.
+      const found = access.owner === undefined ? undefined : await this.find(res, id, access.owner);
+      if (found === 'answered') return;
       if (found && access.owner !== undefined && found.owners.includes(access.owner)) record = found;
       who = access.who;
     }
@@ -53,14 +57,14 @@ export class ArtifactRoutes {
     try {
       bytes = await sendArtifact(req, res, this.ctx.gateway.offload.store, record);
     } catch (error) {
-      if (error instanceof ArtifactStoreError && !res.headersSent) return notFound(res);
-      throw error;
+      if (!(error instanceof ArtifactStoreError) || res.headersSent) throw error;
+      return error.reason === 'unavailable' ? unavailable(res) : notFound(res);
     }
     if (req.method === 'GET' && res.statusCode !== 304)
       this.ctx.gateway.events.emit('artifactRead', { who, via: 'download', record, bytes });
   }
 
-  private gallery(req: IncomingMessage, res: ServerResponse, query: URLSearchParams): void {
+  private async gallery(req: IncomingMessage, res: ServerResponse, query: URLSearchParams): Promise<void> {
     let owner: string | undefined;
     let access: Record<string, string> = {};
     if (query.has('sig')) {
@@ -82,6 +86,8 @@ export class ArtifactRoutes {
       }
     }
     const { store } = this.ctx.gateway.offload;
+    // Over a shared bucket the page shows what every replica stored; a bucket that does not answer shows what is known.
+    await store.refresh().catch((err: unknown) => this.ctx.log.warn({ err }, 'could not refresh the artifact list'));
     const records = store.list({ owner });
     const nonce = randomBytes(16).toString('base64');
     const html = galleryHtml({
@@ -107,6 +113,21 @@ export class ArtifactRoutes {
       .end(req.method === 'HEAD' ? undefined : html);
   }
 
+  /** The record (from another replica too, over a shared bucket), or 'answered' after a 503. */
+  private async find(
+    res: ServerResponse,
+    id: string,
+    owner?: string,
+  ): Promise<ArtifactRecord | undefined | 'answered'> {
+    try {
+      return await this.ctx.gateway.offload.store.find(id, owner);
+    } catch (error) {
+      if (!(error instanceof ArtifactStoreError) || error.reason !== 'unavailable') throw error;
+      unavailable(res);
+      return 'answered';
+    }
+  }
+
   /** The requester's token and owner, or 'answered' after a 401. */
   private bearer(req: IncomingMessage, res: ServerResponse): Access {
     const token = this.ctx.auth.check(req);
@@ -120,4 +141,9 @@ export class ArtifactRoutes {
 
 function notFound(res: ServerResponse): void {
   sendJson(res, 404, { error: 'not found' });
+}
+
+/** The bucket not answering says nothing about whether the artifact exists: try again, not "not found". */
+function unavailable(res: ServerResponse): void {
+  sendJson(res, 503, { error: 'artifact storage is not reachable; try again' }, { 'retry-after': '5' });
 }

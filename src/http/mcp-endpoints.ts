@@ -11,7 +11,7 @@ import type { Who } from '../gateway/events.js';
 import type { DownstreamSession, SessionIdentity } from '../gateway/session.js';
 import { BodyTooLargeError, readBody } from '../gateway/read-body.js';
 import { SseServerTransport } from './sse-server-transport.js';
-import { signedArtifactUrl, signedGalleryUrl } from './artifact-paths.js';
+import { presignedArtifactUrl, signedArtifactUrl, signedGalleryUrl } from './artifact-paths.js';
 import { baseUrl, header, rpcError, sendJson, type HttpContext } from './context.js';
 import { sessionEventStore } from './session-event-store.js';
 import { IdleSessions } from './idle-sessions.js';
@@ -278,7 +278,10 @@ export class McpEndpoints {
       token,
       links: {
         showPath: config.artifacts.links.showPath,
-        urlFor: (record) => signedArtifactUrl(signer, base, record.id),
+        urlFor: (record) =>
+          config.artifacts.links.via === 'presigned'
+            ? presignedArtifactUrl(this.ctx.gateway.offload.store, record, config.artifacts.links.ttlSeconds)
+            : signedArtifactUrl(signer, base, record.id),
         galleryUrl: () => signedGalleryUrl(signer, base, owner),
       },
     };

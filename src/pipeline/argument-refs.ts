@@ -23,7 +23,8 @@ export async function resolveArtifactArguments(
   });
   let next: unknown = args;
   for (const { path, uri } of found) {
-    const record = store.get(uri);
+    // find: over a shared bucket the artifact may come from another replica.
+    const record = await store.find(uri, owner);
     if (!record || !record.owners.includes(owner)) continue;
     const bytes = await store.read(record.id);
     const text = isTextMimeType(record.mimeType) ? utf8(bytes) : undefined;

@@ -37,7 +37,7 @@ export interface ImagePreview {
  * diagrams: text stays sharp), else JPEG; smaller until it fits the byte limit. Undefined when nothing may
  * be shown (limits of 0) or sharp cannot read it (SVG or a format libvips lacks, a damaged file).
  */
-export async function imagePreview(path: string, keep: InlineKeep): Promise<ImagePreview | undefined> {
+export async function imagePreview(path: string | Buffer, keep: InlineKeep): Promise<ImagePreview | undefined> {
   if (keep.imageMaxBytes <= 0 || keep.imageMaxEdge <= 0) return undefined;
   try {
     const sharp = (await (loading ??= import('sharp'))).default;

@@ -90,7 +90,7 @@ class Restorer {
     const hash = uri.indexOf('#');
     const n = hash === -1 ? 1 : Number(uri.slice(hash + 1));
     const bare = hash === -1 ? uri : uri.slice(0, hash);
-    const record = this.store.get(bare);
+    const record = await this.store.find(bare, this.owner);
     if (!record || !record.owners.includes(this.owner)) {
       throw new UnrestorableArgument(
         `the arguments hold ${uri}, which mcp-offload no longer has for this session (expired or removed), so what it ` +

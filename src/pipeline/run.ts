@@ -4,7 +4,7 @@ import { hashArguments } from '../artifacts/names.js';
 import { humanSize } from '../artifacts/sizes.js';
 import type { Logger } from '../logger.js';
 import { drain } from '../artifacts/piece-file.js';
-import type { PieceSource } from '../artifacts/types.js';
+import type { ArtifactRecord, PieceSource } from '../artifacts/types.js';
 import { dataSize } from './payload-data.js';
 import type { Blobs } from '../transports/blob-set.js';
 import { factsFor, factsWatcher } from './facts/index.js';
@@ -12,6 +12,9 @@ import { summaryText } from './summary/describe.js';
 import type { PipelineSettings } from './settings.js';
 import type { CallInfo, Extraction, LayerContext, Payload, SaveOutcome, WrittenLiteral } from './types.js';
 import { formOf, type LiteralForm, type LiteralKind } from '../artifacts/literals.js';
+
+/** Images larger than this in a bucket get no preview: reading them back would cost more than it shows. */
+const PREVIEW_DOWNLOAD_LIMIT = 32 * 1024 * 1024;
 
 /** The state of one result on its way through the layers: what was stored, and what to announce. */
 export class PipelineRun implements LayerContext {
@@ -27,6 +30,19 @@ export class PipelineRun implements LayerContext {
     readonly log: Logger,
     readonly blobs: Blobs,
   ) {}
+
+  async imageSource(record: ArtifactRecord): Promise<string | Buffer | undefined> {
+    if (!this.store.shared) return record.path;
+    // No file on this disk: the bytes come back from the bucket, up to a size worth a round trip.
+    if (record.size > PREVIEW_DOWNLOAD_LIMIT) return undefined;
+    return this.store.read(record.id).catch((error: unknown) => {
+      this.log.warn(
+        { uri: record.uri, err: (error as Error).message },
+        'could not read the image back for its preview',
+      );
+      return undefined;
+    });
+  }
 
   /**
    * Stores a payload once per result: the same text, or bytes that land in the same artifact, give the
@@ -104,7 +120,7 @@ export class PipelineRun implements LayerContext {
         return { ok: true, extraction: known };
       }
       const link = this.call.links
-        ? { url: this.call.links.urlFor(record), hidePath: !this.call.links.showPath }
+        ? { url: await this.call.links.urlFor(record), hidePath: !this.call.links.showPath }
         : undefined;
       const summary = summaryText({
         path: record.path,

@@ -18,8 +18,8 @@ export interface CallInfo {
 }
 
 export interface ArtifactLinks {
-  /** A URL the client can open to fetch the artifact (signed, expiring). */
-  urlFor(record: ArtifactRecord): string;
+  /** A URL the client can open to fetch the artifact (signed, expiring); a bucket's presigned URL comes async. */
+  urlFor(record: ArtifactRecord): string | Promise<string>;
   /** Name the gateway-side path too (the client shares the volume). */
   showPath: boolean;
   /** A signed link to this session's gallery page. */
@@ -90,6 +90,8 @@ export interface LayerContext {
   literalUri(extraction: Extraction, kind: LiteralKind, written: WrittenLiteral): Promise<string | undefined>;
   /** Artifacts already announced in the content, by sha256, so each is summarized once. */
   announced: Set<string>;
+  /** What an image preview is made from: the stored file, or the bytes of one in a bucket; undefined: none. */
+  imageSource?(record: ArtifactRecord): Promise<string | Buffer | undefined>;
   /** The payloads the result arrived with as bytes: the only ones its markers stand for. */
   blobs: Blobs;
   log: import('../logger.js').Logger;

@@ -97,7 +97,8 @@ async function withPreview(blocks: ContentBlock[], extraction: Extraction, run: 
   // A repeat of an image already shown is a one-line marker: its preview is above.
   if (!blocks.some((block) => block.type === 'resource_link')) return blocks;
   const [summary, ...rest] = blocks;
-  const preview = summary && (await imagePreview(extraction.record.path, run.settings.keepInline));
+  const source = run.imageSource ? await run.imageSource(extraction.record) : extraction.record.path;
+  const preview = summary && source !== undefined && (await imagePreview(source, run.settings.keepInline));
   if (!preview) return blocks;
   const { width, height } = extraction.record.facts;
   const from = typeof width === 'number' && typeof height === 'number' ? ` (the file is ${width}x${height})` : '';

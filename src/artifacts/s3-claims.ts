@@ -1,0 +1,77 @@
+import { randomBytes } from 'node:crypto';
+import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { isMissing } from './s3-client.js';
+
+/**
+ * Longer than any request takes. Claims are written, then read back after this pause: of collectors
+ * that wrote a claim at about the same time, the last write wins and every one of them reads the same
+ * winner. (S3-compatible services do not all offer conditional writes, which would make this one call.)
+ */
+export const CLAIM_SETTLE_MS = 1500;
+/** A claim older than this belongs to a collector that died; it no longer holds anyone back. */
+const CLAIM_LEASE_MS = 10 * 60 * 1000;
+const CONCURRENCY = 8;
+
+/**
+ * Which of some contents this process may collect: two replicas collecting at the same time never both
+ * delete (and count) the same artifact. A claim is `<prefix>claims/<sha256>` holding a random token.
+ */
+export class GcClaims {
+  private readonly token = randomBytes(12).toString('hex');
+
+  constructor(
+    private readonly client: S3Client,
+    private readonly bucket: string,
+    private readonly prefix: string,
+    private readonly settleMs = CLAIM_SETTLE_MS,
+  ) {}
+
+  async claim(sha256s: string[]): Promise<Set<string>> {
+    if (sha256s.length === 0) return new Set();
+    const written = (await inBatches(sha256s, async (sha) => ((await this.heldByOther(sha)) ? undefined : sha))).filter(
+      (sha): sha is string => sha !== undefined,
+    );
+    await inBatches(written, (sha) =>
+      this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: this.key(sha), Body: this.token })),
+    );
+    if (written.length === 0) return new Set();
+    await new Promise((resolve) => setTimeout(resolve, this.settleMs));
+    const won = await inBatches(written, async (sha) =>
+      (await this.holder(sha))?.token === this.token ? sha : undefined,
+    );
+    return new Set(won.filter((sha): sha is string => sha !== undefined));
+  }
+
+  async release(sha256s: string[]): Promise<void> {
+    await inBatches(sha256s, async (sha) => {
+      if ((await this.holder(sha))?.token === this.token)
+        await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.key(sha) }));
+    });
+  }
+
+  private async heldByOther(sha: string): Promise<boolean> {
+    const held = await this.holder(sha);
+    return held !== undefined && held.token !== this.token && Date.now() - held.since < CLAIM_LEASE_MS;
+  }
+
+  private async holder(sha: string): Promise<{ token: string; since: number } | undefined> {
+    try {
+      const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.key(sha) }));
+      return { token: (await out.Body?.transformToString()) ?? '', since: out.LastModified?.getTime() ?? 0 };
+    } catch (err) {
+      if (isMissing(err)) return undefined;
+      throw err;
+    }
+  }
+
+  private key(sha: string): string {
+    return `${this.prefix}claims/${sha}`;
+  }
+}
+
+async function inBatches<T, R>(items: T[], task: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = [];
+  for (let i = 0; i < items.length; i += CONCURRENCY)
+    out.push(...(await Promise.all(items.slice(i, i + CONCURRENCY).map(task))));
+  return out;
+}

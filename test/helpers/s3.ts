@@ -1,0 +1,124 @@
+// A real S3 server for the tests: s3rver (npm) on 127.0.0.1 over a temp directory, and a relay in front
+// of it that records each request and can play an outage.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import S3rver from 's3rver';
+import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+
+// The SDK's multi-line warning about Node 22 would land among the test output; the proxy logs it through pino.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+/** s3rver's fixed credentials. */
+export const S3_KEY = 'S3RVER';
+export const S3_SECRET = 'S3RVER';
+
+export interface S3Server {
+  endpoint: string;
+  /** Where s3rver keeps the objects: `<directory>/<bucket>/<key>._S3rver_object`. */
+  directory: string;
+  bucket: string;
+  client: S3Client;
+  /** Every key under `prefix`. */
+  keys(prefix?: string): Promise<string[]>;
+  getText(key: string): Promise<string>;
+  putText(key: string, text: string): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startS3(bucket = 'offload-test'): Promise<S3Server> {
+  const dir = mkdtempSync(join(tmpdir(), 'mcp-offload-s3rver-'));
+  const server = new S3rver({
+    address: '127.0.0.1',
+    port: 0,
+    silent: true,
+    directory: dir,
+    configureBuckets: [{ name: bucket, configs: [] }],
+  });
+  const { port } = (await server.run()) as AddressInfo;
+  const endpoint = `http://127.0.0.1:${port}`;
+  const client = new S3Client({
+    endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: { accessKeyId: S3_KEY, secretAccessKey: S3_SECRET },
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  });
+  const keys = async (prefix = ''): Promise<string[]> => {
+    const out: string[] = [];
+    let token: string | undefined;
+    do {
+      const page = await client.send(
+        new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }),
+      );
+      out.push(...(page.Contents ?? []).map((c) => c.Key!));
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+    return out.sort();
+  };
+  return {
+    endpoint,
+    directory: dir,
+    bucket,
+    client,
+    keys,
+    getText: async (key) =>
+      (await (await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }))).Body!.transformToString()) ?? '',
+    putText: async (key, text) => {
+      await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: text }));
+    },
+    stop: async () => {
+      client.destroy();
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface S3Relay {
+  endpoint: string;
+  /** `METHOD /path?query` of each request relayed. */
+  requests: string[];
+  /** While true, every connection is cut at once: the bucket is unreachable. */
+  down: boolean;
+  close(): Promise<void>;
+}
+
+/** A plain HTTP relay to `target`: what the proxy sends to S3 is seen, and an outage is one flag. */
+export async function startRelay(target: string): Promise<S3Relay> {
+  const to = new URL(target);
+  const sockets = new Set<Socket>();
+  const relay: S3Relay = { endpoint: '', requests: [], down: false, close: async () => undefined };
+  const server: Server = createServer((req, res) => {
+    if (relay.down) {
+      req.socket.destroy();
+      return;
+    }
+    relay.requests.push(`${req.method} ${req.url}`);
+    const upstream = request(
+      { host: to.hostname, port: to.port, method: req.method, path: req.url, headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    upstream.on('error', () => res.destroy());
+    req.pipe(upstream);
+  });
+  server.on('connection', (socket) => {
+    if (relay.down) return socket.destroy();
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  relay.endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  relay.close = () =>
+    new Promise<void>((resolve) => {
+      for (const s of sockets) s.destroy();
+      server.close(() => resolve());
+    });
+  return relay;
+}

@@ -1,0 +1,164 @@
+// The store over a shared bucket, two instances in one process standing for two replicas, against s3rver:
+// the rules that keep a record from ever outliving its bytes when replicas put and collect at once.
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, utimesSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { ArtifactStore } from '../../src/artifacts/store.js';
+import type { S3StoreOptions, StoreOptions } from '../../src/artifacts/types.js';
+import { silentLogger } from '../../src/logger.js';
+import { waitFor } from '../helpers/fixtures.js';
+import { S3_KEY, S3_SECRET, startS3, type S3Server } from '../helpers/s3.js';
+
+const HOUR = 3_600_000;
+const dir = mkdtempSync(join(tmpdir(), 'mcp-offload-s3-store-'));
+const sha = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
+let s3: S3Server;
+const stores: ArtifactStore[] = [];
+
+beforeAll(async () => {
+  s3 = await startS3('store-test');
+});
+
+afterAll(async () => {
+  for (const store of stores) store.close();
+  await s3.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+let run = 0;
+/** A replica's store over the bucket under this test's prefix, with its own clock. */
+async function replica(prefix: string, now: () => number = Date.now, quotaBytes = 0): Promise<ArtifactStore> {
+  const bucket: S3StoreOptions = {
+    bucket: s3.bucket,
+    prefix,
+    region: 'us-east-1',
+    endpoint: s3.endpoint,
+    forcePathStyle: true,
+    accessKeyId: S3_KEY,
+    secretAccessKey: S3_SECRET,
+    partSizeBytes: 5 * 1024 * 1024,
+    uploadConcurrency: 2,
+  };
+  const options: StoreOptions = {
+    dir: join(dir, `r${run++}`),
+    s3: bucket,
+    maxArtifactBytes: 0,
+    quotaBytes,
+    ttlMs: HOUR,
+    now,
+  };
+  const store = new ArtifactStore(options, silentLogger);
+  await store.init();
+  stores.push(store);
+  return store;
+}
+
+const put = (store: ArtifactStore, text: string, owner: string) =>
+  store.put({ data: { bytes: Buffer.from(text) }, server: 's', tool: 't', owner });
+
+test('a collection keeps bytes another replica stored again since this one last looked', async () => {
+  let clock = Date.now();
+  const a = await replica('stale/', () => clock);
+  const b = await replica('stale/', () => clock);
+  const record = await put(a, 'stored twice', 'alice');
+  await b.refresh();
+  clock += 2 * HOUR;
+  // B hands the same bytes out again: fresh in the bucket, still old in A's index.
+  await put(b, 'stored twice', 'bob');
+  expect(a.get(record.id)?.lastStored).toBe(record.lastStored);
+  const result = await a.gc(clock);
+  expect(result.removed).toBe(0);
+  expect(await s3.keys(`stale/content/${record.sha256}`)).toHaveLength(1);
+  expect((await b.read(record.id)).toString()).toBe('stored twice');
+  expect((await a.find(record.uri, 'bob'))?.owners.sort()).toEqual(['alice', 'bob']);
+});
+
+test('expired everywhere, it goes: record first, then owners and bytes, and the other replica forgets it', async () => {
+  let clock = Date.now();
+  const a = await replica('expired/', () => clock);
+  const b = await replica('expired/', () => clock);
+  const record = await put(a, 'old news', 'alice');
+  await b.refresh();
+  expect(b.get(record.id)).toBeDefined();
+  clock += 2 * HOUR;
+  expect((await a.gc(clock)).removed).toBe(1);
+  expect(await s3.keys('expired/')).toEqual([]);
+  await expect(b.read(record.id)).rejects.toThrow(/gone from the bucket/);
+  expect(b.get(record.id)).toBeUndefined();
+  expect(await b.find(record.uri, 'alice')).toBeUndefined();
+});
+
+test('bytes deleted under a record are uploaded again by the next put of them', async () => {
+  const a = await replica('healed/');
+  const record = await put(a, 'lost and found', 'alice');
+  await s3.client.send(new DeleteObjectCommand({ Bucket: s3.bucket, Key: `healed/content/${record.sha256}` }));
+  const again = await put(a, 'lost and found', 'bob');
+  expect(again.id).toBe(record.id);
+  expect((await a.read(record.id)).toString()).toBe('lost and found');
+  expect(again.owners.sort()).toEqual(['alice', 'bob']);
+});
+
+test('gc forgets a record whose bytes are gone, and sweeps old bytes no record names, not young ones', async () => {
+  const a = await replica('sweep/');
+  const gone = await put(a, 'record without bytes', 'alice');
+  await s3.client.send(new DeleteObjectCommand({ Bucket: s3.bucket, Key: `sweep/content/${gone.sha256}` }));
+  const orphan = (text: string) => sha(Buffer.from(text));
+  for (const text of ['old orphan', 'young orphan'])
+    await s3.client.send(
+      new PutObjectCommand({ Bucket: s3.bucket, Key: `sweep/content/${orphan(text)}`, Body: Buffer.from(text) }),
+    );
+  // s3rver's LastModified is the object file's mtime.
+  const twoHoursAgo = new Date(Date.now() - 2 * HOUR);
+  const file = join(s3.directory, s3.bucket, 'sweep', 'content', `${orphan('old orphan')}._S3rver_object`);
+  utimesSync(file, twoHoursAgo, twoHoursAgo);
+  const kept = await put(a, 'kept', 'alice');
+  const result = await a.gc();
+  expect(result.forgotten).toBe(1);
+  expect(await s3.keys('sweep/content/')).toEqual(
+    [`sweep/content/${orphan('young orphan')}`, `sweep/content/${kept.sha256}`].sort(),
+  );
+  expect(await s3.keys(`sweep/records/${gone.sha256}`)).toEqual([]);
+});
+
+test('owners added by two replicas at the same moment are both kept', async () => {
+  const a = await replica('owners/');
+  const b = await replica('owners/');
+  const [one, two] = await Promise.all([put(a, 'shared bytes', 'alice'), put(b, 'shared bytes', 'bob')]);
+  expect(one.sha256).toBe(two.sha256);
+  // s3rver writes an object in place and may answer the PUT before the bytes are all on disk (S3 replaces objects
+  // atomically): the third replica starts once the record written twice reads whole.
+  await waitFor(async () => {
+    try {
+      return JSON.parse(await s3.getText(`owners/records/${one.sha256}.json`)).id === one.id;
+    } catch {
+      return false;
+    }
+  });
+  const c = await replica('owners/');
+  expect((await c.find(one.uri, 'alice'))?.owners.sort()).toEqual(['alice', 'bob']);
+  expect(await s3.keys(`owners/owners/${one.sha256}/`)).toHaveLength(2);
+});
+
+test("the quota counts every replica's artifacts, and the oldest go first whichever replica stored them", async () => {
+  let clock = Date.now();
+  const tick = () => (clock += 1000);
+  const a = await replica('quota/', () => clock, 30);
+  const b = await replica('quota/', () => clock, 30);
+  const oldest = await put(a, 'first ten', 'alice');
+  tick();
+  await put(a, 'second ten', 'alice');
+  tick();
+  await put(b, 'third ten.', 'bob');
+  tick();
+  await put(b, 'fourth ten', 'bob');
+  // B's index holds only its own two until it reads the bucket again, which a collection does first.
+  await b.gc(clock);
+  const contents = await s3.keys('quota/content/');
+  expect(contents).toHaveLength(3);
+  expect(contents).not.toContain(`quota/content/${oldest.sha256}`);
+  await a.refresh();
+  expect(a.totalBytes).toBeLessThanOrEqual(30);
+  expect(a.get(oldest.id)).toBeUndefined();
+});
