@@ -7,6 +7,7 @@ import { StdioServerTransport } from '../transports/stdio-server-transport.js';
 import { DecoratedTransport } from '../transports/decorated-transport.js';
 import { watchListens } from '../gateway/resource-watch.js';
 import { bannerFacts, bannerText } from './banner.js';
+import { RedisUnreachableError } from '../shared/redis-connection.js';
 
 /**
  * How long closing sessions and upstreams may take, after the grace for calls in flight, before the process exits
@@ -55,7 +56,14 @@ export async function run(config: Config, tokens: AuthToken[], log: Logger): Pro
     return 1;
   }
   if (config.http) {
-    http = await serveHttp(gateway, { ...config.http, tokens }, log);
+    try {
+      http = await serveHttp(gateway, { ...config.http, tokens }, log);
+    } catch (error) {
+      if (!(error instanceof RedisUnreachableError)) throw error;
+      process.stderr.write(`mcp-offload: ${error.message}\n`);
+      await gateway.stop();
+      return 1;
+    }
     // Tells wrapper scripts and tests where we listen when port 0 was asked for.
     process.stderr.write(`mcp-offload listening on ${http.url}\n`);
     if (process.stderr.isTTY) process.stderr.write(bannerText(bannerFacts(gateway, http.url)));

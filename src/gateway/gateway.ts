@@ -70,7 +70,7 @@ export class Gateway {
   /** Upstream subscriptions for the resource URIs modern clients' listen streams want updates of. */
   readonly resourceWatch: ResourceWatch;
   /** Who hears of changes in the shared catalog besides its sessions: stateless modern HTTP clients' listen streams. */
-  private readonly sharedChangeListeners = new Set<(notification: Notification) => void>();
+  private readonly sharedChangeListeners = new Set<(notification: Notification, remote: boolean) => void>();
 
   constructor(
     readonly config: Config,
@@ -160,10 +160,28 @@ export class Gateway {
     return session;
   }
 
-  /** Tells `listener` of every change in the shared catalog (list_changed) and of resources/updated on it. */
-  onSharedChange(listener: (notification: Notification) => void): () => void {
+  /**
+   * Tells `listener` of every change in the shared catalog (list_changed) and of resources/updated on it; `remote` when
+   * another replica saw it (relayChange).
+   */
+  onSharedChange(listener: (notification: Notification, remote: boolean) => void): () => void {
     this.sharedChangeListeners.add(listener);
     return () => this.sharedChangeListeners.delete(listener);
+  }
+
+  /**
+   * A change another replica saw on its shared connections (src/shared/change-fanout.ts): told to the clients served
+   * by this replica's shared connections as if seen here. Legacy clients hear of list changes, and of a resource's
+   * update when they subscribed to it; listen streams hear of what they asked for.
+   */
+  relayChange(notification: Notification): void {
+    const uri = String((notification.params as { uri?: unknown } | undefined)?.uri);
+    const updated = notification.method === 'notifications/resources/updated';
+    for (const session of this.sessions) {
+      if (session.view !== this.sharedView || session.kind.transient || session.era !== 'legacy') continue;
+      if (!updated || session.isSubscribed(uri)) void session.notify(notification);
+    }
+    for (const listener of this.sharedChangeListeners) listener(notification, true);
   }
 
   get sessionCount(): number {
@@ -462,7 +480,8 @@ export class Gateway {
         if (session.era === 'modern' || session.isSubscribed(uri)) void session.notify(notification);
       }
       // Modern clients' listen streams hear the shared connection (not a legacy client's connection, shared or not).
-      if (this.upstreams.includes(upstream)) for (const listener of this.sharedChangeListeners) listener(notification);
+      if (this.upstreams.includes(upstream))
+        for (const listener of this.sharedChangeListeners) listener(notification, false);
       return;
     }
     let outgoing = notification;
@@ -515,7 +534,7 @@ export class Gateway {
       );
       for (const method of changed) for (const session of members) void session.notify({ method });
       if (view === this.sharedView) {
-        for (const method of changed) for (const listener of this.sharedChangeListeners) listener({ method });
+        for (const method of changed) for (const listener of this.sharedChangeListeners) listener({ method }, false);
       }
     }
   }

@@ -214,18 +214,28 @@ class BridgedCall {
  * Held calls live in this process.
  */
 export class InputBridge {
-  private readonly key = randomBytes(32);
+  private key: Buffer = randomBytes(32);
   /**
    * What marks a requestState as this process's own; any other (a modern server's, or another mcp-offload's in
    * front of a legacy server) is passed on untouched.
    */
-  private readonly prefix = `mcp-offload.${randomBytes(6).toString('base64url')}.`;
+  private prefix = `mcp-offload.${randomBytes(6).toString('base64url')}.`;
   private readonly calls = new Map<string, BridgedCall>();
 
   constructor(
     private readonly holdMs: number,
     private readonly log: Logger,
   ) {}
+
+  /**
+   * Seals with a key the replicas share (src/shared/shared-secrets.ts), and marks states with a prefix derived from
+   * it, so every replica recognizes and verifies a state another one made. The call it names is still held by the
+   * replica that made it: another replica answers it as a state that names no held call.
+   */
+  shareKey(key: Buffer): void {
+    this.key = key;
+    this.prefix = `mcp-offload.${this.mac('requestState prefix').slice(0, 8)}.`;
+  }
 
   /** Whether `state` is one the proxy made (else it is a modern upstream's, passed on as it came). */
   owns(state: unknown): state is string {

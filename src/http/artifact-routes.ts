@@ -42,7 +42,7 @@ export class ArtifactRoutes {
       record = this.ctx.gateway.offload.store.get(id);
       who = { link: true };
     } else {
-      const access = this.bearer(req, res);
+      const access = await this.bearer(req, res);
       if (access === 'answered') return;
       const found = this.ctx.gateway.offload.store.get(id);
       if (found && access.owner !== undefined && found.owners.includes(access.owner)) record = found;
@@ -60,7 +60,7 @@ export class ArtifactRoutes {
       this.ctx.gateway.events.emit('artifactRead', { who, via: 'download', record, bytes });
   }
 
-  private gallery(req: IncomingMessage, res: ServerResponse, query: URLSearchParams): void {
+  private async gallery(req: IncomingMessage, res: ServerResponse, query: URLSearchParams): Promise<void> {
     let owner: string | undefined;
     let access: Record<string, string> = {};
     if (query.has('sig')) {
@@ -71,7 +71,7 @@ export class ArtifactRoutes {
       owner = scope;
       access = { scope, expires: query.get('expires')!, sig: query.get('sig')! };
     } else {
-      const found = this.bearer(req, res);
+      const found = await this.bearer(req, res);
       if (found === 'answered') return;
       owner = found.owner;
       if (owner === undefined) {
@@ -108,13 +108,13 @@ export class ArtifactRoutes {
   }
 
   /** The requester's token and owner, or 'answered' after a 401. */
-  private bearer(req: IncomingMessage, res: ServerResponse): Access {
+  private async bearer(req: IncomingMessage, res: ServerResponse): Promise<Access> {
     const token = this.ctx.auth.check(req);
     if (token === undefined) {
       refuseUnauthenticated(res);
       return 'answered';
     }
-    return { ...this.mcp.ownerFor(req, token), access: {} };
+    return { ...(await this.mcp.ownerFor(req, token)), access: {} };
   }
 }
 

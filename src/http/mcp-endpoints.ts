@@ -17,6 +17,9 @@ import { sessionEventStore } from './session-event-store.js';
 import { IdleSessions } from './idle-sessions.js';
 import { listenedUris } from '../gateway/resource-watch.js';
 import { paramHeaderRejection } from './param-header-check.js';
+import { replayHandshake } from './session-adoption.js';
+import { SessionRouting } from './session-routing.js';
+import type { SessionRecord } from '../shared/session-directory.js';
 
 /** The legacy SSE transport's POST endpoint (the GET stream is at /sse). */
 export const SSE_MESSAGES_PATH = '/messages';
@@ -47,12 +50,24 @@ export class McpEndpoints {
   private readonly idle: IdleSessions;
   /** Modern (2026-07-28) requests, by token: served by the SDK's stateless entry, one Server per request. */
   private readonly modern = new Map<string, ModernEndpoint>();
+  /** With redis: requests for sessions other replicas hold. */
+  private readonly routing?: SessionRouting;
+  /** True while the replica shuts down: its sessions are let go for other replicas, not ended. */
+  private closingAll = false;
 
   constructor(private readonly ctx: HttpContext) {
     this.idle = new IdleSessions(ctx.config.httpOptions.sessionIdleMs, (id, idleMs) => this.expire(id, idleMs));
     ctx.gateway.onSharedChange((notification) => {
       for (const { handler } of this.modern.values()) publish(handler, notification);
     });
+    if (ctx.shared) {
+      this.routing = new SessionRouting(
+        ctx.shared.directory,
+        (id, record, req) => this.recreate(id, record, req),
+        (req, res) => this.readRaw(req, res),
+        ctx.log,
+      );
+    }
   }
 
   get size(): number {
@@ -63,19 +78,29 @@ export class McpEndpoints {
    * The artifact owner a request with this token acts for (for downloads and the gallery): the session
    * its mcp-session-id names, if that session is the token's; else, with artifactScope token, the token.
    */
-  ownerFor(req: IncomingMessage, token: string): { owner?: string; who: Who } {
+  async ownerFor(req: IncomingMessage, token: string): Promise<{ owner?: string; who: Who }> {
     const id = header(req, 'mcp-session-id');
     if (id !== undefined) {
       const found = this.find(id, token);
-      return found ? { owner: found.session.owner, who: found.session.who } : { who: { token, session: '' } };
+      if (found) return { owner: found.session.owner, who: found.session.who };
+      // A session another replica holds owns the same artifacts here.
+      const record = await this.ctx.shared?.directory.lookup(id).catch(() => undefined);
+      if (record?.token === token) return { owner: record.owner, who: { token, session: id } };
+      return { who: { token, session: '' } };
     }
     // Without a session the token is the owner: a modern client's artifacts belong to its token (and with
     // artifactScope token, every session's do).
     return { owner: tokenOwner(token), who: { token, session: '' } };
   }
 
-  async handleMcp(req: IncomingMessage, res: ServerResponse, token: string): Promise<void> {
+  /** `read` is the body when it was read already (a request for a session this replica has just adopted). */
+  async handleMcp(req: IncomingMessage, res: ServerResponse, token: string, read?: { body?: Buffer }): Promise<void> {
     const sessionId = header(req, 'mcp-session-id');
+    if (this.routing && sessionId !== undefined && !read && !this.sessions.has(sessionId)) {
+      const routed = await this.routing.route(req, res, token, sessionId);
+      return routed.kind === 'adopted' ? this.handleMcp(req, res, token, { body: routed.body }) : undefined;
+    }
+    if (sessionId !== undefined) this.ctx.shared?.directory.touch(sessionId);
     if (req.method !== 'POST') {
       const found = sessionId ? this.find(sessionId, token) : undefined;
       if (!found)
@@ -83,7 +108,7 @@ export class McpEndpoints {
       this.busy(sessionId!, res);
       return (found.transport as NodeStreamableHTTPServerTransport).handleRequest(req, res);
     }
-    const body = await this.readJson(req, res);
+    const body = read?.body ? parseJson(read.body, res) : await this.readJson(req, res);
     if (body === undefined) return;
     if (this.ctx.draining() && hasRequest(body)) return rpcError(res, 503, 'mcp-offload is shutting down', -32000);
     // A listen stream stays open as long as its client wants: shutdown ends it rather than wait for it.
@@ -129,28 +154,75 @@ export class McpEndpoints {
     }
     const session = this.ctx.gateway.createSession(this.identity(req, token));
     const events = this.ctx.resumption && sessionEventStore(this.ctx.resumption.store);
+    const init = (messages.find((m) => isInitializeRequest(m)) as { params: SessionRecord['init'] }).params;
     const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => {
+      onsessioninitialized: async (id) => {
         this.sessions.set(id, { token, session, transport });
         this.busy(id, res);
         this.ctx.log.debug({ session: session.id, token }, 'http session opened');
+        // Before the client has its session id, so its next request finds the session from any replica.
+        await this.ctx.shared?.directory
+          .register(id, { token, owner: session.owner, events: events ? events.prefix : '', init })
+          .catch((error: unknown) =>
+            this.ctx.log.warn({ err: String(error) }, 'redis: session not shared; only this replica can serve it'),
+          );
       },
       ...(events ? { eventStore: events.view, retryInterval: this.ctx.resumption!.retryMs } : {}),
     });
-    transport.onclose = () => {
-      if (transport.sessionId) {
-        this.sessions.delete(transport.sessionId);
-        this.idle.forget(transport.sessionId);
-      }
-      events
-        ?.forget()
-        .catch((error: unknown) => this.ctx.log.warn({ err: String(error) }, 'event store: forget failed'));
-    };
+    transport.onclose = this.closedHandler(transport, events);
     await session.connect(transport);
     await transport.handleRequest(req, res, body);
     // The SDK refused the initialize (e.g. a wrong Accept header): no session was made, so drop ours.
     if (!transport.sessionId) await session.close();
+  }
+
+  /** What happens when a session's transport closes: DELETE, idle expiry, or this replica shutting down. */
+  private closedHandler(
+    transport: NodeStreamableHTTPServerTransport,
+    events: ReturnType<typeof sessionEventStore> | undefined | false,
+  ): () => void {
+    const warn = (what: string) => (error: unknown) => this.ctx.log.warn({ err: String(error) }, what);
+    return () => {
+      const id = transport.sessionId;
+      if (id) {
+        this.sessions.delete(id);
+        this.idle.forget(id);
+      }
+      const { shared } = this.ctx;
+      // Shutting down, a replica of several lets its sessions go, events included: another one adopts them.
+      if (shared && this.closingAll) {
+        if (id) shared.directory.release(id).catch(warn('redis: session not released'));
+        return;
+      }
+      if (shared && id) shared.directory.remove(id).catch(warn('redis: session record not removed'));
+      if (events) events.forget().catch(warn('event store: forget failed'));
+    };
+  }
+
+  /** A session another replica held, served here from now on (session-routing.ts decided so). */
+  private async recreate(id: string, record: SessionRecord, req: IncomingMessage): Promise<void> {
+    const session = this.ctx.gateway.createSession(
+      this.identityOf(record.owner, record.token, baseUrl(this.ctx.config, req)),
+    );
+    const store = this.ctx.resumption?.store;
+    const events = store && record.events ? sessionEventStore(store, record.events) : undefined;
+    const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
+      sessionIdGenerator: () => id,
+      onsessioninitialized: () => void this.sessions.set(id, { token: record.token, session, transport }),
+      ...(events ? { eventStore: events.view, retryInterval: this.ctx.resumption!.retryMs } : {}),
+    });
+    transport.onclose = this.closedHandler(transport, events);
+    await session.connect(transport);
+    try {
+      await replayHandshake(transport, id, record.init);
+    } catch (error) {
+      this.sessions.delete(id);
+      await transport.close().catch(() => undefined);
+      await session.close();
+      throw error;
+    }
+    this.idle.begin(id)();
   }
 
   /** GET /sse: a legacy SSE session; its messages arrive at POST /messages?sessionId=… */
@@ -237,6 +309,7 @@ export class McpEndpoints {
   }
 
   async closeAll(): Promise<void> {
+    this.closingAll = true;
     this.idle.stop();
     await Promise.all([...this.modern.values()].map(({ handler }) => handler.close().catch(() => undefined)));
     this.modern.clear();
@@ -256,8 +329,14 @@ export class McpEndpoints {
 
   /** The body as JSON, or undefined after answering 413 or 400. */
   private async readJson(req: IncomingMessage, res: ServerResponse): Promise<unknown> {
+    const raw = await this.readRaw(req, res);
+    return raw === undefined ? undefined : parseJson(raw, res);
+  }
+
+  /** The body's bytes, or undefined after answering 413 (or when the client went away). */
+  private async readRaw(req: IncomingMessage, res: ServerResponse): Promise<Buffer | undefined> {
     try {
-      return JSON.parse((await readBody(req, this.ctx.maxBodyBytes)).toString('utf8')) as unknown;
+      return await readBody(req, this.ctx.maxBodyBytes);
     } catch (error) {
       if (error instanceof BodyTooLargeError) rpcError(res, 413, error.message);
       else rpcError(res, 400, 'Parse error: the request body is not valid JSON', -32700);
@@ -286,6 +365,16 @@ export class McpEndpoints {
 }
 
 const tokenOwner = (token: string): string => `token:${token}`;
+
+/** The body as JSON, or undefined after answering 400. */
+function parseJson(raw: Buffer, res: ServerResponse): unknown {
+  try {
+    return JSON.parse(raw.toString('utf8')) as unknown;
+  } catch {
+    rpcError(res, 400, 'Parse error: the request body is not valid JSON', -32700);
+    return undefined;
+  }
+}
 
 /** A change in what the token's client sees, onto the listen streams that asked for it. */
 function publish(handler: McpHttpHandler, notification: Notification): void {

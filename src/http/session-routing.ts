@@ -1,0 +1,89 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from '../logger.js';
+import type { SessionDirectory, SessionRecord } from '../shared/session-directory.js';
+import { rpcError } from './context.js';
+import { FORWARDED_HEADER, forwardRequest } from './session-forwarder.js';
+
+/** What became of a request for a session this replica did not hold. */
+export type Routed =
+  /** Answered already: forwarded to the holder, or refused. */
+  | { kind: 'answered' }
+  /** The session is held here now; serve the request (its body, already read, is `body`). */
+  | { kind: 'adopted'; body: Buffer | undefined };
+
+/**
+ * Requests for legacy sessions another replica holds. Alive, that replica gets the request (and answers it);
+ * gone (its heartbeat lapsed, or it refuses connections), the session is adopted here: its record names this replica
+ * (a compare-and-set, so two replicas never both take it) and `recreate` rebuilds it. A session no replica knows is
+ * "Session not found", as on one replica.
+ */
+export class SessionRouting {
+  /** Sessions being adopted here: a second request for one waits for the first to finish. */
+  private readonly adopting = new Map<string, Promise<boolean>>();
+
+  constructor(
+    private readonly directory: SessionDirectory,
+    private readonly recreate: (id: string, record: SessionRecord, req: IncomingMessage) => Promise<void>,
+    private readonly readBody: (req: IncomingMessage, res: ServerResponse) => Promise<Buffer | undefined>,
+    private readonly log: Logger,
+  ) {}
+
+  async route(req: IncomingMessage, res: ServerResponse, token: string, id: string): Promise<Routed> {
+    const body = req.method === 'POST' ? await this.readBody(req, res) : undefined;
+    if (req.method === 'POST' && body === undefined) return { kind: 'answered' };
+    const pending = this.adopting.get(id);
+    if (pending) return (await pending) ? { kind: 'adopted', body } : notFound(res);
+    // Twice at most: a replica that adopted the session between our look and our swap is asked instead.
+    for (let attempt = 0; attempt < 2; attempt++) {
+      let record: SessionRecord | undefined;
+      try {
+        record = await this.directory.lookup(id);
+      } catch (error) {
+        this.log.warn({ err: String(error) }, 'redis: cannot look up the replica holding a session');
+        rpcError(res, 503, 'mcp-offload cannot reach its shared state to find this session; try again', -32000);
+        return { kind: 'answered' };
+      }
+      if (!record || record.token !== token || record.replica === this.directory.replica.id) return notFound(res);
+      const forwarded = req.headers[FORWARDED_HEADER] !== undefined;
+      if (!forwarded && (await this.alive(record.replica))) {
+        const outcome = await forwardRequest(req, res, record.url, body, this.directory.replica.id, this.log);
+        if (outcome === 'forwarded') return { kind: 'answered' };
+      }
+      const adoption = this.adopt(id, record, req);
+      this.adopting.set(id, adoption);
+      try {
+        if (await adoption) return { kind: 'adopted', body };
+      } finally {
+        this.adopting.delete(id);
+      }
+    }
+    return notFound(res);
+  }
+
+  private async alive(replica: string): Promise<boolean> {
+    // Not knowing is taken as alive: forwarding finds out, and a wrong adoption would split the session.
+    return this.directory.isAlive(replica).catch(() => true);
+  }
+
+  /** True once the session is held and served here; false when another replica took it first. */
+  private async adopt(id: string, record: SessionRecord, req: IncomingMessage): Promise<boolean> {
+    if (!(await this.directory.adopt(id, record.replica))) return false;
+    this.log.info(
+      { session: id, from: record.replica || '(released)', token: record.token },
+      'adopting a session whose replica is gone',
+    );
+    try {
+      await this.recreate(id, record, req);
+    } catch (error) {
+      // Let it go again, so the next request (here or elsewhere) tries anew rather than find it held by nobody.
+      await this.directory.release(id).catch(() => undefined);
+      throw error;
+    }
+    return true;
+  }
+}
+
+function notFound(res: ServerResponse): Routed {
+  rpcError(res, 404, 'Session not found');
+  return { kind: 'answered' };
+}
