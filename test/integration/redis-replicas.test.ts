@@ -1,0 +1,352 @@
+// Two replicas of the HTTP gateway (dist/cli.js --http) sharing state through a real redis-server: a legacy session
+// opened on one is served through the other (calls, the GET stream, DELETE), resumes there with Last-Event-ID,
+// survives its replica being killed, list changes reach the other replica's listen streams once, a link signed by
+// one opens on the other, and a replica that cannot reach Redis at startup says so and exits.
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { createClient } from 'redis';
+import { leftovers, runCli, startCli, stopAllCli, type CliProcess } from '../helpers/cli.js';
+import { FIXTURES, NODE, waitFor } from '../helpers/fixtures.js';
+import { freePort } from '../helpers/ports.js';
+import { startRedis, type RedisServer } from '../helpers/redis-server.js';
+import { SseReader, type SseEvent } from '../helpers/sse-reader.js';
+import { bearer, downloadUrlOf, textsOf } from '../helpers/sidecar.js';
+
+const ALICE = 'alice-token-0123456789abcdef';
+const BOB = 'bob-token-0123456789abcdef00';
+const PROTOCOL = '2025-11-25';
+const PREFIX = 'replicas-test:';
+
+const dir = mkdtempSync(join(tmpdir(), 'mcp-offload-replicas-'));
+let redis: RedisServer;
+let config = '';
+
+interface Replica {
+  cli: CliProcess;
+  base: string;
+}
+
+async function startReplica(name: string): Promise<Replica> {
+  // Each replica has its own artifact directory, as replicas on separate machines would.
+  const cli = startCli(['--http', '127.0.0.1:0', '--config', config, '--artifact-dir', join(dir, `artifacts-${name}`)]);
+  const [, base] = await cli.waitForStderr(/^mcp-offload listening on (http:\/\/127\.0\.0\.1:\d+)\/mcp$/m);
+  return { cli, base: base! };
+}
+
+let a: Replica;
+let b: Replica;
+
+beforeAll(async () => {
+  redis = await startRedis();
+  config = join(dir, 'config.yaml');
+  writeFileSync(
+    config,
+    [
+      'servers:',
+      `  art: {command: ${JSON.stringify(NODE)}, args: [${JSON.stringify(FIXTURES.artifact)}]}`,
+      `  dyn: {command: ${JSON.stringify(NODE)}, args: [${JSON.stringify(FIXTURES.dynamic)}]}`,
+      `auth: {tokens: [{name: alice, token: ${ALICE}}, {name: bob, token: ${BOB}}]}`,
+      'http: {retryMs: 200}',
+      `redis: {url: "\${TEST_REDIS_URL}", keyPrefix: "${PREFIX}", heartbeatMs: 1000}`,
+      '',
+    ].join('\n'),
+  );
+  process.env.TEST_REDIS_URL = redis.url;
+  [a, b] = await Promise.all([startReplica('a'), startReplica('b')]);
+});
+
+afterAll(async () => {
+  await stopAllCli();
+  for (const pid of orphans) killGroup(pid);
+  await redis?.stop();
+  expect(leftovers()).toEqual([]);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const rpc = (id: number, method: string, params: object = {}) => ({ jsonrpc: '2.0', id, method, params });
+
+interface RawSession {
+  id: string;
+  /** POSTs a message to the session through `base`. */
+  post(base: string, message: object, signal?: AbortSignal): Promise<Response>;
+  /** Opens the session's GET stream through `base`, from `lastEventId` when given. */
+  get(base: string, lastEventId?: string, signal?: AbortSignal): Promise<Response>;
+  delete(base: string): Promise<Response>;
+  /** Calls a tool through `base` and answers its result. */
+  call(base: string, id: number, name: string, args: object): Promise<unknown>;
+}
+
+const headers = (token: string, sessionId?: string): Record<string, string> => ({
+  ...bearer(token),
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+  'mcp-protocol-version': PROTOCOL,
+  ...(sessionId ? { 'mcp-session-id': sessionId } : {}),
+});
+
+/** A 2025-11-25 session opened on `base`, every request by hand. */
+async function openSession(base: string, token = ALICE): Promise<RawSession> {
+  const init = await fetch(`${base}/mcp`, {
+    method: 'POST',
+    headers: headers(token),
+    body: JSON.stringify(
+      rpc(1, 'initialize', {
+        protocolVersion: PROTOCOL,
+        capabilities: {},
+        clientInfo: { name: 'replicas', version: '1' },
+      }),
+    ),
+  });
+  expect(init.status).toBe(200);
+  const id = init.headers.get('mcp-session-id')!;
+  await new SseReader(init.body!).response(1);
+  const initialized = await fetch(`${base}/mcp`, {
+    method: 'POST',
+    headers: headers(token, id),
+    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+  });
+  expect(initialized.status).toBe(202);
+  const session: RawSession = {
+    id,
+    post: (to, message, signal) =>
+      fetch(`${to}/mcp`, { method: 'POST', headers: headers(token, id), body: JSON.stringify(message), signal }),
+    get: (to, lastEventId, signal) =>
+      fetch(`${to}/mcp`, {
+        method: 'GET',
+        headers: {
+          ...headers(token, id),
+          accept: 'text/event-stream',
+          ...(lastEventId ? { 'last-event-id': lastEventId } : {}),
+        },
+        signal,
+      }),
+    delete: (to) => fetch(`${to}/mcp`, { method: 'DELETE', headers: headers(token, id) }),
+    call: async (to, n, name, args) => {
+      const response = await session.post(to, rpc(n, 'tools/call', { name, arguments: args }));
+      expect(response.status).toBe(200);
+      const answer = await new SseReader(response.body!).response(n);
+      if (answer.error) throw new Error(`tools/call ${name} failed: ${JSON.stringify(answer.error)}`);
+      return answer.result;
+    },
+  };
+  return session;
+}
+
+/** The pids of `pid`'s children (its upstream fixtures), read from /proc. */
+function childrenOf(pid: number): number[] {
+  const text = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
+  return text ? text.split(/\s+/).map(Number) : [];
+}
+
+/** Upstream processes of a killed replica: nobody stops them but the test (each leads its own process group). */
+const orphans: number[] = [];
+function killGroup(pid: number): void {
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // Gone already.
+  }
+}
+
+describe('two replicas sharing state through redis', () => {
+  test('a session opened on A is served through B: calls, the GET stream, DELETE', async () => {
+    const session = await openSession(a.base);
+    expect(textsOf(await session.call(b.base, 2, 'art__echo', { message: 'via B' }))).toBe('via B');
+    // B holds nothing: it forwards to A, whose answer is what the session would have got there.
+    expect(b.cli.stderr()).not.toMatch(/adopting a session/);
+
+    // The session's GET stream, opened through B, carries what A sends the session: a list change A's upstream saw.
+    const stream = await session.get(b.base);
+    expect(stream.status).toBe(200);
+    const events = new SseReader(stream.body!);
+    expect(textsOf(await session.call(a.base, 3, 'dyn__add-tool', { name: 'seen-through-b' }))).toBe(
+      'added tool seen-through-b',
+    );
+    expect(await events.message((m) => m.method === 'notifications/tools/list_changed')).toBeDefined();
+    await events.cancel();
+
+    // Another token names no session, on either replica.
+    const bobs = await fetch(`${b.base}/mcp`, {
+      method: 'POST',
+      headers: headers(BOB, session.id),
+      body: JSON.stringify(rpc(4, 'tools/list')),
+    });
+    expect(bobs.status).toBe(404);
+
+    expect((await session.delete(b.base)).status).toBe(200);
+    for (const base of [a.base, b.base]) {
+      const gone = await session.post(base, rpc(5, 'tools/list'));
+      expect(gone.status).toBe(404);
+      expect(await gone.json()).toMatchObject({ error: { message: 'Session not found' } });
+    }
+  });
+
+  test('a client resumes with Last-Event-ID on the other replica', async () => {
+    const session = await openSession(a.base);
+    const connection = new AbortController();
+    const call = await session.post(
+      a.base,
+      rpc(2, 'tools/call', { name: 'art__held-image', arguments: { tag: 'resumed-on-b' } }),
+      connection.signal,
+    );
+    const priming = (await new SseReader(call.body!).next()) as SseEvent;
+    expect(priming.id).toBeTruthy();
+    connection.abort();
+    // Released through B: forwarded to A, whose upstream holds the call.
+    expect(textsOf(await session.call(b.base, 3, 'art__release', { tag: 'resumed-on-b' }))).toBe(
+      'released resumed-on-b',
+    );
+    const resumed = await session.get(b.base, priming.id);
+    expect(resumed.status).toBe(200);
+    const answer = await new SseReader(resumed.body!).response(2);
+    expect(textsOf(answer.result)).toMatch(/^image resumed-on-b/);
+    expect(downloadUrlOf(answer.result)).toContain('/artifacts/art/');
+    await session.delete(a.base);
+  });
+
+  test('a stateless 2026-07-28 client is served by either replica, and hears list changes seen by the other once', async () => {
+    const listen = async (base: string) => {
+      const client = new Client(
+        { name: 'modern', version: '1' },
+        { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+      );
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: bearer(ALICE) } }),
+      );
+      const heard = { tools: 0, prompts: 0 };
+      client.setNotificationHandler('notifications/tools/list_changed', () => void heard.tools++);
+      client.setNotificationHandler('notifications/prompts/list_changed', () => void heard.prompts++);
+      const subscription = await client.listen({ toolsListChanged: true, promptsListChanged: true });
+      return { client, heard, subscription };
+    };
+    const onB = await listen(b.base);
+    const onA = await listen(a.base);
+    try {
+      // Any replica serves a modern request: it needs no session.
+      expect((await onB.client.listTools()).tools.map((t) => t.name)).toContain('art__echo');
+      const caller = await openSession(a.base);
+      await caller.call(a.base, 2, 'dyn__add-tool', { name: 'fanned-out-1' });
+      await caller.call(a.base, 3, 'dyn__add-tool', { name: 'fanned-out-2' });
+      // A third change of another kind, published after the two: once it is heard, a duplicate of the first two
+      // would have been heard before it (one channel, delivered in order).
+      await caller.call(a.base, 4, 'dyn__add-prompt', { name: 'barrier' });
+      await waitFor(() => onB.heard.prompts > 0 && onA.heard.prompts > 0, 10_000, 20, 'the prompt change on both');
+      expect(onB.heard).toEqual({ tools: 2, prompts: 1 });
+      expect(onA.heard).toEqual({ tools: 2, prompts: 1 });
+      await caller.delete(a.base);
+    } finally {
+      for (const { client, subscription } of [onA, onB]) {
+        await subscription.close();
+        await client.close();
+      }
+    }
+  });
+
+  test('a download link signed on A opens on B', async () => {
+    const session = await openSession(a.base);
+    const made = await session.call(a.base, 2, 'art__image', { tag: 'linked' });
+    const link = downloadUrlOf(made);
+    // The same bytes on B (content-addressed: the same id), so B has the artifact A's link names.
+    const other = await openSession(b.base);
+    const path = (url: string) => new URL(url).pathname;
+    expect(path(downloadUrlOf(await other.call(b.base, 2, 'art__image', { tag: 'linked' })))).toBe(path(link));
+    const onB = await fetch(link.replace(a.base, b.base));
+    expect(onB.status).toBe(200);
+    expect(onB.headers.get('content-type')).toBe('image/png');
+    const forged = await fetch(link.replace(a.base, b.base).replace(/sig=[^&]+/, 'sig=AAAA'));
+    expect(forged.status).toBe(403);
+    // B's copy belongs to the session that made it there, not to A's session: ownership holds across replicas.
+    const notOwned = await fetch(path(link).replace(/^/, b.base), { headers: headers(ALICE, session.id) });
+    expect(notOwned.status).toBe(404);
+    expect((await fetch(path(link).replace(/^/, b.base), { headers: headers(ALICE, other.id) })).status).toBe(200);
+    await session.delete(a.base);
+    await other.delete(b.base);
+  });
+
+  test('A killed: its session goes on on B, which resumes its stream from redis', async () => {
+    const session = await openSession(a.base);
+    const connection = new AbortController();
+    const call = await session.post(
+      a.base,
+      rpc(2, 'tools/call', { name: 'art__held-image', arguments: { tag: 'before-the-kill' } }),
+      connection.signal,
+    );
+    const priming = (await new SseReader(call.body!).next()) as SseEvent;
+    connection.abort();
+    expect(textsOf(await session.call(a.base, 3, 'art__release', { tag: 'before-the-kill' }))).toBe(
+      'released before-the-kill',
+    );
+    await waitFor(() => storedResult('image before-the-kill'), 10_000, 20, 'the held call’s result in redis');
+
+    const before = downloadUrlOf(await session.call(a.base, 4, 'art__image', { tag: 'same-owner' }));
+
+    orphans.push(...childrenOf(a.cli.pid));
+    a.cli.child.kill('SIGKILL');
+    await a.cli.exit();
+
+    // B adopts the session (A refuses connections) and resumes the stream A began, from what redis kept.
+    const resumed = await session.get(b.base, priming.id);
+    expect(resumed.status).toBe(200);
+    expect(textsOf((await new SseReader(resumed.body!).response(2)).result)).toMatch(/^image before-the-kill/);
+    expect(b.cli.stderr()).toMatch(/adopting a session whose replica is gone/);
+    // And serves the session from now on: calls, its lists.
+    expect(textsOf(await session.call(b.base, 5, 'art__echo', { message: 'after the kill' }))).toBe('after the kill');
+    // Under the same owner as on A: the same bytes stored on B are the session's, with the owner A stored them under.
+    const after = downloadUrlOf(await session.call(b.base, 6, 'art__image', { tag: 'same-owner' }));
+    const id = new URL(after).pathname.replace('/artifacts/', '');
+    expect(new URL(before).pathname).toBe(new URL(after).pathname);
+    expect(ownersIn('a', id)).toEqual(ownersIn('b', id));
+    expect(ownersIn('a', id)[0]).toMatch(/^session:/);
+    const path = new URL(after).pathname;
+    expect((await fetch(`${b.base}${path}`, { headers: headers(ALICE, session.id) })).status).toBe(200);
+    expect((await fetch(`${b.base}${path}`, { headers: headers(BOB, session.id) })).status).toBe(404);
+    const list = await session.post(b.base, rpc(7, 'tools/list'));
+    expect(((await new SseReader(list.body!).response(7)).result as { tools: unknown[] }).tools.length).toBeGreaterThan(
+      0,
+    );
+    expect((await session.delete(b.base)).status).toBe(200);
+  });
+
+  test('a replica that cannot reach redis at startup says which URL and exits 1', async () => {
+    const port = await freePort();
+    const broken = join(dir, 'broken.yaml');
+    writeFileSync(
+      broken,
+      readFileSync(config, 'utf8').replace('${TEST_REDIS_URL}', `redis://:secret-password@127.0.0.1:${port}/0`),
+    );
+    const run = await runCli(['--http', '127.0.0.1:0', '--config', broken]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`mcp-offload: cannot reach Redis at redis://:***@127.0.0.1:${port}/0: `);
+    expect(run.stderr).toMatch(/ECONNREFUSED/);
+    expect(run.stderr).not.toContain('secret-password');
+    expect(run.stderr).not.toMatch(/listening on/);
+  });
+});
+
+/** The owners of artifact `id` in a replica's store, from its metadata records on disk. */
+function ownersIn(replica: string, id: string): string[] {
+  const meta = join(dir, `artifacts-${replica}`, '.meta');
+  for (const file of readdirSync(meta, { recursive: true }) as string[]) {
+    if (!file.endsWith('.json')) continue;
+    const record = JSON.parse(readFileSync(join(meta, file), 'utf8')) as { id?: string; owners?: string[] };
+    if (record.id === id) return record.owners ?? [];
+  }
+  throw new Error(`no record of ${id} in replica ${replica}'s store`);
+}
+
+/** Whether redis holds a result whose text includes `text` in some stream (stored before the kill). */
+async function storedResult(text: string): Promise<boolean> {
+  const client = createClient({ url: redis.url });
+  await client.connect();
+  try {
+    for (const key of await client.keys(`${PREFIX}events:*`)) {
+      const entries = (await client.xRange(key, '-', '+')) ?? [];
+      if (entries.some(({ message }) => String((message as Record<string, string>).m).includes(text))) return true;
+    }
+    return false;
+  } finally {
+    await client.close();
+  }
+}
