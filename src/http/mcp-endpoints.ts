@@ -64,7 +64,6 @@ export class McpEndpoints {
       this.routing = new SessionRouting(
         ctx.shared.directory,
         (id, record, req) => this.recreate(id, record, req),
-        (req, res) => this.readRaw(req, res),
         ctx.log,
       );
     }
@@ -93,22 +92,18 @@ export class McpEndpoints {
     return { owner: tokenOwner(token), who: { token, session: '' } };
   }
 
-  /** `read` is the body when it was read already (a request for a session this replica has just adopted). */
-  async handleMcp(req: IncomingMessage, res: ServerResponse, token: string, read?: { body?: Buffer }): Promise<void> {
+  async handleMcp(req: IncomingMessage, res: ServerResponse, token: string): Promise<void> {
     const sessionId = header(req, 'mcp-session-id');
-    if (this.routing && sessionId !== undefined && !read && !this.sessions.has(sessionId)) {
-      const routed = await this.routing.route(req, res, token, sessionId);
-      return routed.kind === 'adopted' ? this.handleMcp(req, res, token, { body: routed.body }) : undefined;
-    }
-    if (sessionId !== undefined) this.ctx.shared?.directory.touch(sessionId);
     if (req.method !== 'POST') {
+      if (sessionId !== undefined && !(await this.heldHere(req, res, token, sessionId))) return;
       const found = sessionId ? this.find(sessionId, token) : undefined;
       if (!found)
         return rpcError(res, sessionId ? 404 : 400, sessionId ? 'Session not found' : 'Missing mcp-session-id header');
       this.busy(sessionId!, res);
       return (found.transport as NodeStreamableHTTPServerTransport).handleRequest(req, res);
     }
-    const body = read?.body ? parseJson(read.body, res) : await this.readJson(req, res);
+    const raw = await this.readRaw(req, res);
+    const body = raw === undefined ? undefined : parseJson(raw, res);
     if (body === undefined) return;
     if (this.ctx.draining() && hasRequest(body)) return rpcError(res, 503, 'mcp-offload is shutting down', -32000);
     // A listen stream stays open as long as its client wants: shutdown ends it rather than wait for it.
@@ -142,6 +137,7 @@ export class McpEndpoints {
       return this.modernEndpoint(token).serve(req, res, body);
     }
     if (sessionId) {
+      if (!(await this.heldHere(req, res, token, sessionId, raw))) return;
       const found = this.find(sessionId, token);
       if (!found || !(found.transport instanceof NodeStreamableHTTPServerTransport))
         return rpcError(res, 404, 'Session not found');
@@ -175,6 +171,26 @@ export class McpEndpoints {
     await transport.handleRequest(req, res, body);
     // The SDK refused the initialize (e.g. a wrong Accept header): no session was made, so drop ours.
     if (!transport.sessionId) await session.close();
+  }
+
+  /**
+   * Whether this replica serves a legacy request for session `id`: it holds the session (or, alone, answers
+   * 'Session not found' itself), or has just adopted it. False when the request was answered elsewhere: forwarded to
+   * the replica that holds it, or refused (session-routing.ts).
+   */
+  private async heldHere(
+    req: IncomingMessage,
+    res: ServerResponse,
+    token: string,
+    id: string,
+    body?: Buffer,
+  ): Promise<boolean> {
+    if (!this.routing) return true;
+    if (this.sessions.has(id)) {
+      this.ctx.shared?.directory.touch(id);
+      return true;
+    }
+    return (await this.routing.route(req, res, token, id, body)).kind === 'adopted';
   }
 
   /** What happens when a session's transport closes: DELETE, idle expiry, or this replica shutting down. */
@@ -233,10 +249,20 @@ export class McpEndpoints {
     const session = this.ctx.gateway.createSession(this.identity(req, token));
     const id = transport.sessionId;
     this.sessions.set(id, { token, session, transport });
+    const { shared } = this.ctx;
     res.on('close', () => {
       this.sessions.delete(id);
       void session.close();
+      shared?.directory
+        .remove(id)
+        .catch((error: unknown) => this.ctx.log.warn({ err: String(error) }, 'redis: session record not removed'));
     });
+    // Before the client learns the id (the stream's first event), so its POSTs find this replica from any other.
+    await shared?.directory
+      .register(id, { token, owner: session.owner, events: '', init: null, kind: 'sse' })
+      .catch((error: unknown) =>
+        this.ctx.log.warn({ err: String(error) }, 'redis: session not shared; only this replica can serve it'),
+      );
     await session.connect(transport);
     this.ctx.log.debug({ session: session.id, token }, 'sse session opened');
   }
@@ -244,9 +270,13 @@ export class McpEndpoints {
   async handleMessages(req: IncomingMessage, res: ServerResponse, token: string): Promise<void> {
     if (req.method !== 'POST') return rpcError(res, 405, 'POST a JSON-RPC message');
     const id = new URL(req.url ?? '/', 'http://x').searchParams.get('sessionId') ?? '';
+    const raw = await this.readRaw(req, res);
+    if (raw === undefined) return;
+    // Another replica's SSE session: its stream is there, so its messages go there (it is never adopted).
+    if (!(await this.heldHere(req, res, token, id, raw))) return;
     const found = this.find(id, token);
     if (!found || !(found.transport instanceof SseServerTransport)) return rpcError(res, 404, 'Session not found');
-    const body = await this.readJson(req, res);
+    const body = parseJson(raw, res);
     if (body === undefined) return;
     if (this.ctx.draining() && hasRequest(body)) return rpcError(res, 503, 'mcp-offload is shutting down');
     await found.transport.handlePostMessage(req, res, body);

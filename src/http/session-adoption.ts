@@ -17,8 +17,9 @@ const REPLAY_URL = 'http://mcp-offload.invalid/mcp';
 export async function replayHandshake(
   transport: NodeStreamableHTTPServerTransport,
   sessionId: string,
-  init: InitializeRequest['params'],
+  init: InitializeRequest['params'] | null,
 ): Promise<void> {
+  if (!init) throw new Error('the session has no initialize to replay');
   const web = (transport as unknown as { _webStandardTransport: WebTransport })._webStandardTransport;
   const initialize = { jsonrpc: '2.0', id: 'mcp-offload-adopt', method: 'initialize', params: init };
   const answer = await web.handleRequest(post(JSON.stringify(initialize), {}), { parsedBody: initialize });

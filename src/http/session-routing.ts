@@ -8,8 +8,8 @@ import { FORWARDED_HEADER, forwardRequest } from './session-forwarder.js';
 export type Routed =
   /** Answered already: forwarded to the holder, or refused. */
   | { kind: 'answered' }
-  /** The session is held here now; serve the request (its body, already read, is `body`). */
-  | { kind: 'adopted'; body: Buffer | undefined };
+  /** The session is held here now: serve the request. */
+  | { kind: 'adopted' };
 
 /**
  * Requests for legacy sessions another replica holds. Alive, that replica gets the request (and answers it);
@@ -24,15 +24,13 @@ export class SessionRouting {
   constructor(
     private readonly directory: SessionDirectory,
     private readonly recreate: (id: string, record: SessionRecord, req: IncomingMessage) => Promise<void>,
-    private readonly readBody: (req: IncomingMessage, res: ServerResponse) => Promise<Buffer | undefined>,
     private readonly log: Logger,
   ) {}
 
-  async route(req: IncomingMessage, res: ServerResponse, token: string, id: string): Promise<Routed> {
-    const body = req.method === 'POST' ? await this.readBody(req, res) : undefined;
-    if (req.method === 'POST' && body === undefined) return { kind: 'answered' };
+  /** `body`: a POST's, read already (a request that cannot be forwarded is served here with it). */
+  async route(req: IncomingMessage, res: ServerResponse, token: string, id: string, body?: Buffer): Promise<Routed> {
     const pending = this.adopting.get(id);
-    if (pending) return (await pending) ? { kind: 'adopted', body } : notFound(res);
+    if (pending) return (await pending) ? { kind: 'adopted' } : notFound(res);
     // Twice at most: a replica that adopted the session between our look and our swap is asked instead.
     for (let attempt = 0; attempt < 2; attempt++) {
       let record: SessionRecord | undefined;
@@ -49,10 +47,11 @@ export class SessionRouting {
         const outcome = await forwardRequest(req, res, record.url, body, this.directory.replica.id, this.log);
         if (outcome === 'forwarded') return { kind: 'answered' };
       }
+      if (record.kind === 'sse') return notFound(res);
       const adoption = this.adopt(id, record, req);
       this.adopting.set(id, adoption);
       try {
-        if (await adoption) return { kind: 'adopted', body };
+        if (await adoption) return { kind: 'adopted' };
       } finally {
         this.adopting.delete(id);
       }

@@ -28,6 +28,7 @@ const SEPARATOR = '.';
  */
 export class RedisEventStore implements EventStore {
   private notKeptCount = 0;
+  private lastWarned = 0;
 
   constructor(
     private readonly redis: Redis,
@@ -39,6 +40,9 @@ export class RedisEventStore implements EventStore {
     const json = JSON.stringify(message);
     const encoded = Buffer.from(streamId, 'utf8').toString('base64url');
     if (json.length > this.options.maxMessageBytes) return this.notKept(encoded, 'the message is over maxBytes');
+    // A transaction waits for a reconnection rather than fail at once: while Redis is away, do not even try, so
+    // live messages are not held up.
+    if (!this.redis.isReady) return this.notKept(encoded, 'redis is not connected');
     const key = this.streamKey(streamId);
     const group = this.groupKey(streamId);
     try {
@@ -98,7 +102,14 @@ export class RedisEventStore implements EventStore {
 
   private notKept(encoded: string, why: string): EventId {
     this.notKeptCount += 1;
-    this.log.warn({ why: why.slice(0, 300) }, 'event store: a message was sent but not kept; its stream cannot resume');
+    // One line per ten seconds during an outage, with how many messages it cost so far.
+    if (Date.now() - this.lastWarned >= 10_000) {
+      this.lastWarned = Date.now();
+      this.log.warn(
+        { why: why.slice(0, 300), notKept: this.notKeptCount },
+        'event store: a message was sent but not kept; its stream cannot resume',
+      );
+    }
     // An entry id Redis never makes ("u" is not a digit): a client resuming from it is refused, never misled.
     return `${encoded}${SEPARATOR}u${this.notKeptCount}`;
   }

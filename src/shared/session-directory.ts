@@ -14,8 +14,13 @@ export interface SessionRecord {
   owner: string;
   /** The prefix of its streams in the event store, so an adopting replica resumes them. */
   events: string;
-  /** What the client said in `initialize`, replayed to recreate the session elsewhere. */
-  init: InitializeRequest['params'];
+  /** What the client said in `initialize`, replayed to recreate the session elsewhere (null for an SSE session). */
+  init: InitializeRequest['params'] | null;
+  /**
+   * streamable: Streamable HTTP, adopted when its replica is gone; sse: the legacy SSE transport, whose stream lives
+   * and dies with its replica, so its messages are forwarded there but it is never adopted.
+   */
+  kind: 'streamable' | 'sse';
 }
 
 /** Swaps the holder of a session only if it is still the one the caller saw: two replicas never both adopt it. */
@@ -57,9 +62,18 @@ export class SessionDirectory {
   /** Announces this replica and keeps announcing it. */
   async start(): Promise<void> {
     await this.beat();
+    let failing = false;
     this.heartbeat = setInterval(() => {
-      this.beat().catch((error: unknown) =>
-        this.log.warn({ err: String(error) }, 'redis: heartbeat failed; peers may adopt this replica’s sessions'),
+      this.beat().then(
+        () => {
+          if (failing) this.log.info('redis: heartbeat renewed');
+          failing = false;
+        },
+        (error: unknown) => {
+          // Once per outage: the connection's own log says when it is back.
+          if (!failing) this.log.warn({ err: String(error) }, 'redis: heartbeat failed; peers may adopt its sessions');
+          failing = true;
+        },
       );
     }, this.timing.heartbeatMs);
     this.heartbeat.unref();
@@ -71,7 +85,12 @@ export class SessionDirectory {
     await this.redis.sendCommand(['DEL', this.replicaKey(this.replica.id)]).catch(() => undefined);
   }
 
-  async register(id: string, record: Omit<SessionRecord, 'replica' | 'url'>): Promise<void> {
+  async register(
+    id: string,
+    record: Omit<SessionRecord, 'replica' | 'url' | 'kind'> & { kind?: 'sse' },
+  ): Promise<void> {
+    // A transaction would wait for a reconnection; the client should not.
+    if (!this.redis.isReady) throw new Error('redis is not connected');
     const key = this.sessionKey(id);
     await this.redis
       .multi()
@@ -90,6 +109,8 @@ export class SessionDirectory {
         record.events,
         'init',
         JSON.stringify(record.init),
+        'kind',
+        record.kind ?? 'streamable',
       ])
       .addCommand(['EXPIRE', key, String(this.timing.sessionTtlSeconds)])
       .exec();
@@ -108,6 +129,7 @@ export class SessionDirectory {
       owner: map.owner ?? '',
       events: map.events ?? '',
       init: JSON.parse(map.init) as SessionRecord['init'],
+      kind: map.kind === 'sse' ? 'sse' : 'streamable',
     };
   }
 

@@ -229,12 +229,16 @@ describe('two replicas sharing state through redis', () => {
       const caller = await openSession(a.base);
       await caller.call(a.base, 2, 'dyn__add-tool', { name: 'fanned-out-1' });
       await caller.call(a.base, 3, 'dyn__add-tool', { name: 'fanned-out-2' });
-      // A third change of another kind, published after the two: once it is heard, a duplicate of the first two
-      // would have been heard before it (one channel, delivered in order).
-      await caller.call(a.base, 4, 'dyn__add-prompt', { name: 'barrier' });
+      // Then a change of another kind on B, published after A's (B saw them first): each replica's subscription
+      // delivers in the channel's order, so once both have heard it, a duplicate of A's changes (an echo of A's own
+      // message on A, a second copy on B) would have been heard before it.
+      await waitFor(() => onB.heard.tools === 2 && onA.heard.tools === 2, 10_000, 20, 'the two tool changes on both');
+      const onBCaller = await openSession(b.base);
+      await onBCaller.call(b.base, 2, 'dyn__add-prompt', { name: 'barrier' });
       await waitFor(() => onB.heard.prompts > 0 && onA.heard.prompts > 0, 10_000, 20, 'the prompt change on both');
       expect(onB.heard).toEqual({ tools: 2, prompts: 1 });
       expect(onA.heard).toEqual({ tools: 2, prompts: 1 });
+      await onBCaller.delete(b.base);
       await caller.delete(a.base);
     } finally {
       for (const { client, subscription } of [onA, onB]) {
@@ -242,6 +246,33 @@ describe('two replicas sharing state through redis', () => {
         await client.close();
       }
     }
+  });
+
+  test('a legacy SSE session opened on A takes its messages through B; its answers come on its stream on A', async () => {
+    const connection = new AbortController();
+    const stream = await fetch(`${a.base}/sse`, { headers: bearer(ALICE), signal: connection.signal });
+    expect(stream.status).toBe(200);
+    const events = new SseReader(stream.body!);
+    const endpoint = (await events.next())!.data;
+    expect(endpoint).toMatch(/^\/messages\?sessionId=/);
+    const post = (message: object, token = ALICE) =>
+      fetch(`${b.base}${endpoint}`, {
+        method: 'POST',
+        headers: { ...bearer(token), 'content-type': 'application/json' },
+        body: JSON.stringify(message),
+      });
+    const init = { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'sse', version: '1' } };
+    expect((await post(rpc(1, 'initialize', init))).status).toBe(202);
+    expect((await events.response(1)).result).toMatchObject({ protocolVersion: '2024-11-05' });
+    expect((await post({ jsonrpc: '2.0', method: 'notifications/initialized' })).status).toBe(202);
+    expect((await post(rpc(2, 'tools/call', { name: 'art__echo', arguments: { message: 'sse via B' } }))).status).toBe(
+      202,
+    );
+    expect(textsOf((await events.response(2)).result)).toBe('sse via B');
+    expect((await post(rpc(3, 'tools/list'), BOB)).status).toBe(404);
+    connection.abort();
+    // The stream closed: the session is gone for every replica.
+    await waitFor(async () => (await post(rpc(4, 'tools/list'))).status === 404, 10_000, 20, 'the session to end');
   });
 
   test('a download link signed on A opens on B', async () => {
@@ -306,6 +337,25 @@ describe('two replicas sharing state through redis', () => {
     expect(((await new SseReader(list.body!).response(7)).result as { tools: unknown[] }).tools.length).toBeGreaterThan(
       0,
     );
+    expect((await session.delete(b.base)).status).toBe(200);
+  });
+
+  test('redis gone mid-run: B keeps serving what it can, and says so in its log', async () => {
+    const session = await openSession(b.base);
+    await redis.stop();
+    // Its own session goes on (its events are sent, not kept), as do stateless requests; nothing is lost.
+    expect(textsOf(await session.call(b.base, 2, 'art__echo', { message: 'without redis' }))).toBe('without redis');
+    const fresh = await openSession(b.base);
+    expect(textsOf(await fresh.call(b.base, 2, 'art__echo', { message: 'new session' }))).toBe('new session');
+    // A session B does not hold cannot be found without redis: 503 (try again), not 'Session not found'.
+    const unknown = await fetch(`${b.base}/mcp`, {
+      method: 'POST',
+      headers: headers(ALICE, '00000000-0000-4000-8000-000000000000'),
+      body: JSON.stringify(rpc(3, 'tools/list')),
+    });
+    expect(unknown.status).toBe(503);
+    expect(b.cli.stderr()).toMatch(/a message was sent but not kept/);
+    expect(b.cli.stderr()).toMatch(/redis: session not shared; only this replica can serve it/);
     expect((await session.delete(b.base)).status).toBe(200);
   });
 
