@@ -5,14 +5,19 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { createClient } from 'redis';
 import { leftovers, runCli, startCli, stopAllCli, type CliProcess } from '../helpers/cli.js';
 import { FIXTURES, NODE, waitFor } from '../helpers/fixtures.js';
 import { freePort } from '../helpers/ports.js';
 import { startRedis, type RedisServer } from '../helpers/redis-server.js';
 import { SseReader, type SseEvent } from '../helpers/sse-reader.js';
-import { bearer, downloadUrlOf, textsOf } from '../helpers/sidecar.js';
+import { bearer, connectHttp, downloadUrlOf, textsOf } from '../helpers/sidecar.js';
+
+const ROUND_ROBIN = fileURLToPath(new URL('../fixtures/round-robin-proxy.mjs', import.meta.url));
 
 const ALICE = 'alice-token-0123456789abcdef';
 const BOB = 'bob-token-0123456789abcdef00';
@@ -296,6 +301,43 @@ describe('two replicas sharing state through redis', () => {
     await other.delete(b.base);
   });
 
+  test('behind a round-robin proxy, the session of an SDK client is served by both replicas, requests spread over them', async () => {
+    const proxy = spawn(NODE, [ROUND_ROBIN, '--port', '0', '--backends', `${a.base},${b.base}`], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    try {
+      const [, front] = await new Promise<RegExpExecArray>((resolve, reject) => {
+        let err = '';
+        proxy.stderr!.setEncoding('utf8').on('data', (s: string) => {
+          err += s;
+          const m = /listening on (http:\/\/127\.0\.0\.1:\d+)\/mcp/.exec(err);
+          if (m) resolve(m);
+        });
+        proxy.once('exit', () => reject(new Error(`the proxy exited: ${err}`)));
+      });
+      const client = await connectHttp(front!, ALICE);
+      let changed = 0;
+      client.client.setNotificationHandler(ToolListChangedNotificationSchema, () => void changed++);
+      try {
+        for (let i = 0; i < 10; i++) {
+          const result = await client.client.callTool({ name: 'art__echo', arguments: { message: `call ${i}` } });
+          expect(textsOf(result)).toBe(`call ${i}`);
+        }
+        // The client's GET stream is on one replica or the other; the change comes from the session's holder.
+        await client.client.callTool({ name: 'dyn__add-tool', arguments: { name: 'behind-the-proxy' } });
+        await waitFor(() => changed > 0, 10_000, 20, 'tools/list_changed on the SDK client');
+        expect((await client.client.listTools()).tools.map((t) => t.name)).toContain('dyn__behind-the-proxy');
+        const { counts } = (await (await fetch(`${front}/__backends`)).json()) as { counts: number[] };
+        expect(counts[0]).toBeGreaterThan(3);
+        expect(counts[1]).toBeGreaterThan(3);
+      } finally {
+        await client.close();
+      }
+    } finally {
+      proxy.kill('SIGTERM');
+    }
+  });
+
   test('A killed: its session goes on on B, which resumes its stream from redis', async () => {
     const session = await openSession(a.base);
     const connection = new AbortController();
@@ -337,6 +379,16 @@ describe('two replicas sharing state through redis', () => {
     expect(((await new SseReader(list.body!).response(7)).result as { tools: unknown[] }).tools.length).toBeGreaterThan(
       0,
     );
+    expect((await session.delete(b.base)).status).toBe(200);
+  });
+
+  test('a replica shut down (SIGTERM) lets its sessions go: the next replica a request lands on adopts them', async () => {
+    const c = await startReplica('c');
+    const session = await openSession(c.base);
+    expect(textsOf(await session.call(c.base, 2, 'art__echo', { message: 'on C' }))).toBe('on C');
+    await c.cli.stop();
+    expect(textsOf(await session.call(b.base, 3, 'art__echo', { message: 'C is gone' }))).toBe('C is gone');
+    expect(b.cli.stderr()).toMatch(/"from":"\(released\)".*adopting a session whose replica is gone/);
     expect((await session.delete(b.base)).status).toBe(200);
   });
 
