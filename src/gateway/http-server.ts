@@ -59,7 +59,7 @@ export async function serveHttp(gateway: Gateway, options: HttpOptions, log: Log
   // Before anything listens: a replica that cannot reach the state it shares must not serve.
   const shared = config.redis ? await connectSharedState(config.redis, config, log) : undefined;
   if (shared) {
-    gateway.bridge.shareKey(shared.sealKey);
+    gateway.bridge.shareKey(shared.sealKey, shared.replica.id);
     gateway.onSharedChange((notification, remote) => {
       if (!remote) shared.fanout.publish(notification);
     });

@@ -19,6 +19,7 @@ import { listenedUris } from '../gateway/resource-watch.js';
 import { paramHeaderRejection } from './param-header-check.js';
 import { replayHandshake } from './session-adoption.js';
 import { SessionRouting } from './session-routing.js';
+import { FORWARDED_HEADER, forwardRequest } from './session-forwarder.js';
 import type { SessionRecord } from '../shared/session-directory.js';
 
 /** The legacy SSE transport's POST endpoint (the GET stream is at /sse). */
@@ -132,6 +133,7 @@ export class McpEndpoints {
         (name) => this.ctx.gateway.catalog.tool(name)?.item,
       );
       if (mismatch !== undefined) return sendJson(res, mismatch.status, mismatch.body);
+      if (await this.retryForwarded(req, res, body, raw!)) return;
       const uris = listenedUris(body);
       if (uris.length > 0) res.once('close', this.ctx.gateway.resourceWatch.watch(uris));
       return this.modernEndpoint(token).serve(req, res, body);
@@ -191,6 +193,27 @@ export class McpEndpoints {
       return true;
     }
     return (await this.routing.route(req, res, token, id, body)).kind === 'adopted';
+  }
+
+  /**
+   * A 2026-07-28 client's retry (its requestState) of a call another replica holds for it (a legacy server's question
+   * bridged into an input_required result) goes to that replica, the only one that can go on with the call. True when
+   * forwarded; false to serve it here (not such a retry, or the holder is gone: the state is then refused here).
+   */
+  private async retryForwarded(
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: unknown,
+    raw: Buffer,
+  ): Promise<boolean> {
+    const { shared, gateway, log } = this.ctx;
+    if (!shared || req.headers[FORWARDED_HEADER] !== undefined) return false;
+    const state = (body as { params?: { requestState?: unknown } } | null)?.params?.requestState;
+    const holder = gateway.bridge.holderElsewhere(state);
+    if (holder === undefined) return false;
+    const url = await shared.directory.replicaUrl(holder).catch(() => undefined);
+    if (url === undefined) return false;
+    return (await forwardRequest(req, res, url, raw, shared.replica.id, log)) === 'forwarded';
   }
 
   /** What happens when a session's transport closes: DELETE, idle expiry, or this replica shutting down. */

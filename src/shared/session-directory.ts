@@ -139,6 +139,12 @@ export class SessionDirectory {
     return Number(await this.redis.sendCommand(['EXISTS', this.replicaKey(replica)])) === 1;
   }
 
+  /** Where `replica` is reached, while it announces itself. */
+  async replicaUrl(replica: string): Promise<string | undefined> {
+    const url: unknown = await this.redis.sendCommand(['GET', this.replicaKey(replica)]);
+    return typeof url === 'string' && url !== '' ? url : undefined;
+  }
+
   /** Takes the session over from `from` (the holder the caller saw); false when another replica was quicker. */
   async adopt(id: string, from: string): Promise<boolean> {
     const taken = await this.redis.sendCommand([

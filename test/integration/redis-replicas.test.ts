@@ -52,6 +52,7 @@ beforeAll(async () => {
       'servers:',
       `  art: {command: ${JSON.stringify(NODE)}, args: [${JSON.stringify(FIXTURES.artifact)}]}`,
       `  dyn: {command: ${JSON.stringify(NODE)}, args: [${JSON.stringify(FIXTURES.dynamic)}]}`,
+      `  basic: {command: ${JSON.stringify(NODE)}, args: [${JSON.stringify(FIXTURES.basic)}]}`,
       `auth: {tokens: [{name: alice, token: ${ALICE}}, {name: bob, token: ${BOB}}]}`,
       'http: {retryMs: 200}',
       `redis: {url: "\${TEST_REDIS_URL}", keyPrefix: "${PREFIX}", heartbeatMs: 1000}`,
@@ -335,6 +336,39 @@ describe('two replicas sharing state through redis', () => {
       }
     } finally {
       proxy.kill('SIGTERM');
+    }
+  });
+
+  test('a 2026-07-28 client answering a legacy server’s question on B goes on with the call A holds', async () => {
+    // The call goes to A, the client's retry (it carries the requestState A sealed) to B.
+    const routed: string[] = [];
+    const split: typeof fetch = (input, init) => {
+      const retry = typeof init?.body === 'string' && init.body.includes('"requestState"');
+      routed.push(retry ? 'B' : 'A');
+      return fetch(String(input).replace(a.base, retry ? b.base : a.base), init);
+    };
+    const client = new Client(
+      { name: 'modern', version: '1' },
+      { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    let asked = 0;
+    client.setRequestHandler('elicitation/create', async () => {
+      asked++;
+      return { action: 'accept', content: { answer: 'forty-two' } };
+    });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${a.base}/mcp`), {
+        requestInit: { headers: bearer(ALICE) },
+        fetch: split,
+      }),
+    );
+    try {
+      const answered = await client.callTool({ name: 'basic__elicit', arguments: { message: 'which replica?' } });
+      expect(JSON.parse(textsOf(answered))).toMatchObject({ action: 'accept', content: { answer: 'forty-two' } });
+      expect(asked).toBe(1);
+      expect(routed).toContain('B');
+    } finally {
+      await client.close();
     }
   });
 
