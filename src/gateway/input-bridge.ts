@@ -314,7 +314,7 @@ export class InputBridge {
     return typeof c === 'string' ? this.calls.get(c) : undefined;
   }
 
-  /** What a state of this proxy's (or of a replica sharing its key) holds, if its MAC is right and it has not expired. */
+  /** What a state of this proxy's (or of a replica sharing its key) holds, if its MAC is right and it is unexpired. */
   private verified(state: string): { c?: unknown; r?: unknown } | undefined {
     const [payload, mac] = state.slice(this.prefix.length).split('.');
     if (!payload || !mac) return undefined;
