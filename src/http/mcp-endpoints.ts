@@ -213,7 +213,7 @@ export class McpEndpoints {
     if (holder === undefined) return false;
     const url = await shared.directory.replicaUrl(holder).catch(() => undefined);
     if (url === undefined) return false;
-    return (await forwardRequest(req, res, url, raw, shared.replica.id, log)) === 'forwarded';
+    return (await forwardRequest(req, res, url, raw, holder, log)) === 'forwarded';
   }
 
   /** What happens when a session's transport closes: DELETE, idle expiry, or this replica shutting down. */

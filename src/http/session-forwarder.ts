@@ -2,8 +2,12 @@ import { Agent, request, type IncomingMessage, type ServerResponse } from 'node:
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { Logger } from '../logger.js';
 
-/** Marks a request one replica forwarded to another: it is served there or refused, never forwarded again. */
-export const FORWARDED_HEADER = 'x-mcp-offload-forwarded-by';
+/**
+ * Marks a request one replica forwarded to another, naming the replica it was meant for: it is served there or
+ * refused, never forwarded again; a process at that address that is not the replica meant (one restarted there)
+ * knows the one meant is gone.
+ */
+export const FORWARDED_HEADER = 'x-mcp-offload-forwarded-for';
 
 /** How long the owner replica may take to accept the connection before it is taken for gone. */
 const CONNECT_TIMEOUT_MS = 3000;
@@ -33,7 +37,7 @@ export function forwardRequest(
   res: ServerResponse,
   target: string,
   body: Buffer | undefined,
-  replica: string,
+  meantFor: string,
   log: Logger,
 ): Promise<'forwarded' | 'unreachable'> {
   const url = new URL(req.url ?? '/', target);
@@ -41,11 +45,12 @@ export function forwardRequest(
   for (const [name, value] of Object.entries(req.headers)) {
     if (value !== undefined && !HOP_BY_HOP.has(name) && name !== 'content-length') headers[name] = value;
   }
-  headers[FORWARDED_HEADER] = replica;
+  headers[FORWARDED_HEADER] = meantFor;
   if (body) headers['content-length'] = String(body.length);
   const send = url.protocol === 'https:' ? httpsRequest : request;
   return new Promise((resolve) => {
     let answered = false;
+    let clientGone = false;
     const outgoing = send(url, {
       method: req.method,
       headers,
@@ -77,12 +82,16 @@ export function forwardRequest(
     outgoing.on('error', (error) => {
       clearTimeout(connectTimer);
       if (answered) return res.destroy();
+      // Nobody to serve any more: not a reason to serve it here.
+      if (clientGone) return resolve('forwarded');
       log.info({ target, err: error.message }, 'forwarding: the replica holding the session cannot be reached');
       resolve('unreachable');
     });
     // The client gave up before the owner answered: so does the forwarded request.
     res.on('close', () => {
-      if (!answered) outgoing.destroy();
+      if (answered) return;
+      clientGone = true;
+      outgoing.destroy();
     });
     outgoing.end(body);
   });

@@ -42,10 +42,17 @@ export class SessionRouting {
         return { kind: 'answered' };
       }
       if (!record || record.token !== token || record.replica === this.directory.replica.id) return notFound(res);
-      const forwarded = req.headers[FORWARDED_HEADER] !== undefined;
-      if (!forwarded && (await this.alive(record.replica))) {
-        const outcome = await forwardRequest(req, res, record.url, body, this.directory.replica.id, this.log);
-        if (outcome === 'forwarded') return { kind: 'answered' };
+      const sentFor = req.headers[FORWARDED_HEADER];
+      if (await this.alive(record.replica)) {
+        if (sentFor === undefined) {
+          const outcome = await forwardRequest(req, res, record.url, body, record.replica, this.log);
+          if (outcome === 'forwarded') return { kind: 'answered' };
+        } else if (sentFor !== record.replica) {
+          // Another replica took the session since the sender looked: the client's next request finds it there.
+          rpcError(res, 503, 'the session moved to another replica meanwhile; try again');
+          return { kind: 'answered' };
+        }
+        // Else it was sent for a holder that is not this process at its address (a replica restarted there): gone.
       }
       if (record.kind === 'sse') return notFound(res);
       const adoption = this.adopt(id, record, req);

@@ -33,9 +33,10 @@ interface Replica {
   base: string;
 }
 
-async function startReplica(name: string): Promise<Replica> {
+async function startReplica(name: string, port = 0): Promise<Replica> {
   // Each replica has its own artifact directory, as replicas on separate machines would.
-  const cli = startCli(['--http', '127.0.0.1:0', '--config', config, '--artifact-dir', join(dir, `artifacts-${name}`)]);
+  const listen = `127.0.0.1:${port}`;
+  const cli = startCli(['--http', listen, '--config', config, '--artifact-dir', join(dir, `artifacts-${name}`)]);
   const [, base] = await cli.waitForStderr(/^mcp-offload listening on (http:\/\/127\.0\.0\.1:\d+)\/mcp$/m);
   return { cli, base: base! };
 }
@@ -424,6 +425,31 @@ describe('two replicas sharing state through redis', () => {
     expect(textsOf(await session.call(b.base, 3, 'art__echo', { message: 'C is gone' }))).toBe('C is gone');
     expect(b.cli.stderr()).toMatch(/"from":"\(released\)".*adopting a session whose replica is gone/);
     expect((await session.delete(b.base)).status).toBe(200);
+  });
+
+  test('a replica killed and started again at the same address: its old sessions go on, wherever requests land', async () => {
+    const port = await freePort();
+    const first = await startReplica('d', port);
+    const session = await openSession(first.base);
+    orphans.push(...childrenOf(first.cli.pid));
+    first.cli.child.kill('SIGKILL');
+    await first.cli.exit();
+    // A new process, another replica, at the address the session's record names.
+    const again = await startReplica('d', port);
+    try {
+      // Through B: forwarded to the address (if the old heartbeat still shows) where the new process adopts it, or
+      // adopted by B; either way the session goes on, and once only.
+      expect(textsOf(await session.call(b.base, 2, 'art__echo', { message: 'once' }))).toBe('once');
+      expect(textsOf(await session.call(again.base, 3, 'art__echo', { message: 'twice' }))).toBe('twice');
+      const adoptions = [b.cli.stderr(), again.cli.stderr()]
+        .join('\n')
+        .split('\n')
+        .filter((line) => line.includes(session.id) && line.includes('adopting a session')).length;
+      expect(adoptions).toBe(1);
+      expect((await session.delete(b.base)).status).toBe(200);
+    } finally {
+      await again.cli.stop();
+    }
   });
 
   test('redis gone mid-run: B keeps serving what it can, and says so in its log', async () => {
