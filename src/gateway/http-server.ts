@@ -60,10 +60,10 @@ export async function serveHttp(gateway: Gateway, options: HttpOptions, log: Log
   const shared = config.redis ? await connectSharedState(config.redis, config, log) : undefined;
   if (shared) {
     gateway.bridge.shareKey(shared.sealKey, shared.replica.id);
-    gateway.onSharedChange((notification, remote) => {
-      if (!remote) shared.fanout.publish(notification);
+    gateway.onSharedChange((notification, { remote, server }) => {
+      if (!remote) shared.fanout.publish(notification, server);
     });
-    await shared.fanout.listen((notification) => gateway.relayChange(notification));
+    await shared.fanout.listen((notification, server) => gateway.relayChange(notification, server));
   }
   const ctx: HttpContext = {
     gateway,

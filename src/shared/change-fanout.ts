@@ -11,7 +11,10 @@ const FANNED_OUT = new Set([
 ]);
 
 interface ChangeMessage {
+  /** The replica that saw it. */
   from: string;
+  /** The server whose shared connection saw it (each replica has its own connection of that server). */
+  server: string;
   notification: Notification;
 }
 
@@ -35,7 +38,7 @@ export class ChangeFanout {
   }
 
   /** Delivers the other replicas' changes to `deliver` from now on. */
-  async listen(deliver: (notification: Notification) => void): Promise<void> {
+  async listen(deliver: (notification: Notification, server: string) => void): Promise<void> {
     await this.subscriber.subscribe(this.channel, (raw: string) => {
       let message: ChangeMessage;
       try {
@@ -44,14 +47,14 @@ export class ChangeFanout {
         return this.log.warn({ channel: this.channel }, 'redis: a change message that is not JSON; ignored');
       }
       if (message.from === this.replica || !FANNED_OUT.has(message.notification?.method)) return;
-      deliver(message.notification);
+      deliver(message.notification, String(message.server));
     });
   }
 
   /** Tells the other replicas of a change seen here. */
-  publish(notification: Notification): void {
+  publish(notification: Notification, server: string): void {
     if (!FANNED_OUT.has(notification.method)) return;
-    const message: ChangeMessage = { from: this.replica, notification };
+    const message: ChangeMessage = { from: this.replica, server, notification };
     this.publisher.publish(this.channel, JSON.stringify(message)).catch((error: unknown) => {
       this.log.warn(
         { err: String(error), method: notification.method },

@@ -233,6 +233,13 @@ describe('two replicas sharing state through redis', () => {
     try {
       // Any replica serves a modern request: it needs no session.
       expect((await onB.client.listTools()).tools.map((t) => t.name)).toContain('art__echo');
+      // A legacy session on B, served by B's own connection of the server that changed on A, hears of it too.
+      const legacyOnB = await openSession(b.base);
+      const legacyStream = await legacyOnB.get(b.base);
+      expect(legacyStream.status).toBe(200);
+      const legacyHeard = new SseReader(legacyStream.body!).message(
+        (m) => m.method === 'notifications/tools/list_changed',
+      );
       const caller = await openSession(a.base);
       await caller.call(a.base, 2, 'dyn__add-tool', { name: 'fanned-out-1' });
       await caller.call(a.base, 3, 'dyn__add-tool', { name: 'fanned-out-2' });
@@ -246,6 +253,8 @@ describe('two replicas sharing state through redis', () => {
       expect(onB.heard).toEqual({ tools: 2, prompts: 1 });
       expect(onA.heard).toEqual({ tools: 2, prompts: 1 });
       await onBCaller.delete(b.base);
+      expect(await legacyHeard).toMatchObject({ method: 'notifications/tools/list_changed' });
+      await legacyOnB.delete(b.base);
       await caller.delete(a.base);
     } finally {
       for (const { client, subscription } of [onA, onB]) {
