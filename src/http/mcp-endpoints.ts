@@ -192,6 +192,11 @@ export class McpEndpoints {
       this.ctx.shared?.directory.touch(id);
       return true;
     }
+    // A replica shutting down takes nothing on: the client's retry reaches another one.
+    if (this.ctx.draining()) {
+      rpcError(res, 503, 'mcp-offload is shutting down');
+      return false;
+    }
     return (await this.routing.route(req, res, token, id, body)).kind === 'adopted';
   }
 
