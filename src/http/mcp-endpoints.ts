@@ -385,12 +385,6 @@ export class McpEndpoints {
     return found && found.token === token ? found : undefined;
   }
 
-  /** The body as JSON, or undefined after answering 413 or 400. */
-  private async readJson(req: IncomingMessage, res: ServerResponse): Promise<unknown> {
-    const raw = await this.readRaw(req, res);
-    return raw === undefined ? undefined : parseJson(raw, res);
-  }
-
   /** The body's bytes, or undefined after answering 413 (or when the client went away). */
   private async readRaw(req: IncomingMessage, res: ServerResponse): Promise<Buffer | undefined> {
     try {
