@@ -28,6 +28,8 @@ export interface HttpOptions {
    * shared by replicas), or false for none. Default: the config's `http.eventStore`.
    */
   eventStore?: EventStore | false;
+  /** With redis: the shared state, connected already (the CLI does so before it starts the upstreams). */
+  shared?: SharedState;
 }
 
 export interface HttpHandle {
@@ -57,7 +59,7 @@ export async function serveHttp(gateway: Gateway, options: HttpOptions, log: Log
   let draining = false;
   const auth = new BearerAuth(options.tokens ?? config.auth.tokens);
   // Before anything listens: a replica that cannot reach the state it shares must not serve.
-  const shared = config.redis ? await connectSharedState(config.redis, config, log) : undefined;
+  const shared = options.shared ?? (config.redis ? await connectSharedState(config.redis, config, log) : undefined);
   if (shared) {
     gateway.bridge.shareKey(shared.sealKey, shared.replica.id);
     gateway.onSharedChange((notification, { remote, server }) => {

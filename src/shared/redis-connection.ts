@@ -23,7 +23,7 @@ export function redactedUrl(url: string): string {
     if (parsed.password) parsed.password = '***';
     return parsed.toString();
   } catch {
-    return '(an unparsable URL)';
+    return url.replace(/(:\/\/[^:@/]*:)[^@/]*@/, '$1***@');
   }
 }
 
@@ -35,16 +35,22 @@ export function redactedUrl(url: string): string {
 export async function connectRedis(url: string, log: Logger, role = 'commands'): Promise<Redis> {
   let started = false;
   let lastLogged = 0;
-  const client: Redis = createClient({
-    url,
-    disableOfflineQueue: true,
-    commandOptions: { timeout: COMMAND_TIMEOUT_MS },
-    socket: {
-      connectTimeout: COMMAND_TIMEOUT_MS,
-      reconnectStrategy: (retries: number, cause: Error) =>
-        started ? Math.min(100 * 2 ** Math.min(retries, 6), MAX_RECONNECT_DELAY_MS) : cause,
-    },
-  });
+  let client: Redis;
+  try {
+    client = createClient({
+      url,
+      disableOfflineQueue: true,
+      commandOptions: { timeout: COMMAND_TIMEOUT_MS },
+      socket: {
+        connectTimeout: COMMAND_TIMEOUT_MS,
+        reconnectStrategy: (retries: number, cause: Error) =>
+          started ? Math.min(100 * 2 ** Math.min(retries, 6), MAX_RECONNECT_DELAY_MS) : cause,
+      },
+    });
+  } catch (error) {
+    // A URL the client cannot read (a port that is not a number, say): the same clear error as an unreachable one.
+    throw new RedisUnreachableError(url, error);
+  }
   client.on('error', (error: unknown) => {
     if (!started) return;
     // A Redis that is down errors on every reconnection attempt: one line per ten seconds says it all.

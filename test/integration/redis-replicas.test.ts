@@ -493,6 +493,14 @@ describe('two replicas sharing state through redis', () => {
     expect(run.stderr).toMatch(/ECONNREFUSED/);
     expect(run.stderr).not.toContain('secret-password');
     expect(run.stderr).not.toMatch(/listening on/);
+    // Checked before anything starts: no store opened, no upstream started.
+    expect(run.stderr).not.toMatch(/artifact store ready|upstream/);
+    // A URL the client cannot even read is the same clear error, password masked all the same.
+    writeFileSync(broken, readFileSync(config, 'utf8').replace('${TEST_REDIS_URL}', 'redis://:hunter2@127.0.0.1:port'));
+    const unreadable = await runCli(['--http', '127.0.0.1:0', '--config', broken]);
+    expect(unreadable.code).toBe(1);
+    expect(unreadable.stderr).toContain('mcp-offload: cannot reach Redis at redis://:***@127.0.0.1:port: ');
+    expect(unreadable.stderr).not.toContain('hunter2');
   });
 });
 
