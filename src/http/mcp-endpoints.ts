@@ -65,6 +65,7 @@ export class McpEndpoints {
       this.routing = new SessionRouting(
         ctx.shared.directory,
         (id, record, req) => this.recreate(id, record, req),
+        ctx.shared.forwarding,
         ctx.log,
       );
     }
@@ -212,13 +213,13 @@ export class McpEndpoints {
     raw: Buffer,
   ): Promise<boolean> {
     const { shared, gateway, log } = this.ctx;
-    if (!shared || req.headers[FORWARDED_HEADER] !== undefined) return false;
+    if (!shared || shared.forwarding.read(req.headers[FORWARDED_HEADER]) !== undefined) return false;
     const state = (body as { params?: { requestState?: unknown } } | null)?.params?.requestState;
     const holder = gateway.bridge.holderElsewhere(state);
     if (holder === undefined) return false;
     const url = await shared.directory.replicaUrl(holder).catch(() => undefined);
     if (url === undefined) return false;
-    return (await forwardRequest(req, res, url, raw, holder, log)) === 'forwarded';
+    return (await forwardRequest(req, res, url, raw, shared.forwarding.make(holder), log)) === 'forwarded';
   }
 
   /** What happens when a session's transport closes: DELETE, idle expiry, or this replica shutting down. */

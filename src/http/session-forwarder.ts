@@ -3,9 +3,9 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { Logger } from '../logger.js';
 
 /**
- * Marks a request one replica forwarded to another, naming the replica it was meant for: it is served there or
- * refused, never forwarded again; a process at that address that is not the replica meant (one restarted there)
- * knows the one meant is gone.
+ * Marks a request one replica forwarded to another, naming the replica it was meant for (signed:
+ * src/shared/forwarding-mark.ts): it is served there or refused, never forwarded again; a process at that address
+ * that is not the replica meant (one restarted there) knows the one meant is gone.
  */
 export const FORWARDED_HEADER = 'x-mcp-offload-forwarded-for';
 
@@ -37,7 +37,7 @@ export function forwardRequest(
   res: ServerResponse,
   target: string,
   body: Buffer | undefined,
-  meantFor: string,
+  mark: string,
   log: Logger,
 ): Promise<'forwarded' | 'unreachable'> {
   const url = new URL(req.url ?? '/', target);
@@ -45,7 +45,7 @@ export function forwardRequest(
   for (const [name, value] of Object.entries(req.headers)) {
     if (value !== undefined && !HOP_BY_HOP.has(name) && name !== 'content-length') headers[name] = value;
   }
-  headers[FORWARDED_HEADER] = meantFor;
+  headers[FORWARDED_HEADER] = mark;
   if (body) headers['content-length'] = String(body.length);
   const send = url.protocol === 'https:' ? httpsRequest : request;
   return new Promise((resolve) => {

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../logger.js';
 import type { SessionDirectory, SessionRecord } from '../shared/session-directory.js';
+import type { ForwardingMark } from '../shared/forwarding-mark.js';
 import { rpcError } from './context.js';
 import { FORWARDED_HEADER, forwardRequest } from './session-forwarder.js';
 
@@ -24,6 +25,7 @@ export class SessionRouting {
   constructor(
     private readonly directory: SessionDirectory,
     private readonly recreate: (id: string, record: SessionRecord, req: IncomingMessage) => Promise<void>,
+    private readonly mark: ForwardingMark,
     private readonly log: Logger,
   ) {}
 
@@ -42,10 +44,10 @@ export class SessionRouting {
         return { kind: 'answered' };
       }
       if (!record || record.token !== token || record.replica === this.directory.replica.id) return notFound(res);
-      const sentFor = req.headers[FORWARDED_HEADER];
+      const sentFor = this.mark.read(req.headers[FORWARDED_HEADER]);
       if (await this.alive(record.replica)) {
         if (sentFor === undefined) {
-          const outcome = await forwardRequest(req, res, record.url, body, record.replica, this.log);
+          const outcome = await forwardRequest(req, res, record.url, body, this.mark.make(record.replica), this.log);
           if (outcome === 'forwarded') return { kind: 'answered' };
         } else if (sentFor !== record.replica) {
           // Another replica took the session since the sender looked: the client's next request finds it there.

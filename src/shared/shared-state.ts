@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Config, RedisOptions } from '../config/types.js';
 import type { Logger } from '../logger.js';
 import { ChangeFanout } from './change-fanout.js';
+import { ForwardingMark } from './forwarding-mark.js';
 import { connectRedis, redactedUrl, type Redis } from './redis-connection.js';
 import { RedisEventStore } from './redis-event-store.js';
 import { SessionDirectory } from './session-directory.js';
@@ -17,6 +18,8 @@ export interface SharedState {
   linkKey: Buffer;
   /** The input bridge's requestState seal key. */
   sealKey: Buffer;
+  /** Marks the requests one replica forwards to another (a key only the replicas share). */
+  forwarding: ForwardingMark;
   /** Starts the heartbeat, saying the other replicas reach this one at `url`; once it listens. */
   announce(url: string): Promise<void>;
   close(): Promise<void>;
@@ -48,6 +51,7 @@ export async function connectSharedState(options: RedisOptions, config: Config, 
       fanout: new ChangeFanout(commands, subscriber, prefix, replica.id, log),
       linkKey: configured ? Buffer.from(configured, 'utf8') : await sharedSecret(commands, prefix, 'link-signing'),
       sealKey: await sharedSecret(commands, prefix, 'request-state'),
+      forwarding: new ForwardingMark(await sharedSecret(commands, prefix, 'forwarding')),
       announce: async (url) => {
         replica.url = url;
         await directory.start();

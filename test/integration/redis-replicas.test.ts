@@ -182,6 +182,18 @@ describe('two replicas sharing state through redis', () => {
     });
     expect(bobs.status).toBe(404);
 
+    // A client forging the mark replicas put on forwarded requests gains nothing: B still forwards to A, the holder,
+    // rather than take the request for one meant for B and adopt the session.
+    const holder = await withRedis((client) => client.hGet(`${PREFIX}session:${session.id}`, 'replica'));
+    expect(holder).toBeTruthy();
+    const forged = await fetch(`${b.base}/mcp`, {
+      method: 'POST',
+      headers: { ...headers(ALICE, session.id), 'x-mcp-offload-forwarded-for': `${holder} forged-mac` },
+      body: JSON.stringify(rpc(6, 'tools/call', { name: 'art__echo', arguments: { message: 'forged' } })),
+    });
+    expect(textsOf((await new SseReader(forged.body!).response(6)).result)).toBe('forged');
+    expect(b.cli.stderr()).not.toMatch(/adopting a session/);
+
     expect((await session.delete(b.base)).status).toBe(200);
     for (const base of [a.base, b.base]) {
       const gone = await session.post(base, rpc(5, 'tools/list'));
@@ -515,17 +527,26 @@ function ownersIn(replica: string, id: string): string[] {
   throw new Error(`no record of ${id} in replica ${replica}'s store`);
 }
 
-/** Whether redis holds a result whose text includes `text` in some stream (stored before the kill). */
-async function storedResult(text: string): Promise<boolean> {
-  const client = createClient({ url: redis.url });
+const redisClient = (url: string) => createClient({ url });
+
+/** Runs `work` with a client of the test's redis-server. */
+async function withRedis<T>(work: (client: ReturnType<typeof redisClient>) => Promise<T>): Promise<T> {
+  const client = redisClient(redis.url);
   await client.connect();
   try {
+    return await work(client);
+  } finally {
+    await client.close();
+  }
+}
+
+/** Whether redis holds a result whose text includes `text` in some stream (stored before the kill). */
+function storedResult(text: string): Promise<boolean> {
+  return withRedis(async (client) => {
     for (const key of await client.keys(`${PREFIX}events:*`)) {
       const entries = (await client.xRange(key, '-', '+')) ?? [];
       if (entries.some(({ message }) => String((message as Record<string, string>).m).includes(text))) return true;
     }
     return false;
-  } finally {
-    await client.close();
-  }
+  });
 }
