@@ -8,6 +8,8 @@ import { DecoratedTransport } from '../transports/decorated-transport.js';
 import { watchListens } from '../gateway/resource-watch.js';
 import { LeanDispatch } from '../fast-path/lean-dispatch.js';
 import { bannerFacts, bannerText } from './banner.js';
+import { RedisUnreachableError } from '../shared/redis-connection.js';
+import { connectSharedState, type SharedState } from '../shared/shared-state.js';
 
 /**
  * How long closing sessions and upstreams may take, after the grace for calls in flight, before the process exits
@@ -47,16 +49,28 @@ export async function run(config: Config, tokens: AuthToken[], log: Logger): Pro
   // A closed terminal: without this the upstreams, in process groups of their own, would outlive us.
   process.once('SIGHUP', () => void shutdown('SIGHUP', false));
 
+  let shared: SharedState | undefined;
+  if (config.http && config.redis) {
+    // Before any upstream starts: a replica that cannot reach what it shares says so at once and starts nothing.
+    try {
+      shared = await connectSharedState(config.redis, config, log);
+    } catch (error) {
+      if (!(error instanceof RedisUnreachableError)) throw error;
+      process.stderr.write(`mcp-offload: ${error.message}\n`);
+      return 1;
+    }
+  }
   await gateway.start();
   const only = gateway.upstreams.length === 1 ? gateway.upstreams[0] : undefined;
   if (!config.file && only?.state === 'failed') {
     // One wrapped server that cannot be started: nothing to serve, and the client should hear so at once.
     process.stderr.write(`mcp-offload: ${only.lastError ?? `server "${only.name}" cannot be started`}\n`);
     await gateway.stop();
+    await shared?.close();
     return 1;
   }
   if (config.http) {
-    http = await serveHttp(gateway, { ...config.http, tokens }, log);
+    http = await serveHttp(gateway, { ...config.http, tokens, ...(shared ? { shared } : {}) }, log);
     // Tells wrapper scripts and tests where we listen when port 0 was asked for.
     process.stderr.write(`mcp-offload listening on ${http.url}\n`);
     if (process.stderr.isTTY) process.stderr.write(bannerText(bannerFacts(gateway, http.url)));

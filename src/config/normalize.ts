@@ -14,6 +14,7 @@ import {
   type AuthOptions,
   type HttpRequestOptions,
   type LinkOptions,
+  type RedisOptions,
   type RestartPolicy,
   type S3Doc,
   type ServerConfig,
@@ -67,6 +68,7 @@ export interface ConfigDoc {
       eventStoreLimits?: Partial<HttpRequestOptions['eventStoreLimits']>;
     };
   auth?: Partial<AuthOptions>;
+  redis?: Partial<RedisOptions> & { url: string };
   gateway?: {
     separator?: string;
     pageSize?: number;
@@ -112,6 +114,7 @@ export function normalizeConfig(
     rules: (doc.rules ?? []).map((rule, index) => normalizeRule(rule, file, nodes.get(`/rules/${index}`)?.value?.line)),
     servers: servers.map((s) => s.server),
   };
+  if (doc.redis) config.redis = { ...DEFAULTS.redis, ...doc.redis };
   for (const server of config.servers) if (server.pipeline) server.pipeline = resolveTransform(server.pipeline, file);
   if (doc.http?.port !== undefined) config.http = { host: doc.http.host ?? DEFAULTS.http.host, port: doc.http.port };
   return config;
@@ -220,6 +223,7 @@ function normalizeHttpOptions(doc: ConfigDoc['http']): HttpRequestOptions {
     retryMs: doc?.retryMs ?? DEFAULTS.httpOptions.retryMs,
     eventStoreLimits: { ...DEFAULTS.httpOptions.eventStoreLimits, ...doc?.eventStoreLimits },
     sessionIdleMs: doc?.sessionIdleMs ?? DEFAULTS.httpOptions.sessionIdleMs,
+    ...(doc?.advertiseUrl ? { advertiseUrl: doc.advertiseUrl.replace(/\/+$/, '') } : {}),
   };
 }
 

@@ -111,6 +111,21 @@ export interface HttpRequestOptions {
   eventStoreLimits: MemoryEventStoreLimits;
   /** A Streamable HTTP session with nothing open that its client has not used for this long is ended; 0: never. */
   sessionIdleMs: number;
+  /** With redis: where the other replicas reach this one (scheme://host:port); default: the listened address. */
+  advertiseUrl?: string;
+}
+
+/** Shared state of several replicas (src/shared/); absent, every replica keeps its own. */
+export interface RedisOptions {
+  url: string;
+  /** Prefix of every key and channel. */
+  keyPrefix: string;
+  /** How often a replica renews its presence; three missed heartbeats and it is gone. */
+  heartbeatMs: number;
+  /** How long a stream's events outlive its last event. */
+  eventTtlSeconds: number;
+  /** How long a legacy session's record outlives its last request. */
+  sessionTtlSeconds: number;
 }
 
 export interface AuthToken {
@@ -192,6 +207,7 @@ export interface Config {
   http?: HttpListenConfig;
   httpOptions: HttpRequestOptions;
   auth: AuthOptions;
+  redis?: RedisOptions;
   gateway: GatewayOptions;
   artifacts: ArtifactOptions;
   /** Global defaults of the result pipeline. */
@@ -258,6 +274,7 @@ export const DEFAULTS = {
     sessionIdleMs: 30 * 60_000,
   } as HttpRequestOptions,
   auth: { tokens: [], allowUnauthenticated: false, artifactScope: 'session', publicMetrics: false } as AuthOptions,
+  redis: { keyPrefix: 'mcp-offload:', heartbeatMs: 5000, eventTtlSeconds: 1800, sessionTtlSeconds: 86_400 },
   /** Listen address when `http:` is given without a host: this machine only. */
   http: { host: '127.0.0.1' },
 };

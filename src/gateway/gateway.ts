@@ -73,7 +73,7 @@ export class Gateway {
   /** Upstream subscriptions for the resource URIs modern clients' listen streams want updates of. */
   readonly resourceWatch: ResourceWatch;
   /** Who hears of changes in the shared catalog besides its sessions: stateless modern HTTP clients' listen streams. */
-  private readonly sharedChangeListeners = new Set<(notification: Notification) => void>();
+  private readonly sharedChangeListeners = new Set<SharedChangeListener>();
 
   constructor(
     readonly config: Config,
@@ -165,10 +165,32 @@ export class Gateway {
     return session;
   }
 
-  /** Tells `listener` of every change in the shared catalog (list_changed) and of resources/updated on it. */
-  onSharedChange(listener: (notification: Notification) => void): () => void {
+  /**
+   * Tells `listener` of every change in the shared catalog (list_changed) and of resources/updated on it, with the
+   * server whose shared connection saw it; `remote` when another replica saw it (relayChange).
+   */
+  onSharedChange(listener: SharedChangeListener): () => void {
     this.sharedChangeListeners.add(listener);
     return () => this.sharedChangeListeners.delete(listener);
+  }
+
+  /**
+   * A change another replica saw on its shared connections (src/shared/change-fanout.ts): told to the clients served
+   * by this replica's shared connections as if seen here. Legacy clients hear of list changes, and of a resource's
+   * update when they subscribed to it; listen streams hear of what they asked for. A session whose view does not
+   * hold this replica's shared connection of `server` (its own process of it) is not told: what changed is not what
+   * it sees.
+   */
+  relayChange(notification: Notification, server: string): void {
+    const shared = this.upstreams.find((u) => u.name === server);
+    if (!shared) return;
+    const uri = String((notification.params as { uri?: unknown } | undefined)?.uri);
+    const updated = notification.method === 'notifications/resources/updated';
+    for (const session of this.sessions) {
+      if (!session.view.serves(shared) || session.kind.transient || session.era !== 'legacy') continue;
+      if (!updated || session.isSubscribed(uri)) void session.notify(notification);
+    }
+    for (const listener of this.sharedChangeListeners) listener(notification, { remote: true, server });
   }
 
   get sessionCount(): number {
@@ -467,7 +489,9 @@ export class Gateway {
         if (session.era === 'modern' || session.isSubscribed(uri)) void session.notify(notification);
       }
       // Modern clients' listen streams hear the shared connection (not a legacy client's connection, shared or not).
-      if (this.upstreams.includes(upstream)) for (const listener of this.sharedChangeListeners) listener(notification);
+      if (this.upstreams.includes(upstream))
+        for (const listener of this.sharedChangeListeners)
+          listener(notification, { remote: false, server: upstream.name });
       return;
     }
     let outgoing = notification;
@@ -520,11 +544,17 @@ export class Gateway {
       );
       for (const method of changed) for (const session of members) void session.notify({ method });
       if (view === this.sharedView) {
-        for (const method of changed) for (const listener of this.sharedChangeListeners) listener({ method });
+        for (const method of changed) {
+          for (const listener of this.sharedChangeListeners)
+            listener({ method }, { remote: false, server: upstream.name });
+        }
       }
     }
   }
 }
+
+/** Who hears of changes on the shared connections: `server` is whose connection saw it, `remote` another replica's. */
+export type SharedChangeListener = (notification: Notification, origin: { remote: boolean; server: string }) => void;
 
 function single(upstreams: readonly Upstream[]): Upstream | undefined {
   return upstreams.length === 1 ? upstreams[0] : undefined;

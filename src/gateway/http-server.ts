@@ -13,6 +13,7 @@ import type { EventStore } from '../http/event-store.js';
 import { McpEndpoints, SSE_MESSAGES_PATH } from '../http/mcp-endpoints.js';
 import { MemoryEventStore } from '../http/memory-event-store.js';
 import { gatewayMetrics } from '../http/metrics.js';
+import { connectSharedState, type SharedState } from '../shared/shared-state.js';
 import type { Gateway } from './gateway.js';
 
 export interface HttpOptions {
@@ -27,6 +28,8 @@ export interface HttpOptions {
    * shared by replicas), or false for none. Default: the config's `http.eventStore`.
    */
   eventStore?: EventStore | false;
+  /** With redis: the shared state, connected already (the CLI does so before it starts the upstreams). */
+  shared?: SharedState;
 }
 
 export interface HttpHandle {
@@ -55,14 +58,24 @@ export async function serveHttp(gateway: Gateway, options: HttpOptions, log: Log
   const { config } = gateway;
   let draining = false;
   const auth = new BearerAuth(options.tokens ?? config.auth.tokens);
+  // Before anything listens: a replica that cannot reach the state it shares must not serve.
+  const shared = options.shared ?? (config.redis ? await connectSharedState(config.redis, config, log) : undefined);
+  if (shared) {
+    gateway.bridge.shareKey(shared.sealKey, shared.replica.id);
+    gateway.onSharedChange((notification, { remote, server }) => {
+      if (!remote) shared.fanout.publish(notification, server);
+    });
+    await shared.fanout.listen((notification, server) => gateway.relayChange(notification, server));
+  }
   const ctx: HttpContext = {
     gateway,
     config,
     log,
     auth,
-    signer: new LinkSigner(config.artifacts.links.signingKey, config.artifacts.links.ttlSeconds),
+    signer: new LinkSigner(shared?.linkKey ?? config.artifacts.links.signingKey, config.artifacts.links.ttlSeconds),
     maxBodyBytes: options.maxBodyBytes ?? config.httpOptions.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
-    ...resumption(config.httpOptions, options.eventStore),
+    ...resumption(config.httpOptions, options.eventStore, shared),
+    ...(shared ? { shared } : {}),
     draining: () => draining,
   };
   const hostCheck = new HostCheck(options.host, config.httpOptions, config.artifacts.publicUrl);
@@ -117,16 +130,22 @@ export async function serveHttp(gateway: Gateway, options: HttpOptions, log: Log
   server.keepAliveTimeout = KEEP_ALIVE_MS;
   server.headersTimeout = KEEP_ALIVE_MS + 1000;
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => {
-      server.off('error', reject);
-      resolve();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port, options.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
     });
-  });
+  } catch (error) {
+    await shared?.close();
+    throw error;
+  }
   const { port } = server.address() as AddressInfo;
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
   const url = `http://${host}:${port}/mcp`;
+  await shared?.announce(config.httpOptions.advertiseUrl ?? peerUrl(options.host, port));
   log.info({ url, auth: auth.enabled ? 'bearer' : 'none' }, 'serving MCP over HTTP');
   const stopAccepting = () => {
     if (draining) return;
@@ -149,6 +168,7 @@ export async function serveHttp(gateway: Gateway, options: HttpOptions, log: Log
       stopAudit();
       await mcp.closeAll();
       server.closeAllConnections();
+      await shared?.close();
     },
   };
 }
@@ -156,10 +176,18 @@ export async function serveHttp(gateway: Gateway, options: HttpOptions, log: Log
 function resumption(
   http: Gateway['config']['httpOptions'],
   chosen: EventStore | false | undefined,
+  shared: SharedState | undefined,
 ): Pick<HttpContext, 'resumption'> {
-  const store =
-    chosen ?? (http.eventStore === 'memory' ? new MemoryEventStore(http.eventStoreLimits) : undefined) ?? false;
+  // With redis, the default store is the shared one: a client resumes on whichever replica it reaches.
+  const configured = shared ? shared.events : new MemoryEventStore(http.eventStoreLimits);
+  const store = chosen ?? (http.eventStore === 'memory' ? configured : undefined) ?? false;
   return store ? { resumption: { store, retryMs: http.retryMs } } : {};
+}
+
+/** Where the other replicas reach this one by default: the address listened on (loopback for a wildcard). */
+function peerUrl(listened: string, port: number): string {
+  const host = listened === '0.0.0.0' || listened === '::' ? '127.0.0.1' : listened;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
 /** 200 when every enabled upstream is connected; otherwise 503 naming the ones that are not. */

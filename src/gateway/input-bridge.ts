@@ -214,18 +214,41 @@ class BridgedCall {
  * Held calls live in this process.
  */
 export class InputBridge {
-  private readonly key = randomBytes(32);
+  private key: Buffer = randomBytes(32);
   /**
    * What marks a requestState as this process's own; any other (a modern server's, or another mcp-offload's in
    * front of a legacy server) is passed on untouched.
    */
-  private readonly prefix = `mcp-offload.${randomBytes(6).toString('base64url')}.`;
+  private prefix = `mcp-offload.${randomBytes(6).toString('base64url')}.`;
   private readonly calls = new Map<string, BridgedCall>();
+  /** With redis: this replica's id, sealed into every state so another replica knows where the call is held. */
+  private replica?: string;
 
   constructor(
     private readonly holdMs: number,
     private readonly log: Logger,
   ) {}
+
+  /**
+   * Seals with a key the replicas share (src/shared/shared-secrets.ts), and marks states with a prefix derived from
+   * it, so every replica recognizes and verifies a state another one made. The call it names is still held by the
+   * replica that made it: another replica answers it as a state that names no held call.
+   */
+  shareKey(key: Buffer, replica: string): void {
+    this.key = key;
+    this.prefix = `mcp-offload.${this.mac('requestState prefix').slice(0, 8)}.`;
+    this.replica = replica;
+  }
+
+  /**
+   * The replica holding the call a valid, unexpired state names, when that is another replica (which then gets the
+   * client's retry: src/http/mcp-endpoints.ts); undefined for anything else.
+   */
+  holderElsewhere(state: unknown): string | undefined {
+    if (!this.owns(state) || this.replica === undefined) return undefined;
+    const holder = this.verified(state)?.r;
+    return typeof holder === 'string' && holder !== this.replica ? holder : undefined;
+  }
 
   /** Whether `state` is one the proxy made (else it is a modern upstream's, passed on as it came). */
   owns(state: unknown): state is string {
@@ -281,20 +304,30 @@ export class InputBridge {
   }
 
   private seal(call: BridgedCall): string {
-    const payload = Buffer.from(JSON.stringify({ c: call.id, e: Date.now() + this.holdMs })).toString('base64url');
+    const sealed = { c: call.id, e: Date.now() + this.holdMs, ...(this.replica ? { r: this.replica } : {}) };
+    const payload = Buffer.from(JSON.stringify(sealed)).toString('base64url');
     return `${this.prefix}${payload}.${this.mac(payload)}`;
   }
 
   private open(state: string): BridgedCall | undefined {
+    const c = this.verified(state)?.c;
+    return typeof c === 'string' ? this.calls.get(c) : undefined;
+  }
+
+  /** What a state of this proxy's (or of a replica sharing its key) holds, if its MAC is right and it is unexpired. */
+  private verified(state: string): { c?: unknown; r?: unknown } | undefined {
     const [payload, mac] = state.slice(this.prefix.length).split('.');
     if (!payload || !mac) return undefined;
     const expected = Buffer.from(this.mac(payload));
     const given = Buffer.from(mac);
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
     try {
-      const { c, e } = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { c?: unknown; e?: unknown };
-      if (typeof e !== 'number' || e < Date.now() || typeof c !== 'string') return undefined;
-      return this.calls.get(c);
+      const sealed = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as {
+        c?: unknown;
+        e?: unknown;
+        r?: unknown;
+      };
+      return typeof sealed.e === 'number' && sealed.e >= Date.now() ? sealed : undefined;
     } catch {
       return undefined;
     }

@@ -44,7 +44,7 @@ export class ArtifactRoutes {
       record = found;
       who = { link: true };
     } else {
-      const access = this.bearer(req, res);
+      const access = await this.bearer(req, res);
       if (access === 'answered') return;
       // find: over a shared bucket, another replica may have stored it, or given it to this owner, just now.
       const found = access.owner === undefined ? undefined : await this.find(res, id, access.owner);
@@ -75,7 +75,7 @@ export class ArtifactRoutes {
       owner = scope;
       access = { scope, expires: query.get('expires')!, sig: query.get('sig')! };
     } else {
-      const found = this.bearer(req, res);
+      const found = await this.bearer(req, res);
       if (found === 'answered') return;
       owner = found.owner;
       if (owner === undefined) {
@@ -129,13 +129,13 @@ export class ArtifactRoutes {
   }
 
   /** The requester's token and owner, or 'answered' after a 401. */
-  private bearer(req: IncomingMessage, res: ServerResponse): Access {
+  private async bearer(req: IncomingMessage, res: ServerResponse): Promise<Access> {
     const token = this.ctx.auth.check(req);
     if (token === undefined) {
       refuseUnauthenticated(res);
       return 'answered';
     }
-    return { ...this.mcp.ownerFor(req, token), access: {} };
+    return { ...(await this.mcp.ownerFor(req, token)), access: {} };
   }
 }
 

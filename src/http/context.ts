@@ -5,6 +5,7 @@ import type { Logger } from '../logger.js';
 import type { BearerAuth } from './auth.js';
 import type { EventStore } from './event-store.js';
 import type { LinkSigner } from './link-signer.js';
+import type { SharedState } from '../shared/shared-state.js';
 
 /** What the HTTP endpoints share. */
 export interface HttpContext {
@@ -16,6 +17,8 @@ export interface HttpContext {
   maxBodyBytes: number;
   /** Resumable Streamable HTTP: the store every session gets a view of, and the SSE retry to announce. */
   resumption?: { store: EventStore; retryMs: number };
+  /** With redis: what this replica shares with the others. */
+  shared?: SharedState;
   /** True once shutdown began: no new sessions or requests. */
   draining(): boolean;
 }

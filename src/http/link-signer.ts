@@ -12,12 +12,13 @@ export class LinkSigner {
   private readonly key: Buffer;
 
   constructor(
-    key: string | undefined,
+    key: string | Buffer | undefined,
     readonly ttlSeconds: number,
     private readonly now: () => number = Date.now,
   ) {
     // A random key makes links die with the process, which is safe but surprising behind a load balancer.
-    this.key = key ? Buffer.from(key, 'utf8') : randomBytes(32);
+    // With redis the replicas share one (src/shared/shared-secrets.ts).
+    this.key = typeof key === 'string' ? Buffer.from(key, 'utf8') : (key ?? randomBytes(32));
   }
 
   /** Query parameters for a link to `subject` (an artifact id, or a gallery scope). */

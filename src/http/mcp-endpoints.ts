@@ -17,6 +17,10 @@ import { sessionEventStore } from './session-event-store.js';
 import { IdleSessions } from './idle-sessions.js';
 import { listenedUris } from '../gateway/resource-watch.js';
 import { paramHeaderRejection } from './param-header-check.js';
+import { replayHandshake } from './session-adoption.js';
+import { SessionRouting } from './session-routing.js';
+import { FORWARDED_HEADER, forwardRequest } from './session-forwarder.js';
+import type { SessionRecord } from '../shared/session-directory.js';
 
 /** The legacy SSE transport's POST endpoint (the GET stream is at /sse). */
 export const SSE_MESSAGES_PATH = '/messages';
@@ -47,12 +51,24 @@ export class McpEndpoints {
   private readonly idle: IdleSessions;
   /** Modern (2026-07-28) requests, by token: served by the SDK's stateless entry, one Server per request. */
   private readonly modern = new Map<string, ModernEndpoint>();
+  /** With redis: requests for sessions other replicas hold. */
+  private readonly routing?: SessionRouting;
+  /** True while the replica shuts down: its sessions are let go for other replicas, not ended. */
+  private closingAll = false;
 
   constructor(private readonly ctx: HttpContext) {
     this.idle = new IdleSessions(ctx.config.httpOptions.sessionIdleMs, (id, idleMs) => this.expire(id, idleMs));
     ctx.gateway.onSharedChange((notification) => {
       for (const { handler } of this.modern.values()) publish(handler, notification);
     });
+    if (ctx.shared) {
+      this.routing = new SessionRouting(
+        ctx.shared.directory,
+        (id, record, req) => this.recreate(id, record, req),
+        ctx.shared.forwarding,
+        ctx.log,
+      );
+    }
   }
 
   get size(): number {
@@ -63,11 +79,15 @@ export class McpEndpoints {
    * The artifact owner a request with this token acts for (for downloads and the gallery): the session
    * its mcp-session-id names, if that session is the token's; else, with artifactScope token, the token.
    */
-  ownerFor(req: IncomingMessage, token: string): { owner?: string; who: Who } {
+  async ownerFor(req: IncomingMessage, token: string): Promise<{ owner?: string; who: Who }> {
     const id = header(req, 'mcp-session-id');
     if (id !== undefined) {
       const found = this.find(id, token);
-      return found ? { owner: found.session.owner, who: found.session.who } : { who: { token, session: '' } };
+      if (found) return { owner: found.session.owner, who: found.session.who };
+      // A session another replica holds owns the same artifacts here.
+      const record = await this.ctx.shared?.directory.lookup(id).catch(() => undefined);
+      if (record?.token === token) return { owner: record.owner, who: { token, session: id } };
+      return { who: { token, session: '' } };
     }
     // Without a session the token is the owner: a modern client's artifacts belong to its token (and with
     // artifactScope token, every session's do).
@@ -77,13 +97,15 @@ export class McpEndpoints {
   async handleMcp(req: IncomingMessage, res: ServerResponse, token: string): Promise<void> {
     const sessionId = header(req, 'mcp-session-id');
     if (req.method !== 'POST') {
+      if (sessionId !== undefined && !(await this.heldHere(req, res, token, sessionId))) return;
       const found = sessionId ? this.find(sessionId, token) : undefined;
       if (!found)
         return rpcError(res, sessionId ? 404 : 400, sessionId ? 'Session not found' : 'Missing mcp-session-id header');
       this.busy(sessionId!, res);
       return (found.transport as NodeStreamableHTTPServerTransport).handleRequest(req, res);
     }
-    const body = await this.readJson(req, res);
+    const raw = await this.readRaw(req, res);
+    const body = raw === undefined ? undefined : parseJson(raw, res);
     if (body === undefined) return;
     if (this.ctx.draining() && hasRequest(body)) return rpcError(res, 503, 'mcp-offload is shutting down', -32000);
     // A listen stream stays open as long as its client wants: shutdown ends it rather than wait for it.
@@ -112,11 +134,13 @@ export class McpEndpoints {
         (name) => this.ctx.gateway.catalog.tool(name)?.item,
       );
       if (mismatch !== undefined) return sendJson(res, mismatch.status, mismatch.body);
+      if (await this.retryForwarded(req, res, body, raw!)) return;
       const uris = listenedUris(body);
       if (uris.length > 0) res.once('close', this.ctx.gateway.resourceWatch.watch(uris));
       return this.modernEndpoint(token).serve(req, res, body);
     }
     if (sessionId) {
+      if (!(await this.heldHere(req, res, token, sessionId, raw))) return;
       const found = this.find(sessionId, token);
       if (!found || !(found.transport instanceof NodeStreamableHTTPServerTransport))
         return rpcError(res, 404, 'Session not found');
@@ -129,28 +153,121 @@ export class McpEndpoints {
     }
     const session = this.ctx.gateway.createSession(this.identity(req, token));
     const events = this.ctx.resumption && sessionEventStore(this.ctx.resumption.store);
+    const init = (messages.find((m) => isInitializeRequest(m)) as { params: SessionRecord['init'] }).params;
     const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => {
+      onsessioninitialized: async (id) => {
         this.sessions.set(id, { token, session, transport });
         this.busy(id, res);
         this.ctx.log.debug({ session: session.id, token }, 'http session opened');
+        // Before the client has its session id, so its next request finds the session from any replica.
+        await this.ctx.shared?.directory
+          .register(id, { token, owner: session.owner, events: events ? events.prefix : '', init })
+          .catch((error: unknown) =>
+            this.ctx.log.warn({ err: String(error) }, 'redis: session not shared; only this replica can serve it'),
+          );
       },
       ...(events ? { eventStore: events.view, retryInterval: this.ctx.resumption!.retryMs } : {}),
     });
-    transport.onclose = () => {
-      if (transport.sessionId) {
-        this.sessions.delete(transport.sessionId);
-        this.idle.forget(transport.sessionId);
-      }
-      events
-        ?.forget()
-        .catch((error: unknown) => this.ctx.log.warn({ err: String(error) }, 'event store: forget failed'));
-    };
+    transport.onclose = this.closedHandler(transport, events);
     await session.connect(transport);
     await transport.handleRequest(req, res, body);
     // The SDK refused the initialize (e.g. a wrong Accept header): no session was made, so drop ours.
     if (!transport.sessionId) await session.close();
+  }
+
+  /**
+   * Whether this replica serves a legacy request for session `id`: it holds the session (or, alone, answers
+   * 'Session not found' itself), or has just adopted it. False when the request was answered elsewhere: forwarded to
+   * the replica that holds it, or refused (session-routing.ts).
+   */
+  private async heldHere(
+    req: IncomingMessage,
+    res: ServerResponse,
+    token: string,
+    id: string,
+    body?: Buffer,
+  ): Promise<boolean> {
+    if (!this.routing) return true;
+    if (this.sessions.has(id)) {
+      this.ctx.shared?.directory.touch(id);
+      return true;
+    }
+    // A replica shutting down takes nothing on: the client's retry reaches another one.
+    if (this.ctx.draining()) {
+      rpcError(res, 503, 'mcp-offload is shutting down');
+      return false;
+    }
+    return (await this.routing.route(req, res, token, id, body)).kind === 'adopted';
+  }
+
+  /**
+   * A 2026-07-28 client's retry (its requestState) of a call another replica holds for it (a legacy server's question
+   * bridged into an input_required result) goes to that replica, the only one that can go on with the call. True when
+   * forwarded; false to serve it here (not such a retry, or the holder is gone: the state is then refused here).
+   */
+  private async retryForwarded(
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: unknown,
+    raw: Buffer,
+  ): Promise<boolean> {
+    const { shared, gateway, log } = this.ctx;
+    if (!shared || shared.forwarding.read(req.headers[FORWARDED_HEADER]) !== undefined) return false;
+    const state = (body as { params?: { requestState?: unknown } } | null)?.params?.requestState;
+    const holder = gateway.bridge.holderElsewhere(state);
+    if (holder === undefined) return false;
+    const url = await shared.directory.replicaUrl(holder).catch(() => undefined);
+    if (url === undefined) return false;
+    return (await forwardRequest(req, res, url, raw, shared.forwarding.make(holder), log)) === 'forwarded';
+  }
+
+  /** What happens when a session's transport closes: DELETE, idle expiry, or this replica shutting down. */
+  private closedHandler(
+    transport: NodeStreamableHTTPServerTransport,
+    events: ReturnType<typeof sessionEventStore> | undefined | false,
+  ): () => void {
+    const warn = (what: string) => (error: unknown) => this.ctx.log.warn({ err: String(error) }, what);
+    return () => {
+      const id = transport.sessionId;
+      if (id) {
+        this.sessions.delete(id);
+        this.idle.forget(id);
+      }
+      const { shared } = this.ctx;
+      // Shutting down, a replica of several lets its sessions go, events included: another one adopts them.
+      if (shared && this.closingAll) {
+        if (id) shared.directory.release(id).catch(warn('redis: session not released'));
+        return;
+      }
+      if (shared && id) shared.directory.remove(id).catch(warn('redis: session record not removed'));
+      if (events) events.forget().catch(warn('event store: forget failed'));
+    };
+  }
+
+  /** A session another replica held, served here from now on (session-routing.ts decided so). */
+  private async recreate(id: string, record: SessionRecord, req: IncomingMessage): Promise<void> {
+    const session = this.ctx.gateway.createSession(
+      this.identityOf(record.owner, record.token, baseUrl(this.ctx.config, req)),
+    );
+    const store = this.ctx.resumption?.store;
+    const events = store && record.events ? sessionEventStore(store, record.events) : undefined;
+    const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
+      sessionIdGenerator: () => id,
+      onsessioninitialized: () => void this.sessions.set(id, { token: record.token, session, transport }),
+      ...(events ? { eventStore: events.view, retryInterval: this.ctx.resumption!.retryMs } : {}),
+    });
+    transport.onclose = this.closedHandler(transport, events);
+    await session.connect(transport);
+    try {
+      await replayHandshake(transport, id, record.init);
+    } catch (error) {
+      this.sessions.delete(id);
+      await transport.close().catch(() => undefined);
+      await session.close();
+      throw error;
+    }
+    this.idle.begin(id)();
   }
 
   /** GET /sse: a legacy SSE session; its messages arrive at POST /messages?sessionId=… */
@@ -161,10 +278,20 @@ export class McpEndpoints {
     const session = this.ctx.gateway.createSession(this.identity(req, token));
     const id = transport.sessionId;
     this.sessions.set(id, { token, session, transport });
+    const { shared } = this.ctx;
     res.on('close', () => {
       this.sessions.delete(id);
       void session.close();
+      shared?.directory
+        .remove(id)
+        .catch((error: unknown) => this.ctx.log.warn({ err: String(error) }, 'redis: session record not removed'));
     });
+    // Before the client learns the id (the stream's first event), so its POSTs find this replica from any other.
+    await shared?.directory
+      .register(id, { token, owner: session.owner, events: '', init: null, kind: 'sse' })
+      .catch((error: unknown) =>
+        this.ctx.log.warn({ err: String(error) }, 'redis: session not shared; only this replica can serve it'),
+      );
     await session.connect(transport);
     this.ctx.log.debug({ session: session.id, token }, 'sse session opened');
   }
@@ -172,9 +299,13 @@ export class McpEndpoints {
   async handleMessages(req: IncomingMessage, res: ServerResponse, token: string): Promise<void> {
     if (req.method !== 'POST') return rpcError(res, 405, 'POST a JSON-RPC message');
     const id = new URL(req.url ?? '/', 'http://x').searchParams.get('sessionId') ?? '';
+    const raw = await this.readRaw(req, res);
+    if (raw === undefined) return;
+    // Another replica's SSE session: its stream is there, so its messages go there (it is never adopted).
+    if (!(await this.heldHere(req, res, token, id, raw))) return;
     const found = this.find(id, token);
     if (!found || !(found.transport instanceof SseServerTransport)) return rpcError(res, 404, 'Session not found');
-    const body = await this.readJson(req, res);
+    const body = parseJson(raw, res);
     if (body === undefined) return;
     if (this.ctx.draining() && hasRequest(body)) return rpcError(res, 503, 'mcp-offload is shutting down');
     await found.transport.handlePostMessage(req, res, body);
@@ -237,6 +368,7 @@ export class McpEndpoints {
   }
 
   async closeAll(): Promise<void> {
+    this.closingAll = true;
     this.idle.stop();
     await Promise.all([...this.modern.values()].map(({ handler }) => handler.close().catch(() => undefined)));
     this.modern.clear();
@@ -254,10 +386,10 @@ export class McpEndpoints {
     return found && found.token === token ? found : undefined;
   }
 
-  /** The body as JSON, or undefined after answering 413 or 400. */
-  private async readJson(req: IncomingMessage, res: ServerResponse): Promise<unknown> {
+  /** The body's bytes, or undefined after answering 413 (or when the client went away). */
+  private async readRaw(req: IncomingMessage, res: ServerResponse): Promise<Buffer | undefined> {
     try {
-      return JSON.parse((await readBody(req, this.ctx.maxBodyBytes)).toString('utf8')) as unknown;
+      return await readBody(req, this.ctx.maxBodyBytes);
     } catch (error) {
       if (error instanceof BodyTooLargeError) rpcError(res, 413, error.message);
       else rpcError(res, 400, 'Parse error: the request body is not valid JSON', -32700);
@@ -289,6 +421,16 @@ export class McpEndpoints {
 }
 
 const tokenOwner = (token: string): string => `token:${token}`;
+
+/** The body as JSON, or undefined after answering 400. */
+function parseJson(raw: Buffer, res: ServerResponse): unknown {
+  try {
+    return JSON.parse(raw.toString('utf8')) as unknown;
+  } catch {
+    rpcError(res, 400, 'Parse error: the request body is not valid JSON', -32700);
+    return undefined;
+  }
+}
 
 /** A change in what the token's client sees, onto the listen streams that asked for it. */
 function publish(handler: McpHttpHandler, notification: Notification): void {

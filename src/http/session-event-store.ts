@@ -7,6 +7,8 @@ export interface SessionEventStore {
   view: EventStore;
   /** Frees the session's events (it ended: nobody can resume them any more). */
   forget(): Promise<void>;
+  /** The session's corner: a replica that adopts the session (src/shared/) takes the same one. */
+  prefix: string;
 }
 
 /**
@@ -15,8 +17,7 @@ export interface SessionEventStore {
  * store with `getStreamIdForEventId` is asked before anything is replayed (the SDK answers 400); one
  * without it replays into a buffer that is only sent on when the stream proves to be this session's.
  */
-export function sessionEventStore(store: EventStore): SessionEventStore {
-  const prefix = `${randomUUID()}/`;
+export function sessionEventStore(store: EventStore, prefix = `${randomUUID()}/`): SessionEventStore {
   const own = (streamId: StreamId | undefined): StreamId | undefined =>
     streamId?.startsWith(prefix) ? streamId.slice(prefix.length) : undefined;
 
@@ -38,7 +39,7 @@ export function sessionEventStore(store: EventStore): SessionEventStore {
   };
   const lookup = store.getStreamIdForEventId?.bind(store);
   if (lookup) view.getStreamIdForEventId = async (eventId) => own(await lookup(eventId));
-  return { view, forget: async () => store.forgetStreams?.(prefix) };
+  return { view, forget: async () => store.forgetStreams?.(prefix), prefix };
 }
 
 const notOurs = (eventId: EventId): Error => new Error(`event ${eventId.slice(0, 100)} is not one of this session's`);

@@ -1,0 +1,70 @@
+// Server-sent events read off a fetch Response body, one at a time, for tests that drive Streamable HTTP by hand.
+
+export interface SseEvent {
+  id?: string;
+  retry?: number;
+  data: string;
+}
+
+export class SseReader {
+  private readonly reader: ReadableStreamDefaultReader<string>;
+  private buffer = '';
+
+  constructor(body: ReadableStream<Uint8Array>) {
+    this.reader = body.pipeThrough(new TextDecoderStream()).getReader();
+  }
+
+  /** The next event (keep-alive comments skipped), or undefined when the stream ended. */
+  async next(): Promise<SseEvent | undefined> {
+    for (;;) {
+      const end = this.buffer.indexOf('\n\n');
+      if (end >= 0) {
+        const block = this.buffer.slice(0, end);
+        this.buffer = this.buffer.slice(end + 2);
+        const event = parseEvent(block);
+        if (event) return event;
+        continue;
+      }
+      const { value, done } = await this.reader.read();
+      if (done) return undefined;
+      this.buffer += value;
+    }
+  }
+
+  /** The next JSON-RPC message that satisfies `wanted`, or a failure naming what came instead. */
+  async message(wanted: (message: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> {
+    const seen: string[] = [];
+    for (let event = await this.next(); event; event = await this.next()) {
+      seen.push(event.data.slice(0, 200));
+      if (!event.data) continue;
+      const message = JSON.parse(event.data) as Record<string, unknown>;
+      if (wanted(message)) return message;
+    }
+    throw new Error(`the stream ended without the message wanted; it carried: ${JSON.stringify(seen)}`);
+  }
+
+  /** The response to request `id`. */
+  response(id: number): Promise<{ result?: unknown; error?: unknown }> {
+    return this.message((m) => m.id === id && ('result' in m || 'error' in m));
+  }
+
+  cancel(): Promise<void> {
+    return this.reader.cancel();
+  }
+}
+
+function parseEvent(block: string): SseEvent | undefined {
+  const event: SseEvent = { data: '' };
+  let fields = 0;
+  for (const line of block.split('\n')) {
+    if (line.startsWith(':')) continue;
+    const colon = line.indexOf(':');
+    const name = colon < 0 ? line : line.slice(0, colon);
+    const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
+    fields++;
+    if (name === 'id') event.id = value;
+    else if (name === 'retry') event.retry = Number(value);
+    else if (name === 'data') event.data = event.data ? `${event.data}\n${value}` : value;
+  }
+  return fields > 0 ? event : undefined;
+}
