@@ -147,6 +147,65 @@ describe('docker/Dockerfile and docker/compose.yaml', () => {
   });
 });
 
+describe('docker/compose.scale.yaml: replicas sharing Redis and a bucket behind a load balancer', () => {
+  type Service = {
+    image?: string;
+    command?: string[];
+    volumes?: string[];
+    build?: { dockerfile: string };
+    environment?: Record<string, string>;
+    depends_on?: string[];
+    deploy?: { replicas?: number };
+    ports?: string[];
+  };
+  const compose = () =>
+    parse(readFileSync(join(DOCKER, 'compose.scale.yaml'), 'utf8')) as { services: Record<string, Service> };
+
+  test('three replicas of the image, each with the scale config, reachable only through the load balancer', () => {
+    const { services } = compose();
+    expect(Object.keys(services).sort()).toEqual(
+      ['load-balancer', 'mcp-offload', 'redis', 's3', 's3-bucket', 'upstream'].sort(),
+    );
+    const replica = services['mcp-offload']!;
+    expect(replica.deploy?.replicas).toBe(3);
+    expect(replica.build?.dockerfile).toBe('docker/Dockerfile');
+    expect(replica.volumes).toEqual(['./scale.yaml:/config/config.yaml:ro']);
+    expect(replica.ports).toBeUndefined();
+    expect(replica.depends_on).toEqual(expect.arrayContaining(['redis', 's3-bucket', 'upstream']));
+    expect(Object.keys(replica.environment ?? {})).toEqual(
+      expect.arrayContaining(['MCP_OFFLOAD_AUTH_TOKEN', 'MCP_OFFLOAD_SIGNING_KEY']),
+    );
+    expect(services['load-balancer']!.ports).toEqual(['8080:8080']);
+    const nginx = readFileSync(join(DOCKER, 'nginx.scale.conf'), 'utf8');
+    expect(nginx).toMatch(/server mcp-offload:8080 resolve;/);
+    expect(nginx).toMatch(/proxy_buffering off;/);
+  });
+
+  test('the scale config is valid and names the compose services: Redis, the bucket the bucket job makes, its keys', async () => {
+    const config = await loadConfigFile(join(DOCKER, 'scale.yaml'), {
+      HOSTNAME: 'f00dcafe1234',
+      MCP_OFFLOAD_SIGNING_KEY: 'k'.repeat(40),
+    });
+    expect(config.redis?.url).toBe('redis://redis:6379/0');
+    expect(config.httpOptions.advertiseUrl).toBe('http://f00dcafe1234:8080');
+    expect(config.auth.artifactScope).toBe('token');
+    expect(config.artifacts.backend).toBe('s3');
+    const s3 = config.artifacts.s3!;
+    expect(s3.endpoint).toBe('http://s3:8333');
+    const { services } = compose();
+    expect(services['s3-bucket']!.command!.join(' ')).toContain(`--bucket ${s3.bucket}`);
+    const seaweed = JSON.parse(readFileSync(join(DOCKER, 'seaweedfs-s3.json'), 'utf8')) as {
+      identities: Array<{ credentials: Array<{ accessKey: string; secretKey: string }> }>;
+    };
+    expect(seaweed.identities[0]!.credentials[0]).toEqual({ accessKey: s3.accessKeyId, secretKey: s3.secretAccessKey });
+    expect(services['s3-bucket']!.environment).toMatchObject({
+      AWS_ACCESS_KEY_ID: s3.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: s3.secretAccessKey,
+    });
+    expect(config.artifacts.links.signingKey).toBe('k'.repeat(40));
+  });
+});
+
 describe('docker/entrypoint.sh with the documented environment', () => {
   const config = join(scratch, 'config.yaml');
   const artifacts = join(scratch, 'artifacts');
