@@ -3,7 +3,10 @@
 // builds of two checkouts (A: a baseline, B: this one), next to a direct server and the bare byte relay, run
 // after run in alternation, so a machine shared with other work slows every mode alike.
 //
-//   node bench/ab-small-calls.mjs --a <checkout with a built dist/> [--rounds 5] [--calls 2000] [--http]
+//   node bench/ab-small-calls.mjs --a <checkout with a built dist/> [--rounds 5] [--calls 2000] [--warmup 100] [--http]
+//
+// --warmup: calls made before each process is timed (default 100, as the small-calls group); a few thousand measure
+// the steady state of a process that has compiled its hot code, which a proxy living as long as its client reaches.
 //
 // stdio modes: direct, relay (bench/lib/stdio-relay.mjs), a, b. With --http: direct-http (server-everything
 // streamableHttp), a-http, b-http (mcp-offload --http) instead. Prints, per phase and mode: the pooled median,
@@ -24,12 +27,13 @@ const { values } = parseArgs({
     a: { type: 'string' },
     rounds: { type: 'string', default: '5' },
     calls: { type: 'string', default: '2000' },
+    warmup: { type: 'string' },
     http: { type: 'boolean', default: false },
   },
 });
 if (!values.a) {
   process.stderr.write(
-    'usage: node bench/ab-small-calls.mjs --a <baseline checkout> [--rounds 5] [--calls 2000] [--http]\n',
+    'usage: node bench/ab-small-calls.mjs --a <baseline checkout> [--rounds 5] [--calls 2000] [--warmup 100] [--http]\n',
   );
   process.exit(2);
 }
@@ -91,6 +95,7 @@ for (let round = 1; round <= rounds; round++) {
         label: mode,
         ...MODES[mode](tmp),
         ...echoJob({ sequential: calls, concurrent: calls, concurrency: 16 }),
+        ...(values.warmup ? { warmup: Number(values.warmup) } : {}),
       };
       const run = spawnSync(NODE, [join(ROOT, 'bench/lib/latency-worker.mjs'), JSON.stringify(job)], {
         cwd: ROOT,
