@@ -10,6 +10,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { cliEnv, jsonLines, leftovers, REPO_ROOT, startCli, stopAllCli, type CliProcess } from '../helpers/cli.js';
 import { FIXTURES, NODE } from '../helpers/fixtures.js';
 import { bearer, linksOf, textsOf } from '../helpers/sidecar.js';
+import { SseReader, type SseEvent } from '../helpers/sse-reader.js';
 
 const ALICE = 'alice-token-0123456789abcdef';
 const BOB = 'bob-token-0123456789abcdef00';
@@ -43,70 +44,6 @@ afterAll(async () => {
   expect(leftovers()).toEqual([]);
   rmSync(dir, { recursive: true, force: true });
 });
-
-interface SseEvent {
-  id?: string;
-  retry?: number;
-  data: string;
-}
-
-/** Reads server-sent events off a response body, one at a time (keep-alive comments skipped). */
-class SseReader {
-  private readonly reader: ReadableStreamDefaultReader<string>;
-  private buffer = '';
-
-  constructor(body: ReadableStream<Uint8Array>) {
-    this.reader = body.pipeThrough(new TextDecoderStream()).getReader();
-  }
-
-  async next(): Promise<SseEvent | undefined> {
-    for (;;) {
-      const end = this.buffer.indexOf('\n\n');
-      if (end >= 0) {
-        const block = this.buffer.slice(0, end);
-        this.buffer = this.buffer.slice(end + 2);
-        const event = parseEvent(block);
-        if (event) return event;
-        continue;
-      }
-      const { value, done } = await this.reader.read();
-      if (done) return undefined;
-      this.buffer += value;
-    }
-  }
-
-  /** The JSON-RPC message that answers `id`, or a failure naming what came instead. */
-  async response(id: number): Promise<{ result?: unknown; error?: unknown }> {
-    const seen: string[] = [];
-    for (let event = await this.next(); event; event = await this.next()) {
-      seen.push(event.data.slice(0, 200));
-      if (!event.data) continue;
-      const message = JSON.parse(event.data) as { id?: number; result?: unknown; error?: unknown };
-      if (message.id === id && ('result' in message || 'error' in message)) return message;
-    }
-    throw new Error(`the stream ended without a response to ${id}; it carried: ${JSON.stringify(seen)}`);
-  }
-
-  cancel(): Promise<void> {
-    return this.reader.cancel();
-  }
-}
-
-function parseEvent(block: string): SseEvent | undefined {
-  const event: SseEvent = { data: '' };
-  let fields = 0;
-  for (const line of block.split('\n')) {
-    if (line.startsWith(':')) continue;
-    const colon = line.indexOf(':');
-    const name = colon < 0 ? line : line.slice(0, colon);
-    const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
-    fields++;
-    if (name === 'id') event.id = value;
-    else if (name === 'retry') event.retry = Number(value);
-    else if (name === 'data') event.data = event.data ? `${event.data}\n${value}` : value;
-  }
-  return fields > 0 ? event : undefined;
-}
 
 /** A raw Streamable HTTP session, initialized at PROTOCOL: every request by hand. */
 interface RawSession {

@@ -50,7 +50,7 @@ async function startBalancer(backends: string[]): Promise<string> {
   let err = '';
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
   const found = await waitFor(() => /listening on (http:\/\/127\.0\.0\.1:\d+)\/mcp/.exec(err), 10_000);
-  return found[1]!;
+  return found![1]!;
 }
 
 /** The blob of an artifact as `client` reads it, or the error it gets. */
