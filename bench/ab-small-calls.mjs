@@ -8,8 +8,10 @@
 // --warmup: calls made before each process is timed (default 100, as the small-calls group); a few thousand measure
 // the steady state of a process that has compiled its hot code, which a proxy living as long as its client reaches.
 //
-// stdio modes: direct, relay (bench/lib/stdio-relay.mjs), a, b. With --http: direct-http (server-everything
-// streamableHttp), a-http, b-http (mcp-offload --http) instead. Prints, per phase and mode: the pooled median,
+// stdio modes: direct, relay (bench/lib/stdio-relay.mjs), json-relay, a, b. With --http: direct-http
+// (server-everything streamableHttp), a-http, b-http (mcp-offload --http over the stdio server) instead. With --url:
+// direct-http, relay-url (a TCP byte relay in front of it), a-url, b-url (mcp-offload --http --url in front of it;
+// bench/lib/http-front.mjs); the CPU figures are then of the wrapper process only. Prints, per phase and mode: the pooled median,
 // p90, each run's median (the spread), the added median over direct, the added median as a multiple of the
 // relay's (stdio), and the proxy process's CPU time per call (median of the runs).
 import { spawnSync } from 'node:child_process';
@@ -29,6 +31,7 @@ const { values } = parseArgs({
     calls: { type: 'string', default: '2000' },
     warmup: { type: 'string' },
     http: { type: 'boolean', default: false },
+    url: { type: 'boolean', default: false },
   },
 });
 if (!values.a) {
@@ -41,6 +44,12 @@ const A = resolve(values.a);
 const NODE = process.execPath;
 const offload = (root, tmp) => [join(root, 'dist/cli.js'), '--log-level', 'warn', '--artifact-dir', tmp];
 const httpReady = { stream: 'stderr', pattern: '^mcp-offload listening on (\\S+)' };
+/** server-everything over HTTP behind `front` (bench/lib/http-front.mjs). */
+const httpFront = (front, root = ROOT) => ({
+  transport: 'http',
+  spawn: { command: NODE, args: ['bench/lib/http-front.mjs', '--front', front, '--root', root] },
+  ready: { stream: 'stderr', pattern: '^front ready (\\S+)' },
+});
 const MODES = {
   direct: () => ({ transport: 'stdio', spawn: { command: NODE, args: [EVERYTHING, 'stdio'] } }),
   relay: () => ({
@@ -73,13 +82,20 @@ const MODES = {
     spawn: { command: NODE, args: [...offload(A, tmp), '--http', '127.0.0.1:0', '--', NODE, EVERYTHING, 'stdio'] },
     ready: httpReady,
   }),
+  'relay-url': () => httpFront('relay'),
+  'a-url': () => httpFront('offload', A),
+  'b-url': () => httpFront('offload', ROOT),
   'b-http': (tmp) => ({
     transport: 'http',
     spawn: { command: NODE, args: [...offload(ROOT, tmp), '--http', '127.0.0.1:0', '--', NODE, EVERYTHING, 'stdio'] },
     ready: httpReady,
   }),
 };
-const modes = values.http ? ['direct-http', 'a-http', 'b-http'] : ['direct', 'relay', 'json-relay', 'a', 'b'];
+const modes = values.url
+  ? ['direct-http', 'relay-url', 'a-url', 'b-url']
+  : values.http
+    ? ['direct-http', 'a-http', 'b-http']
+    : ['direct', 'relay', 'json-relay', 'a', 'b'];
 const rounds = Number(values.rounds);
 const calls = Number(values.calls);
 const phases = { sequential: 'seq', concurrent: 'conc' };
@@ -125,7 +141,8 @@ const f = (x) => x.toFixed(3);
 const p90 = (values) => [...values].sort((x, y) => x - y)[Math.ceil(0.9 * values.length) - 1];
 for (const phase of Object.keys(phases)) {
   const direct = median(data[modes[0]][phase].ms);
-  const relay = data.relay ? median(data.relay[phase].ms) - direct : undefined;
+  const relayMode = data.relay ?? data['relay-url'];
+  const relay = relayMode ? median(relayMode[phase].ms) - direct : undefined;
   process.stdout.write(
     `\n${phase}: mode, median, p90, run medians, added, added / relay's added, CPU per call (runs)\n`,
   );

@@ -1,0 +1,73 @@
+#!/usr/bin/env node
+// server-everything over Streamable HTTP with something in front of it, for the HTTP A/B of the forwarding path:
+//
+//   node bench/lib/http-front.mjs --front direct|relay|offload [--root <checkout>]
+//
+// direct: nothing in front; relay: a TCP byte relay (the floor for any HTTP proxy process: bytes copied, nothing
+// parsed); offload: `<root>/dist/cli.js --http 127.0.0.1:0 --url <server>`. Prints "front ready <url>" on stderr
+// once the front answers, and stops what it started on SIGTERM.
+import { spawn } from 'node:child_process';
+import net from 'node:net';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { EVERYTHING } from './echo-calls.mjs';
+
+const { values } = parseArgs({ options: { front: { type: 'string' }, root: { type: 'string', default: '.' } } });
+const children = [];
+const stop = () => {
+  for (const child of children) child.kill('SIGTERM');
+  process.exit(0);
+};
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);
+
+/** Starts a process and resolves with the first match of `pattern` on its stderr or stdout. */
+function started(command, args, env, pattern) {
+  const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  return new Promise((resolveMatch, reject) => {
+    let seen = '';
+    const look = (chunk) => {
+      seen += chunk;
+      const match = pattern.exec(seen);
+      if (match) resolveMatch(match);
+    };
+    child.stdout.setEncoding('utf8').on('data', look);
+    child.stderr.setEncoding('utf8').on('data', look);
+    child.once('exit', (code) => reject(new Error(`${command} exited (${code}): ${seen.slice(-500)}`)));
+  });
+}
+
+const freePort = () =>
+  new Promise((resolvePort) => {
+    const probe = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolvePort(port));
+    });
+  });
+
+const port = await freePort();
+await started(process.execPath, [EVERYTHING, 'streamableHttp'], { PORT: String(port) }, /listening on port/i);
+const server = `http://127.0.0.1:${port}/mcp`;
+let url = server;
+if (values.front === 'relay') {
+  const relay = net.createServer((socket) => {
+    const upstream = net.connect(port, '127.0.0.1');
+    socket.pipe(upstream).pipe(socket);
+    socket.on('error', () => upstream.destroy());
+    upstream.on('error', () => socket.destroy());
+  });
+  await new Promise((done) => relay.listen(0, '127.0.0.1', done));
+  url = `http://127.0.0.1:${relay.address().port}/mcp`;
+} else if (values.front === 'offload') {
+  const cli = join(resolve(values.root), 'dist/cli.js');
+  const tmp = mkdtempSync(join(tmpdir(), 'mcp-offload-http-front-'));
+  const args = [cli, '--log-level', 'warn', '--artifact-dir', tmp, '--http', '127.0.0.1:0', '--url', server];
+  url = (await started(process.execPath, args, {}, /mcp-offload listening on (\S+)/))[1];
+} else if (values.front !== 'direct') {
+  process.stderr.write('usage: http-front.mjs --front direct|relay|offload [--root <checkout>]\n');
+  process.exit(2);
+}
+process.stderr.write(`front ready ${url}\n`);
