@@ -11,9 +11,9 @@
 // stdio modes: direct, relay (bench/lib/stdio-relay.mjs), json-relay, a, b. With --http: direct-http
 // (server-everything streamableHttp), a-http, b-http (mcp-offload --http over the stdio server) instead. With --url:
 // direct-http, relay-url (a TCP byte relay in front of it), a-url, b-url (mcp-offload --http --url in front of it;
-// bench/lib/http-front.mjs); the CPU figures are then of the wrapper process only. Prints, per phase and mode: the pooled median,
-// p90, each run's median (the spread), the added median over direct, the added median as a multiple of the
-// relay's (stdio), and the proxy process's CPU time per call (median of the runs).
+// bench/lib/http-front.mjs); the CPU figures are then of the wrapper process only. Prints, per phase and mode: the
+// pooled median, p90, each run's median (the spread), the added median over direct, the added median as a multiple
+// of the relay's (stdio and --url), and the proxy process's CPU time per call (median of the runs).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
