@@ -1,4 +1,42 @@
-import { renderTemplate } from '../../src/pipeline/summary/template.js';
+import fc from 'fast-check';
+import { renderTemplate, renderValue } from '../../src/pipeline/summary/template.js';
+
+/**
+ * The rules of renderTemplate written the plain way, one character at a time (its first implementation): the
+ * property below holds the run-copying one to it.
+ */
+function renderOneByOne(template: string, vars: Record<string, unknown>): string {
+  let out = '';
+  for (let i = 0; i < template.length;) {
+    const ch = template[i]!;
+    if ((ch === '{' || ch === '}') && template[i + 1] === ch) {
+      out += ch;
+      i += 2;
+      continue;
+    }
+    if (ch === '{') {
+      const close = template.indexOf('}', i + 1);
+      const name = close === -1 || close - i > 100 ? '' : template.slice(i + 1, close);
+      if (/^[A-Za-z_$][\w$-]*(?:\.[\w$-]+)*$/.test(name)) {
+        const value = name
+          .split('.')
+          .reduce<unknown>(
+            (at, part) =>
+              typeof at === 'object' && at !== null && Object.prototype.hasOwnProperty.call(at, part)
+                ? (at as Record<string, unknown>)[part]
+                : undefined,
+            vars,
+          );
+        out += value === undefined ? `{${name}}` : renderValue(value);
+        i = close + 1;
+        continue;
+      }
+    }
+    out += ch;
+    i++;
+  }
+  return out;
+}
 
 describe('renderTemplate', () => {
   const vars = {
@@ -69,5 +107,16 @@ describe('renderTemplate', () => {
   test('leaves many unclosed braces as they are (their cost as they grow: npm run bench, group adversarial)', () => {
     expect(renderTemplate('{'.repeat(200_000), vars)).toBe('{'.repeat(100_000)); // '{{' is a literal '{'
     expect(renderTemplate('{a'.repeat(100_000), vars)).toBe('{a'.repeat(100_000));
+  });
+
+  test('renders every template as the one-character-at-a-time rules do', () => {
+    const piece = fc.constantFrom('{', '}', '{{', '}}', 'name', 'result.name', 'a', '.', ' ', 'x-y', 'zero', '$');
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 40 }), (pieces) => {
+        const template = pieces.join('');
+        expect(renderTemplate(template, vars)).toBe(renderOneByOne(template, vars));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

@@ -37,28 +37,36 @@ export function renderValue(v: unknown): string {
  * braces; any other brace is literal too.
  */
 export function renderTemplate(template: string, vars: Record<string, unknown>): string {
-  let out = '';
-  let i = 0;
-  let close = -2; // the next `}` after a `{`, reused while ahead so many `{` with no `}` stay linear; -1 = none
-  while (i < template.length) {
-    const ch = template[i];
-    if ((ch === '{' || ch === '}') && template[i + 1] === ch) {
-      out += ch;
-      i += 2;
+  // The text between braces is copied in runs, and the next `{` and `}` are each searched for once per position they
+  // move past, so a template of many braces with nothing to replace stays linear.
+  const parts: string[] = [];
+  let copied = 0;
+  let at = 0;
+  let open = template.indexOf('{');
+  let shut = template.indexOf('}');
+  for (;;) {
+    if (open !== -1 && open < at) open = template.indexOf('{', at);
+    if (shut !== -1 && shut < at) shut = template.indexOf('}', at);
+    const brace = open === -1 ? shut : shut === -1 ? open : Math.min(open, shut);
+    if (brace === -1) break;
+    const ch = template[brace];
+    if (template[brace + 1] === ch) {
+      parts.push(template.slice(copied, brace + 1));
+      copied = at = brace + 2;
       continue;
     }
     if (ch === '{') {
-      if (close !== -1 && close <= i) close = template.indexOf('}', i + 1);
-      const name = close === -1 || close - i > MAX_NAME_CHARS ? '' : template.slice(i + 1, close);
+      if (shut !== -1 && shut <= brace) shut = template.indexOf('}', brace + 1);
+      const name = shut === -1 || shut - brace > MAX_NAME_CHARS ? '' : template.slice(brace + 1, shut);
       if (PLACEHOLDER.test(name)) {
         const value = lookup(vars, name);
-        out += value === undefined ? `{${name}}` : renderValue(value);
-        i = close + 1;
+        parts.push(template.slice(copied, brace), value === undefined ? `{${name}}` : renderValue(value));
+        copied = at = shut + 1;
         continue;
       }
     }
-    out += ch;
-    i++;
+    at = brace + 1;
   }
-  return out;
+  parts.push(template.slice(copied));
+  return parts.join('');
 }
