@@ -51,14 +51,21 @@ export class LocalBackend implements ArtifactBackend {
     else await rename(content.file, path).catch((err: unknown) => Promise.reject(unwritable(path, err)));
   }
 
-  async readContent(record: ArtifactRecord, start: number, end: number): Promise<Readable> {
-    let handle: Awaited<ReturnType<typeof open>>;
+  async readBytes(record: ArtifactRecord, start: number, end: number): Promise<Buffer> {
+    const handle = await openContent(record);
     try {
-      handle = await open(record.path, 'r');
+      const buf = Buffer.alloc(Math.max(0, end - start));
+      const { bytesRead } = await handle.read(buf, 0, buf.length, start);
+      return bytesRead === buf.length ? buf : buf.subarray(0, bytesRead);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new ContentGone('artifact file was deleted');
-      throw new ArtifactStoreError('not-found', `cannot open artifact (${describeFsError(err)})`);
+      throw new ArtifactStoreError('not-found', `cannot read artifact (${describeFsError(err)})`);
+    } finally {
+      await handle.close().catch(() => undefined);
     }
+  }
+
+  async readContent(record: ArtifactRecord, start: number, end: number): Promise<Readable> {
+    const handle = await openContent(record);
     if (end <= start) {
       await handle.close().catch(() => undefined);
       return Readable.from([]);
@@ -102,5 +109,15 @@ export class LocalBackend implements ArtifactBackend {
 
   private metaPath(sha256: string): string {
     return join(this.metaDir, `${sha256}.json`);
+  }
+}
+
+/** An artifact's file, open for reading; ContentGone when it was deleted. */
+async function openContent(record: ArtifactRecord): Promise<Awaited<ReturnType<typeof open>>> {
+  try {
+    return await open(record.path, 'r');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new ContentGone('artifact file was deleted');
+    throw new ArtifactStoreError('not-found', `cannot open artifact (${describeFsError(err)})`);
   }
 }
