@@ -9,7 +9,7 @@ import type { Offload } from './offload.js';
 import { ARTIFACT_URI_PREFIX } from '../artifacts/metadata.js';
 import { page } from './pagination.js';
 import type { GatewayEvents } from './events.js';
-import { announceArtifacts, callReport } from './relay-lane.js';
+import { announceArtifacts, callReport, isToolResult } from './relay-lane.js';
 import { ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { InputBridge } from './input-bridge.js';
 import { fulfilInputRounds, isInputRequired, type RetryMaterial } from './input-rounds.js';
@@ -317,9 +317,6 @@ function isOurArtifact(view: SessionView, uri: string): boolean {
 }
 
 /** A tool result the pipeline can work on (not, e.g., a task handle). */
-function isToolResult(result: Result): result is CallToolResult {
-  return Array.isArray((result as { content?: unknown }).content);
-}
 
 function params(request: { params?: unknown }): Params {
   return (request.params ?? {}) as Params;

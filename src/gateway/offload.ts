@@ -7,7 +7,6 @@ import type {
 } from '@modelcontextprotocol/server';
 import { ARTIFACT_TEMPLATE, artifactResource, readArtifact } from '../artifacts/resources.js';
 import { storeOptions } from '../artifacts/options.js';
-import { ARTIFACT_URI_PREFIX } from '../artifacts/metadata.js';
 import { ArtifactStore } from '../artifacts/store.js';
 import { artifactTools, callArtifactTool } from '../artifacts/tools.js';
 import type { ArtifactRecord } from '../artifacts/types.js';
@@ -16,7 +15,7 @@ import type { Logger } from '../logger.js';
 import { GatewayEvents } from './events.js';
 import type { DownstreamSession } from './session.js';
 import { resolveArtifactArguments } from '../pipeline/argument-refs.js';
-import { restoreArguments, UnrestorableArgument } from '../pipeline/restore.js';
+import { mayHoldArtifactUris, restoreArguments, UnrestorableArgument } from '../pipeline/restore.js';
 import { rewriteOutputSchema } from '../pipeline/output-schema.js';
 import { ResultPipeline } from '../pipeline/pipeline.js';
 import { RuleBook } from '../pipeline/rules.js';
@@ -128,8 +127,7 @@ export class Offload {
 
   /** Whether resolveArguments certainly leaves these arguments as they are: no artifact URI anywhere in them. */
   argumentsAsSent(call: CallInfo): boolean {
-    if (!call.args || this.rules.settingsFor(call.server, call.tool).argumentRefs === 'off') return true;
-    return !JSON.stringify(call.args).includes(ARTIFACT_URI_PREFIX);
+    return this.rules.settingsFor(call.server, call.tool).argumentRefs === 'off' || !mayHoldArtifactUris(call.args);
   }
 
   /**

@@ -129,6 +129,7 @@ export function announceArtifacts(session: DownstreamSession, offload: Offload, 
   }
 }
 
-function isToolResult(result: Result): result is CallToolResult {
+/** A tools/call result (content blocks), as opposed to a task handle or a request for input. */
+export function isToolResult(result: Result): result is CallToolResult {
   return Array.isArray((result as { content?: unknown }).content);
 }

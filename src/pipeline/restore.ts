@@ -25,12 +25,17 @@ export class UnrestorableArgument extends Error {}
 // An id ends in its extension, so a sentence's full stop after a URI is not part of it.
 const URI = /artifact:\/\/[A-Za-z0-9._~/-]*[A-Za-z0-9](?:#\d+)?/g;
 
+/** Whether the arguments may hold an artifact URI (or a reference carrying one): false means nothing to restore. */
+export function mayHoldArtifactUris(args: Record<string, unknown> | undefined): boolean {
+  return args !== undefined && JSON.stringify(args).includes(ARTIFACT_URI_PREFIX);
+}
+
 export async function restoreArguments(
   args: Record<string, unknown> | undefined,
   store: ArtifactStore,
   owner: string,
 ): Promise<Restored> {
-  if (!args || !JSON.stringify(args).includes(ARTIFACT_URI_PREFIX)) return { args, restored: 0 };
+  if (!mayHoldArtifactUris(args)) return { args, restored: 0 };
   const restorer = new Restorer(store, owner);
   const restoredArgs = (await restorer.value(args)) as Record<string, unknown>;
   return { args: restorer.count ? restoredArgs : args, restored: restorer.count };
