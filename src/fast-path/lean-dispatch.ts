@@ -110,6 +110,17 @@ export class LeanDispatch {
     };
   }
 
+  /**
+   * Whether a message the client sent would be taken here (a well-formed request the session may serve this way),
+   * for an HTTP POST that is then served past the SDK's Node adapter (http/lean-post.ts).
+   */
+  wouldTake(message: unknown): message is JSONRPCRequest {
+    if (typeof message !== 'object' || message === null || Array.isArray(message)) return false;
+    const { jsonrpc, id } = message as { jsonrpc?: unknown; id?: unknown };
+    if (jsonrpc !== '2.0' || (typeof id !== 'string' && typeof id !== 'number')) return false;
+    return isLeanRequest(message as JSONRPCMessage) && this.accepts(message as JSONRPCRequest);
+  }
+
   /** A message from the client: true when it was taken (the SDK then never sees it). */
   private take(message: JSONRPCMessage, extra?: MessageExtraInfo): boolean {
     if ('method' in message && message.method === 'notifications/cancelled' && !('id' in message)) {

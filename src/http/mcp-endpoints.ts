@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createMcpHandler, isInitializeRequest, isLegacyRequest } from '@modelcontextprotocol/server';
+import { classifyInboundRequest, createMcpHandler, isInitializeRequest } from '@modelcontextprotocol/server';
 import type { McpHttpHandler, Notification } from '@modelcontextprotocol/server';
 import {
   NodeStreamableHTTPServerTransport,
@@ -18,6 +18,7 @@ import { IdleSessions } from './idle-sessions.js';
 import { listenedUris } from '../gateway/resource-watch.js';
 import { paramHeaderRejection } from './param-header-check.js';
 import { replayHandshake } from './session-adoption.js';
+import { servedLean } from './lean-post.js';
 import { SessionRouting } from './session-routing.js';
 import { FORWARDED_HEADER, forwardRequest } from './session-forwarder.js';
 import type { SessionRecord } from '../shared/session-directory.js';
@@ -113,8 +114,7 @@ export class McpEndpoints {
       this.openPosts.add(res);
       res.once('close', () => this.openPosts.delete(res));
     }
-    const headerRequest = headersOnly(req);
-    if (!(await isLegacyRequest(headerRequest, body))) {
+    if (!isLegacy(req, body)) {
       // Method not found is HTTP 404 on the 2026 wire; the SDK's entry sees the gateway's catch-all handler, so the
       // answer is given here, for a method the gateway has no handler for (not passed on even to a lone upstream: a
       // 2026-07-28 server answers an unknown method alike, and a client cannot tell the proxy from it).
@@ -130,7 +130,7 @@ export class McpEndpoints {
       // catalog's (modern requests are served by the shared connections, so the shared catalog is the one listed).
       const mismatch = paramHeaderRejection(
         body,
-        headerRequest.headers,
+        headersOnly(req).headers,
         (name) => this.ctx.gateway.catalog.tool(name)?.item,
       );
       if (mismatch !== undefined) return sendJson(res, mismatch.status, mismatch.body);
@@ -145,6 +145,7 @@ export class McpEndpoints {
       if (!found || !(found.transport instanceof NodeStreamableHTTPServerTransport))
         return rpcError(res, 404, 'Session not found');
       this.busy(sessionId, res);
+      if (servedLean(found.transport, found.session.lean, req, res, body)) return;
       return found.transport.handleRequest(req, res, body);
     }
     const messages = Array.isArray(body) ? body : [body];
@@ -454,6 +455,24 @@ function headersOnly(req: IncomingMessage): Request {
     for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
   }
   return new Request(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`, { method: req.method, headers });
+}
+
+/**
+ * Whether the SDK's entry would serve this POST as 2025-era traffic: its own classification (what `isLegacyRequest`
+ * runs) on the parsed body and the three headers it reads, without building a web Request for every POST.
+ */
+function isLegacy(req: IncomingMessage, body: unknown): boolean {
+  const { headers } = req;
+  const text = (value: string | string[] | undefined) => (Array.isArray(value) ? value.join(', ') : value);
+  return (
+    classifyInboundRequest({
+      httpMethod: 'POST',
+      protocolVersionHeader: text(headers['mcp-protocol-version']),
+      mcpMethodHeader: text(headers['mcp-method']),
+      mcpNameHeader: text(headers['mcp-name']),
+      body,
+    }).kind === 'legacy'
+  );
 }
 
 /** The entry's own methods: the SDK answers them before any handler runs. */
