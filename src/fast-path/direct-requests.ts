@@ -1,13 +1,16 @@
-import { ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
+import { ProtocolError, SdkError, SdkErrorCode, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type {
   Client,
   JSONRPCMessage,
+  JSONRPCRequest,
   RequestId,
   RequestOptions,
   Result,
   Transport,
 } from '@modelcontextprotocol/client';
 import { relaysDirectly } from './eligibility.js';
+import { HttpPoster } from './http-post.js';
+import { DecoratedTransport } from '../transports/decorated-transport.js';
 
 /** How a relayed request ended: the upstream's result as it sent it, or the error it ended with. */
 export type DirectAnswer = { result: Result } | { error: Error };
@@ -43,7 +46,7 @@ export class DirectRequests {
 
   /** `transport`: what the SDK client talks to, so the same outbound hooks see these requests. */
   constructor(
-    private readonly transport: Transport,
+    private readonly transport: Pick<Transport, 'send'>,
     private readonly onerror: (error: Error) => void,
   ) {}
 
@@ -135,21 +138,63 @@ export class DirectRequests {
  * The answers are taken where the SDK client would receive them (after the transport decorator's inbound hooks:
  * progress, wire errors), and what is pending fails when the transport closes, before the SDK hears of it.
  */
-export function relayDirectly(connection: { client: Client; transport: Transport }): void {
+export function relayDirectly(
+  connection: { client: Client; transport: Transport },
+  server?: { url: string; headers: Record<string, string> },
+): void {
   const { client } = connection;
   const transport = client.transport;
   if (!transport || !relaysDirectly(connection)) return;
-  const requests = new DirectRequests(transport, (error) => client.onerror?.(error));
+  const poster = server && httpPoster(connection, server);
+  const requests = new DirectRequests(
+    poster && transport instanceof DecoratedTransport
+      ? {
+          send: (message) =>
+            isRequest(message) ? transport.sendVia(message, (out) => poster.post(out)) : transport.send(message),
+        }
+      : transport,
+    (error) => client.onerror?.(error),
+  );
   const { onmessage, onclose } = transport;
   transport.onmessage = (message, extra) => {
     const rest = requests.take(message);
     if (rest) onmessage?.(rest, extra);
   };
   transport.onclose = () => {
+    poster?.close();
     requests.close();
     onclose?.();
   };
   routes.set(client, requests);
+}
+
+/**
+ * Node's own HTTP client for the relayed requests of a Streamable HTTP connection (http-post.ts): what it reads is
+ * handed to the SDK's transport's receiver, as if that transport had read it. Not for a connection that authorizes
+ * its requests or fetches its own way: those stay with the SDK's transport.
+ */
+function httpPoster(
+  connection: { client: Client; transport: Transport },
+  server: { url: string; headers: Record<string, string> },
+): HttpPoster | undefined {
+  const { client, transport: wire } = connection;
+  if (!(wire instanceof StreamableHTTPClientTransport)) return undefined;
+  const own = wire as unknown as { _authProvider?: unknown; _fetch?: unknown };
+  if (own._authProvider !== undefined || own._fetch !== undefined) return undefined;
+  const url = new URL(server.url);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
+  return new HttpPoster(
+    url,
+    server.headers,
+    () => ({ sessionId: wire.sessionId, protocolVersion: client.getNegotiatedProtocolVersion() }),
+    (message) => wire.onmessage?.(message),
+    (error) => wire.onerror?.(error),
+    (message) => wire.send(message),
+  );
+}
+
+function isRequest(message: JSONRPCMessage): message is JSONRPCRequest {
+  return 'method' in message && 'id' in message;
 }
 
 /** The direct requests of an upstream connection, when its relayed requests skip the SDK client. */

@@ -1,3 +1,4 @@
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { Client, JSONRPCMessage, JSONRPCRequest, MessageExtraInfo } from '@modelcontextprotocol/client';
 import { isLegacyVersion } from '../protocol/versions.js';
 import { ProcessTransport } from '../transports/process-transport.js';
@@ -12,13 +13,14 @@ const RETRY_PARAMS = ['inputResponses', 'requestState'];
 
 /**
  * Whether relayed requests to this upstream connection may skip the SDK client (direct-requests.ts): a local
- * process that negotiated a legacy-era version, where the SDK's client adds nothing to a relayed request but
- * validation a relay does not want. A modern upstream's answers (input_required, tasks) and HTTP upstreams
- * (sessions, resumption, headers) stay with the SDK.
+ * process or a Streamable HTTP server that negotiated a legacy-era version, where the SDK's client adds nothing to a
+ * relayed request but validation a relay does not want. A modern upstream's answers (input_required, tasks) and
+ * legacy SSE connections stay with the SDK.
  */
 export function relaysDirectly(connection: { client: Client; transport: Transport }): boolean {
+  const { transport } = connection;
   return (
-    connection.transport instanceof ProcessTransport &&
+    (transport instanceof ProcessTransport || transport instanceof StreamableHTTPClientTransport) &&
     isLegacyVersion(connection.client.getNegotiatedProtocolVersion())
   );
 }

@@ -77,6 +77,11 @@ export class DecoratedTransport implements Transport {
     return this.inner.send(this.hooks.outbound ? this.hooks.outbound(message) : message, options);
   }
 
+  /** Sends a message through the outbound hooks on another wire to the same peer (fast-path/http-post.ts). */
+  sendVia<M extends JSONRPCMessage>(message: M, wire: (message: M) => Promise<void>): Promise<void> {
+    return wire((this.hooks.outbound ? this.hooks.outbound(message) : message) as M);
+  }
+
   async close(): Promise<void> {
     await this.inner.close();
     await this.hooks.afterClose?.();

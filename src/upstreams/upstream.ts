@@ -650,7 +650,7 @@ export class Upstream {
     this.serverInfo = client.getServerVersion();
     if (this.config.nameFromServerInfo) this.adoptServerName(this.serverInfo?.name);
     this.instructions = client.getInstructions();
-    relayDirectly(connection);
+    relayDirectly(connection, this.config.kind === 'http' ? this.config : undefined);
     try {
       // Through the refresh queue: a list_changed that arrives while this first listing runs (a server
       // registering tools once it is initialized) is applied after it, not overwritten by it.

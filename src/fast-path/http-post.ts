@@ -1,0 +1,265 @@
+import http from 'node:http';
+import https from 'node:https';
+import { SdkHttpError, SdkErrorCode } from '@modelcontextprotocol/client';
+import type { JSONRPCMessage, JSONRPCRequest } from '@modelcontextprotocol/client';
+import { createParser } from 'eventsource-parser';
+
+/** What a POST needs of the connection as it is now. */
+export interface PostSession {
+  sessionId?: string;
+  protocolVersion?: string;
+}
+
+/** How long to wait before resuming a stream the server closed, when it named no `retry` (the SDK's first delay). */
+const DEFAULT_RETRY_MS = 1000;
+/** Reconnects in a row that bring nothing new before the request is given up (the SDK's maxRetries). */
+const MAX_RESUMES = 2;
+
+/**
+ * Sends a legacy-era Streamable HTTP upstream the requests the proxy relays (direct-requests.ts) on Node's own HTTP
+ * client, and hands every message of the answer, in order, to `deliver`: where the SDK's transport would hand it
+ * (so progress, log messages and the server's questions go where they always went, and the answer to
+ * DirectRequests). The SDK's transport does the same over fetch and web streams, which cost a relayed call more than
+ * the hop itself (docs/performance.md, issue #13 item 5).
+ *
+ * As the SDK's transport does: the connection's headers, session id and protocol version go with each POST; a JSON
+ * answer and an SSE stream are both read; a stream the server closes after an event id is resumed with GET and
+ * Last-Event-ID; an HTTP error rejects with the SDK's error and is reported to `onerror`. What it does not do, the
+ * SDK's transport does: authorization (connections with an auth provider do not come here) and redirects (a
+ * redirected POST was not served, so it is handed to `redirected`, which sends it the SDK's way).
+ *
+ * The promise `post` returns settles when the answer has been delivered, or rejects when it cannot come.
+ */
+export class HttpPoster {
+  private readonly agent: http.Agent;
+  private readonly request: typeof http.request;
+  private readonly open = new Set<http.ClientRequest>();
+  private closed = false;
+
+  constructor(
+    private readonly url: URL,
+    private readonly headers: Record<string, string>,
+    private readonly session: () => PostSession,
+    private readonly deliver: (message: JSONRPCMessage) => void,
+    private readonly onerror: (error: Error) => void,
+    private readonly redirected: (message: JSONRPCRequest) => Promise<void>,
+  ) {
+    const secure = url.protocol === 'https:';
+    this.agent = secure ? new https.Agent({ keepAlive: true }) : new http.Agent({ keepAlive: true });
+    this.request = secure ? https.request : http.request;
+  }
+
+  post(message: JSONRPCRequest): Promise<void> {
+    const body = JSON.stringify(message);
+    const headers = this.baseHeaders();
+    headers['content-type'] = 'application/json';
+    headers['content-length'] = String(Buffer.byteLength(body));
+    headers.accept = acceptBoth(headers.accept);
+    return new Promise<void>((resolve, reject) => {
+      const answer = new Answer(message.id, this.deliver, this.onerror);
+      this.send(
+        'POST',
+        headers,
+        body,
+        (res) => {
+          const status = res.statusCode ?? 0;
+          if (status >= 300 && status < 400) {
+            res.resume();
+            return this.redirected(message).then(resolve, reject);
+          }
+          if (status < 200 || status >= 300) return this.failed(res, reject);
+          const type = mediaType(res.headers['content-type']);
+          if (type === 'application/json') return readJson(res, answer, resolve, reject, this.onerror);
+          if (type === 'text/event-stream') return this.readStream(res, answer, resolve, reject, 0);
+          res.resume();
+          const error = new Error(`Unexpected content type: ${res.headers['content-type']}`);
+          this.onerror(error);
+          reject(error);
+        },
+        reject,
+      );
+    });
+  }
+
+  /** Everything pending fails; nothing more is sent. */
+  close(): void {
+    this.closed = true;
+    for (const req of this.open) req.destroy(new Error('Connection closed'));
+    this.open.clear();
+    this.agent.destroy();
+  }
+
+  private baseHeaders(): Record<string, string> {
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(this.headers)) headers[name.toLowerCase()] = value;
+    const { sessionId, protocolVersion } = this.session();
+    if (sessionId) headers['mcp-session-id'] = sessionId;
+    if (protocolVersion) headers['mcp-protocol-version'] = protocolVersion;
+    return headers;
+  }
+
+  private send(
+    method: 'POST' | 'GET',
+    headers: Record<string, string>,
+    body: string | undefined,
+    onResponse: (res: http.IncomingMessage) => void,
+    reject: (error: Error) => void,
+  ): void {
+    if (this.closed) return reject(new Error('Connection closed'));
+    const req = this.request(this.url, { method, headers, agent: this.agent }, onResponse);
+    this.open.add(req);
+    req.once('close', () => this.open.delete(req));
+    req.once('error', (error) => {
+      this.onerror(error);
+      reject(error);
+    });
+    req.end(body);
+  }
+
+  private failed(res: http.IncomingMessage, reject: (error: Error) => void): void {
+    readText(res, (text) => {
+      const error = new SdkHttpError(SdkErrorCode.ClientHttpNotImplemented, `Error POSTing to endpoint: ${text}`, {
+        status: res.statusCode ?? 0,
+        statusText: res.statusMessage,
+        text,
+      });
+      this.onerror(error);
+      reject(error);
+    });
+  }
+
+  /** Reads an SSE answer; a stream that ends early after an event id is resumed, as the SDK's transport does. */
+  private readStream(
+    res: http.IncomingMessage,
+    answer: Answer,
+    resolve: () => void,
+    reject: (error: Error) => void,
+    resumes: number,
+  ): void {
+    let progressed = false;
+    let lastEventId: string | undefined;
+    let retryMs = DEFAULT_RETRY_MS;
+    const parser = createParser({
+      onEvent: (event) => {
+        progressed = true;
+        if (event.id !== undefined) lastEventId = event.id;
+        if (event.data && (event.event === undefined || event.event === 'message')) answer.take(event.data);
+      },
+      onRetry: (ms) => (retryMs = ms),
+    });
+    res.setEncoding('utf8');
+    res.on('data', (chunk: string) => parser.feed(chunk));
+    res.once('error', () => undefined);
+    res.once('close', () => {
+      if (answer.done) return resolve();
+      const tries = progressed ? 0 : resumes + 1;
+      if (this.closed || lastEventId === undefined || tries > MAX_RESUMES) {
+        return reject(new Error('the upstream ended the stream of a request before answering it'));
+      }
+      const from = lastEventId;
+      setTimeout(() => this.resume(from, answer, resolve, reject, tries), retryMs);
+    });
+  }
+
+  private resume(
+    lastEventId: string,
+    answer: Answer,
+    resolve: () => void,
+    reject: (error: Error) => void,
+    tries: number,
+  ): void {
+    const headers = this.baseHeaders();
+    headers.accept = 'text/event-stream';
+    headers['last-event-id'] = lastEventId;
+    this.send(
+      'GET',
+      headers,
+      undefined,
+      (res) => {
+        const status = res.statusCode ?? 0;
+        if (status < 200 || status >= 300 || mediaType(res.headers['content-type']) !== 'text/event-stream') {
+          res.resume();
+          return reject(new Error(`resuming the stream of a request failed (HTTP ${status})`));
+        }
+        this.readStream(res, answer, resolve, reject, tries);
+      },
+      reject,
+    );
+  }
+}
+
+/** The messages of one request's answer, delivered as they come; `done` once the answer itself came. */
+class Answer {
+  done = false;
+
+  constructor(
+    private readonly id: JSONRPCRequest['id'],
+    private readonly deliver: (message: JSONRPCMessage) => void,
+    private readonly onerror: (error: Error) => void,
+  ) {}
+
+  take(data: string): void {
+    let message: unknown;
+    try {
+      message = JSON.parse(data);
+    } catch (error) {
+      this.onerror(error instanceof Error ? error : new Error(String(error)));
+      return;
+    }
+    this.takeParsed(message);
+  }
+
+  takeParsed(message: unknown): void {
+    if (typeof message !== 'object' || message === null || (message as { jsonrpc?: unknown }).jsonrpc !== '2.0') {
+      this.onerror(new Error(`not a JSON-RPC message: ${JSON.stringify(message)?.slice(0, 200)}`));
+      return;
+    }
+    const m = message as JSONRPCMessage;
+    if ('id' in m && m.id === this.id && !('method' in m)) this.done = true;
+    this.deliver(m);
+  }
+}
+
+function readJson(
+  res: http.IncomingMessage,
+  answer: Answer,
+  resolve: () => void,
+  reject: (error: Error) => void,
+  onerror: (error: Error) => void,
+): void {
+  readText(res, (text) => {
+    let data: unknown;
+    try {
+      data = JSON.parse(text);
+    } catch (error) {
+      const failure = error instanceof Error ? error : new Error(String(error));
+      onerror(failure);
+      return reject(failure);
+    }
+    for (const message of Array.isArray(data) ? data : [data]) answer.takeParsed(message);
+    if (answer.done) resolve();
+    else reject(new Error('the upstream answered a request with JSON that holds no answer to it'));
+  });
+}
+
+function readText(res: http.IncomingMessage, done: (text: string) => void): void {
+  let text = '';
+  res.setEncoding('utf8');
+  res.on('data', (chunk: string) => (text += chunk));
+  res.once('end', () => done(text));
+  res.once('error', () => done(text));
+}
+
+function mediaType(value: string | undefined): string {
+  return (value ?? '').split(';', 1)[0]!.trim().toLowerCase();
+}
+
+/** The configured Accept plus both types a Streamable HTTP client must accept, as the SDK's transport sends it. */
+function acceptBoth(configured: string | undefined): string {
+  const types = [
+    ...(configured?.split(',').map((s) => s.trim().toLowerCase()) ?? []),
+    'application/json',
+    'text/event-stream',
+  ];
+  return [...new Set(types)].join(', ');
+}
