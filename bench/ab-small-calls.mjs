@@ -48,7 +48,7 @@ const httpReady = { stream: 'stderr', pattern: '^mcp-offload listening on (\\S+)
 const httpFront = (front, root = ROOT) => ({
   transport: 'http',
   spawn: { command: NODE, args: ['bench/lib/http-front.mjs', '--front', front, '--root', root] },
-  ready: { stream: 'stderr', pattern: '^front ready (\\S+)' },
+  ready: { stream: 'stderr', pattern: '^front ready (\\S+)(?: pid (\\d+))?' },
 });
 const MODES = {
   direct: () => ({ transport: 'stdio', spawn: { command: NODE, args: [EVERYTHING, 'stdio'] } }),

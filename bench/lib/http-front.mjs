@@ -4,8 +4,9 @@
 //   node bench/lib/http-front.mjs --front direct|relay|offload [--root <checkout>]
 //
 // direct: nothing in front; relay: a TCP byte relay (the floor for any HTTP proxy process: bytes copied, nothing
-// parsed); offload: `<root>/dist/cli.js --http 127.0.0.1:0 --url <server>`. Prints "front ready <url>" on stderr
-// once the front answers, and stops what it started on SIGTERM.
+// parsed); offload: `<root>/dist/cli.js --http 127.0.0.1:0 --url <server>`. Prints "front ready <url> pid <pid>" on
+// stderr once the front answers (pid: the process whose CPU the front costs: the relay is this one, the proxy its
+// child, none for direct), and stops what it started on SIGTERM.
 import { spawn } from 'node:child_process';
 import net from 'node:net';
 import { mkdtempSync } from 'node:fs';
@@ -32,7 +33,7 @@ function started(command, args, env, pattern) {
     const look = (chunk) => {
       seen += chunk;
       const match = pattern.exec(seen);
-      if (match) resolveMatch(match);
+      if (match) resolveMatch(Object.assign(match, { pid: child.pid }));
     };
     child.stdout.setEncoding('utf8').on('data', look);
     child.stderr.setEncoding('utf8').on('data', look);
@@ -52,6 +53,7 @@ const port = await freePort();
 await started(process.execPath, [EVERYTHING, 'streamableHttp'], { PORT: String(port) }, /listening on port/i);
 const server = `http://127.0.0.1:${port}/mcp`;
 let url = server;
+let frontPid;
 if (values.front === 'relay') {
   const relay = net.createServer((socket) => {
     const upstream = net.connect(port, '127.0.0.1');
@@ -61,13 +63,16 @@ if (values.front === 'relay') {
   });
   await new Promise((done) => relay.listen(0, '127.0.0.1', done));
   url = `http://127.0.0.1:${relay.address().port}/mcp`;
+  frontPid = process.pid;
 } else if (values.front === 'offload') {
   const cli = join(resolve(values.root), 'dist/cli.js');
   const tmp = mkdtempSync(join(tmpdir(), 'mcp-offload-http-front-'));
   const args = [cli, '--log-level', 'warn', '--artifact-dir', tmp, '--http', '127.0.0.1:0', '--url', server];
-  url = (await started(process.execPath, args, {}, /mcp-offload listening on (\S+)/))[1];
+  const ready = await started(process.execPath, args, {}, /mcp-offload listening on (\S+)/);
+  url = ready[1];
+  frontPid = ready.pid;
 } else if (values.front !== 'direct') {
   process.stderr.write('usage: http-front.mjs --front direct|relay|offload [--root <checkout>]\n');
   process.exit(2);
 }
-process.stderr.write(`front ready ${url}\n`);
+process.stderr.write(`front ready ${url}${frontPid ? ` pid ${frontPid}` : ''}\n`);

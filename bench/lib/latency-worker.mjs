@@ -23,7 +23,8 @@
 //           memory: { client, child }, leftBehind }
 //   ms       per call, performance.now() from callTool() to its resolved promise, in call order
 //   wallMs   the whole phase, first call to last resolution
-//   childCpuMs CPU time (user + system) the spawned process used during the phase (not its own children)
+//   childCpuMs CPU time (user + system) the spawned process used during the phase (not its own children; for an HTTP
+//            front that names its pid on the ready line, that process)
 //   leftBehind processes still running after close (an HTTP server the worker started is killed first, not counted)
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
@@ -74,6 +75,7 @@ async function startHttp(job) {
   const child = spawn(job.spawn.command, job.spawn.args.map(fill), { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const pattern = new RegExp(job.ready.pattern);
   let url = job.url ? fill(job.url) : undefined;
+  let frontPid;
   await new Promise((resolve, reject) => {
     const timer = setTimeout(
       () => reject(new Error(`no line matching /${job.ready.pattern}/ within ${READY_TIMEOUT_MS} ms`)),
@@ -88,6 +90,8 @@ async function startHttp(job) {
         const m = name === job.ready.stream && pattern.exec(line);
         if (!m) return;
         if (m[1]) url = m[1];
+        // The process the front runs in, when it is not the one spawned (bench/lib/http-front.mjs).
+        if (m[2]) frontPid = Number(m[2]);
         clearTimeout(timer);
         resolve();
       });
@@ -106,7 +110,7 @@ async function startHttp(job) {
       await new Promise((r) => setTimeout(r, 20));
     }
   }
-  return { child, url };
+  return { child, url, frontPid };
 }
 
 async function main() {
@@ -126,9 +130,9 @@ async function main() {
       });
       eachLine(transport.stderr, keep);
     } else {
-      const { child, url } = await startHttp(job);
+      const { child, url, frontPid } = await startHttp(job);
       httpChild = child;
-      childPid = child.pid;
+      childPid = frontPid ?? child.pid;
       out.url = url;
       transport = new StreamableHTTPClientTransport(new URL(url));
     }

@@ -33,12 +33,17 @@ const MAX_RESUMES = 2;
 export class HttpPoster {
   private readonly agent: http.Agent;
   private readonly request: typeof http.request;
+  /** Where every request goes, as request options (turning the URL into them each time shows in profiles). */
+  private readonly target: http.RequestOptions;
+  /** The configured headers, lower-cased, and the Accept every POST sends. */
+  private readonly fixed: Record<string, string> = {};
+  private readonly accept: string;
   private readonly open = new Set<http.ClientRequest>();
   private closed = false;
 
   constructor(
-    private readonly url: URL,
-    private readonly headers: Record<string, string>,
+    url: URL,
+    headers: Record<string, string>,
     private readonly session: () => PostSession,
     private readonly deliver: (message: JSONRPCMessage) => void,
     private readonly onerror: (error: Error) => void,
@@ -47,6 +52,18 @@ export class HttpPoster {
     const secure = url.protocol === 'https:';
     this.agent = secure ? new https.Agent({ keepAlive: true }) : new http.Agent({ keepAlive: true });
     this.request = secure ? https.request : http.request;
+    this.target = {
+      protocol: url.protocol,
+      hostname: url.hostname.replace(/^\[|\]$/g, ''),
+      port: url.port || (secure ? 443 : 80),
+      path: `${url.pathname}${url.search}`,
+      ...(url.username || url.password
+        ? { auth: `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}` }
+        : {}),
+      agent: this.agent,
+    };
+    for (const [name, value] of Object.entries(headers)) this.fixed[name.toLowerCase()] = value;
+    this.accept = acceptBoth(this.fixed.accept);
   }
 
   post(message: JSONRPCRequest): Promise<void> {
@@ -54,7 +71,7 @@ export class HttpPoster {
     const headers = this.baseHeaders();
     headers['content-type'] = 'application/json';
     headers['content-length'] = String(Buffer.byteLength(body));
-    headers.accept = acceptBoth(headers.accept);
+    headers.accept = this.accept;
     return new Promise<void>((resolve, reject) => {
       const answer = new Answer(message.id, this.deliver, this.onerror);
       this.send(
@@ -90,8 +107,7 @@ export class HttpPoster {
   }
 
   private baseHeaders(): Record<string, string> {
-    const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(this.headers)) headers[name.toLowerCase()] = value;
+    const headers = { ...this.fixed };
     const { sessionId, protocolVersion } = this.session();
     if (sessionId) headers['mcp-session-id'] = sessionId;
     if (protocolVersion) headers['mcp-protocol-version'] = protocolVersion;
@@ -106,7 +122,7 @@ export class HttpPoster {
     reject: (error: Error) => void,
   ): void {
     if (this.closed) return reject(new Error('Connection closed'));
-    const req = this.request(this.url, { method, headers, agent: this.agent }, onResponse);
+    const req = this.request({ ...this.target, method, headers }, onResponse);
     this.open.add(req);
     req.once('close', () => this.open.delete(req));
     req.once('error', (error) => {

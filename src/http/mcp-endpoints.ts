@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { classifyInboundRequest, createMcpHandler, isInitializeRequest } from '@modelcontextprotocol/server';
-import type { McpHttpHandler, Notification } from '@modelcontextprotocol/server';
+import type { JSONRPCMessage, McpHttpHandler, Notification } from '@modelcontextprotocol/server';
 import {
   NodeStreamableHTTPServerTransport,
   toNodeHandler,
@@ -19,6 +19,8 @@ import { listenedUris } from '../gateway/resource-watch.js';
 import { paramHeaderRejection } from './param-header-check.js';
 import { replayHandshake } from './session-adoption.js';
 import { servedLean } from './lean-post.js';
+import { isLeanRequest } from '../fast-path/eligibility.js';
+import { isLegacyVersion } from '../protocol/versions.js';
 import { SessionRouting } from './session-routing.js';
 import { FORWARDED_HEADER, forwardRequest } from './session-forwarder.js';
 import type { SessionRecord } from '../shared/session-directory.js';
@@ -463,6 +465,18 @@ function headersOnly(req: IncomingMessage): Request {
  */
 function isLegacy(req: IncomingMessage, body: unknown): boolean {
   const { headers } = req;
+  // The hot case without the SDK's zod guards: a plain tools/call with no 2026-07-28 envelope, and no header that
+  // claims that era, which the SDK's classification calls legacy too.
+  const version = headers['mcp-protocol-version'];
+  if (
+    headers['mcp-method'] === undefined &&
+    (version === undefined || (typeof version === 'string' && isLegacyVersion(version))) &&
+    typeof body === 'object' &&
+    body !== null &&
+    (body as { jsonrpc?: unknown }).jsonrpc === '2.0' &&
+    isLeanRequest(body as JSONRPCMessage)
+  )
+    return true;
   const text = (value: string | string[] | undefined) => (Array.isArray(value) ? value.join(', ') : value);
   return (
     classifyInboundRequest({
