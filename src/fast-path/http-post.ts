@@ -126,7 +126,8 @@ export class HttpPoster {
     this.open.add(req);
     req.once('close', () => this.open.delete(req));
     req.once('error', (error) => {
-      this.onerror(error);
+      // Closing the connection ends what is pending: DirectRequests tells each request so, once.
+      if (!this.closed) this.onerror(error);
       reject(error);
     });
     req.end(body);

@@ -6,6 +6,8 @@
 // upstream saw (no fetch user-agent: the call did not go through the SDK's transport).
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -243,5 +245,44 @@ describe('a legacy Streamable HTTP upstream that answers with application/json',
     expect(failed).toContain('Error POSTing to endpoint');
     expect(failed).toContain('Session not found');
     await client.close();
+  }, 30_000);
+});
+
+describe('a legacy Streamable HTTP upstream behind a same-origin redirect', () => {
+  test('a redirected call is sent again the way the SDK follows redirects, and answered', async () => {
+    const target = await upstream();
+    // /mcp answers 307 to /real, which relays to the fixture: the SDK's transport follows such a redirect itself.
+    const front = createServer((req, res) => {
+      if (req.url === '/mcp') return void res.writeHead(307, { location: '/real' }).end();
+      void (async () => {
+        const chunks: Buffer[] = [];
+        for await (const chunk of req) chunks.push(chunk as Buffer);
+        const headers: Record<string, string> = {};
+        for (const [name, value] of Object.entries(req.headers))
+          if (typeof value === 'string' && !['host', 'connection', 'content-length'].includes(name))
+            headers[name] = value;
+        const answer = await fetch(target, {
+          method: req.method,
+          headers,
+          body: req.method === 'POST' ? Buffer.concat(chunks) : undefined,
+        });
+        const out: Record<string, string> = {};
+        for (const [name, value] of answer.headers) if (name !== 'content-length') out[name] = value;
+        res.writeHead(answer.status, out);
+        if (answer.body) for await (const chunk of answer.body) res.write(chunk);
+        res.end();
+      })().catch(() => res.destroy());
+    });
+    await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+    try {
+      const endpoint = await proxy(`http://127.0.0.1:${(front.address() as AddressInfo).port}/mcp`);
+      const { client } = await legacyClient(endpoint);
+      for (const text of ['one', 'two', 'three'])
+        expect(textOf(await client.callTool({ name: 'echo', arguments: { text } }))).toBe(text);
+      await client.close();
+    } finally {
+      front.closeAllConnections();
+      front.close();
+    }
   }, 30_000);
 });
