@@ -145,7 +145,7 @@ export function relayDirectly(
   const { client } = connection;
   const transport = client.transport;
   if (!transport || !relaysDirectly(connection)) return;
-  const poster = server && httpPoster(connection, server);
+  const poster = server && transport instanceof DecoratedTransport ? httpPoster(connection, server) : undefined;
   const requests = new DirectRequests(
     poster && transport instanceof DecoratedTransport
       ? {
