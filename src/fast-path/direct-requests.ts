@@ -171,7 +171,7 @@ export function relayDirectly(
 /**
  * Node's own HTTP client for the relayed requests of a Streamable HTTP connection (http-post.ts): what it reads is
  * handed to the SDK's transport's receiver, as if that transport had read it. Not for a connection that authorizes
- * its requests or fetches its own way: those stay with the SDK's transport.
+ * its requests: those stay with the SDK's transport.
  */
 function httpPoster(
   connection: { client: Client; transport: Transport },
@@ -179,8 +179,8 @@ function httpPoster(
 ): HttpPoster | undefined {
   const { client, transport: wire } = connection;
   if (!(wire instanceof StreamableHTTPClientTransport)) return undefined;
-  const own = wire as unknown as { _authProvider?: unknown; _fetch?: unknown };
-  if (own._authProvider !== undefined || own._fetch !== undefined) return undefined;
+  // A provider authorizes each request (and refreshes, and retries after a 401): only the SDK's transport does that.
+  if ((wire as unknown as { _authProvider?: unknown })._authProvider !== undefined) return undefined;
   const url = new URL(server.url);
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
   return new HttpPoster(

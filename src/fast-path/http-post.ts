@@ -25,8 +25,9 @@ const MAX_RESUMES = 2;
  * As the SDK's transport does: the connection's headers, session id and protocol version go with each POST; a JSON
  * answer and an SSE stream are both read; a stream the server closes after an event id is resumed with GET and
  * Last-Event-ID; an HTTP error rejects with the SDK's error and is reported to `onerror`. What it does not do, the
- * SDK's transport does: authorization (connections with an auth provider do not come here) and redirects (a
- * redirected POST was not served, so it is handed to `redirected`, which sends it the SDK's way).
+ * SDK's transport does: authorization (connections with an auth provider do not come here) and redirects. A POST
+ * answered with a redirect, 401 or 403 was not served, so it is handed over (`handOver`) to be sent the SDK's way,
+ * whose fetch follows the redirect or learns the server's OAuth challenge (upstreams/oauth/).
  *
  * The promise `post` returns settles when the answer has been delivered, or rejects when it cannot come.
  */
@@ -47,7 +48,7 @@ export class HttpPoster {
     private readonly session: () => PostSession,
     private readonly deliver: (message: JSONRPCMessage) => void,
     private readonly onerror: (error: Error) => void,
-    private readonly redirected: (message: JSONRPCRequest) => Promise<void>,
+    private readonly handOver: (message: JSONRPCRequest) => Promise<void>,
   ) {
     const secure = url.protocol === 'https:';
     this.agent = secure ? new https.Agent({ keepAlive: true }) : new http.Agent({ keepAlive: true });
@@ -80,9 +81,9 @@ export class HttpPoster {
         body,
         (res) => {
           const status = res.statusCode ?? 0;
-          if (status >= 300 && status < 400) {
+          if ((status >= 300 && status < 400) || status === 401 || status === 403) {
             res.resume();
-            return this.redirected(message).then(resolve, reject);
+            return this.handOver(message).then(resolve, reject);
           }
           if (status < 200 || status >= 300) return this.failed(res, reject);
           const type = mediaType(res.headers['content-type']);
