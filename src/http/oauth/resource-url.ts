@@ -1,0 +1,56 @@
+import { getOAuthProtectedResourceMetadataUrl } from '@modelcontextprotocol/server';
+import type { Config, OAuthResourceOptions } from '../../config/types.js';
+import { isLoopback } from '../auth.js';
+
+/** The MCP endpoint's path on this gateway; the resource URL names it. */
+const MCP_PATH = '/mcp';
+const WILDCARDS = new Set(['0.0.0.0', '::', '[::]']);
+
+/**
+ * The canonical URL clients use for /mcp (RFC 8707 / RFC 9728 `resource`): configured, else the external base URL
+ * (artifacts.publicUrl, then http.advertiseUrl), else the address listened on. A wildcard address names no host a
+ * client could use, so it is refused rather than guessed.
+ */
+export function resourceUrl(config: Config, listened: { host: string; port: number }): URL {
+  const oauth = config.auth.oauth!;
+  if (oauth.resource) return new URL(oauth.resource);
+  const base = config.artifacts.publicUrl ?? config.httpOptions.advertiseUrl;
+  if (base) return new URL(`${base.replace(/\/+$/, '')}${MCP_PATH}`);
+  if (WILDCARDS.has(listened.host)) throw new Error(wildcardProblem(listened.host));
+  const host = listened.host.includes(':') ? `[${listened.host}]` : listened.host;
+  return new URL(`http://${host}:${listened.port}${MCP_PATH}`);
+}
+
+/** Where the protected-resource metadata of `resource` is, by RFC 9728's path-aware rule (the SDK's helper). */
+export function metadataUrl(resource: URL): string {
+  return getOAuthProtectedResourceMetadataUrl(resource);
+}
+
+const wildcardProblem = (host: string): string =>
+  `auth.oauth needs the URL clients reach the gateway at, and ${host} names none: ` +
+  `set auth.oauth.resource (e.g. https://tools.example.com/mcp) or artifacts.publicUrl`;
+
+/**
+ * What is wrong with `auth.oauth` for this listen address, before anything starts; `undefined` when nothing.
+ * OAuth 2.1 wants TLS to the authorization server: plain http is for an issuer on this machine (tests, a local dev
+ * server) only, since a token checked against keys fetched in clear text proves nothing.
+ */
+export function oauthProblem(
+  oauth: OAuthResourceOptions | undefined,
+  config: Config,
+  host: string,
+): string | undefined {
+  if (!oauth) return undefined;
+  for (const [key, value] of [
+    ['issuer', oauth.issuer],
+    ['jwksUri', oauth.jwksUri],
+  ] as const) {
+    if (value === undefined) continue;
+    const url = new URL(value);
+    if (url.protocol !== 'https:' && !isLoopback(url.hostname))
+      return `auth.oauth.${key} must be an https URL (plain http only for a server on this machine): ${value}`;
+  }
+  if (!oauth.resource && !config.artifacts.publicUrl && !config.httpOptions.advertiseUrl && WILDCARDS.has(host))
+    return wildcardProblem(host);
+  return undefined;
+}
