@@ -1,5 +1,5 @@
 import { discoverAuthorizationServerMetadata } from '@modelcontextprotocol/client';
-import { createRemoteJWKSet, type JWTVerifyGetKey } from 'jose';
+import { createRemoteJWKSet, type RemoteJWKSet } from 'jose';
 
 /**
  * The issuer's keys could not be had (its metadata or JWKS unreachable, an error status, not JSON): nothing is
@@ -23,7 +23,7 @@ export class IssuerUnavailableError extends Error {
  * after a failure, and done once after a success.
  */
 export class IssuerKeys {
-  private keys?: Promise<JWTVerifyGetKey>;
+  private keys?: Promise<RemoteJWKSet>;
 
   constructor(
     private readonly issuer: string,
@@ -31,7 +31,7 @@ export class IssuerKeys {
   ) {}
 
   /** The key function for jwtVerify; throws IssuerUnavailableError when discovery fails. */
-  resolver(): Promise<JWTVerifyGetKey> {
+  resolver(): Promise<RemoteJWKSet> {
     this.keys ??= this.discover().then(
       (uri) => createRemoteJWKSet(new URL(uri), { timeoutDuration: 5000 }),
       (error: unknown) => {
@@ -40,6 +40,16 @@ export class IssuerKeys {
       },
     );
     return this.keys;
+  }
+
+  /** Discovers the JWKS and fetches it now, rather than on the first request; throws as a request would. */
+  async prefetch(): Promise<void> {
+    const keys = await this.resolver();
+    try {
+      await keys.reload();
+    } catch (error) {
+      throw new IssuerUnavailableError(`the JWKS at ${this.jwksLocation}`, `failed: ${(error as Error).message}`);
+    }
   }
 
   /** Where the JWKS is (for messages): known once discovered. */

@@ -48,7 +48,7 @@ export class OAuthGate {
   /** Fetches the issuer's metadata and keys ahead of the first request, so a wrong issuer shows in the log at once. */
   async warmUp(): Promise<void> {
     try {
-      await this.keys.resolver();
+      await this.keys.prefetch();
     } catch (error) {
       this.log.warn(
         { err: (error as Error).message },
