@@ -26,11 +26,11 @@ export interface TokenIssuer {
   stop(): Promise<void>;
 }
 
-export async function startTokenIssuer(clients: IssuerClient[], scopes: string): Promise<TokenIssuer> {
+export async function startTokenIssuer(clients: IssuerClient[], scopes: string, port?: number): Promise<TokenIssuer> {
   const { privateKey } = await generateKeyPair('RS256', { extractable: true });
   const signingKey = { ...(await exportJWK(privateKey)), kid: KID, alg: 'RS256', use: 'sig' };
   const child: ChildProcess = spawn(NODE22, [FIXTURE], {
-    env: { ...process.env, TOKEN_ISSUER_CONFIG: JSON.stringify({ signingKey, clients, scopes }) },
+    env: { ...process.env, TOKEN_ISSUER_CONFIG: JSON.stringify({ signingKey, clients, scopes, port }) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';

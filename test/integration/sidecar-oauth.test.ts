@@ -20,7 +20,15 @@ import {
 } from '../helpers/cli.js';
 import { FIXTURES, NODE } from '../helpers/fixtures.js';
 import { freePort } from '../helpers/ports.js';
-import { bearer, connectHttp, downloadUrlOf, linksOf, textsOf, type HttpClient } from '../helpers/sidecar.js';
+import {
+  bearer,
+  connectHttp,
+  connectSse,
+  downloadUrlOf,
+  linksOf,
+  textsOf,
+  type HttpClient,
+} from '../helpers/sidecar.js';
 import { startTokenIssuer, type IssuerClient, type TokenIssuer } from '../helpers/token-issuer.js';
 
 const ALICE: IssuerClient = {
@@ -45,8 +53,8 @@ function writeConfig(name: string, yaml: string): string {
   return file;
 }
 
-async function serve(config: string): Promise<{ cli: CliProcess; base: string }> {
-  const cli = startCli(['--http', '127.0.0.1:0', '--config', config]);
+async function serve(config: string, port = 0): Promise<{ cli: CliProcess; base: string }> {
+  const cli = startCli(['--http', `127.0.0.1:${port}`, '--config', config]);
   const [, base] = await cli.waitForStderr(/^mcp-offload listening on (http:\/\/127\.0\.0\.1:\d+)\/mcp$/m);
   return { cli, base: base! };
 }
@@ -155,6 +163,21 @@ auth:
     await expect(bot.client.readResource({ uri })).rejects.toThrow(/not found/i);
     // The signed link in the summary still works without any header.
     expect((await fetch(downloadUrlOf(result))).status).toBe(200);
+    // The gallery, for a program holding the token: the subject's artifacts, and only theirs.
+    const name = uri.slice(uri.lastIndexOf('/') + 1);
+    const gallery = await fetch(`${base}/artifacts`, { headers: bearer(again) });
+    expect(gallery.status).toBe(200);
+    expect(await gallery.text()).toContain(name);
+    const bobGallery = await fetch(`${base}/artifacts`, { headers: bearer(bobToken) });
+    expect(bobGallery.status).toBe(200);
+    expect(await bobGallery.text()).not.toContain(name);
+  });
+
+  test('the legacy SSE transport takes the same access tokens', async () => {
+    const sse = await connectSse(base, await issuer.token(BOB, resource, 'mcp:tools'));
+    clients.push(sse);
+    expect(textsOf(await sse.client.callTool({ name: 'echo', arguments: { message: 'over sse' } }))).toBe('over sse');
+    expect((await fetch(`${base}/sse`, { headers: bearer('not-a-jwt-at-all-0123456789') })).status).toBe(401);
   });
 
   test('bad tokens get 401 invalid_token with the metadata URL: expired, wrong audience, wrong issuer, tampered, alg none, HS256, not a JWT', async () => {
@@ -192,8 +215,15 @@ auth:
         expect.stringMatching(description),
       ]);
     }
-    // The good one, for contrast.
+    // The good one, for contrast; scopes in scp (an array) count as in scope; exp and nbf have 30 s of leeway.
     expect((await initializeWith(base, bearer(good))).status).toBe(200);
+    const scp = await issuer.sign({ ...claims, scope: undefined, scp: ['mcp:tools'] });
+    expect((await initializeWith(base, bearer(scp))).status).toBe(200);
+    const justExpired = await issuer.sign({ ...claims, exp: now - 5 });
+    expect((await initializeWith(base, bearer(justExpired))).status).toBe(200);
+    const notYet = await initializeWith(base, bearer(await issuer.sign({ ...claims, nbf: now + 600 })));
+    expect(notYet.status).toBe(401);
+    expect(((await notYet.json()) as { error_description: string }).error_description).toMatch(/not valid yet/);
   });
 
   test('a token without the required scope: 403 insufficient_scope naming it', async () => {
@@ -244,7 +274,7 @@ auth:
 });
 
 describe('sidecar with auth.oauth: an issuer that cannot be reached, and bad configs', () => {
-  test('an unreachable issuer: 503 naming it, a log line with the URL, the process keeps serving', async () => {
+  test('an unreachable issuer: 503 naming it, a log line with the URL, the process keeps serving and recovers when the issuer comes up', async () => {
     const port = await freePort();
     const gone = `http://127.0.0.1:${port}`;
     const config = writeConfig(
@@ -268,7 +298,23 @@ describe('sidecar with auth.oauth: an issuer that cannot be reached, and bad con
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
     const logged = jsonLines(cli.stderr()).find((l) => l.msg === 'OAuth token not checked: issuer unavailable');
     expect(String(logged?.url)).toContain(gone);
-    await cli.stop();
+    expect(
+      jsonLines(cli.stderr()).some(
+        (l) => l.msg === 'OAuth issuer not reachable yet; requests with tokens get 503 until it is',
+      ),
+    ).toBe(true);
+
+    // The issuer comes up: its tokens are accepted, no restart needed.
+    const late = await startTokenIssuer([BOB], 'mcp:tools', port);
+    try {
+      expect(late.issuer).toBe(gone);
+      const client = await connectHttp(base, await late.token(BOB, `${base}/mcp`, 'mcp:tools'));
+      expect(textsOf(await client.client.callTool({ name: 'echo', arguments: { message: 'up' } }))).toBe('up');
+      await client.close();
+    } finally {
+      await late.stop();
+      await cli.stop();
+    }
   });
 
   test('config mistakes are errors at file:line; a wildcard address needs the resource URL; http only on loopback', async () => {
@@ -298,5 +344,37 @@ describe('sidecar with auth.oauth: an issuer that cannot be reached, and bad con
     const insecure = await runCli(['--http', '127.0.0.1:0', '--config', plain]);
     expect(insecure.code).toBe(1);
     expect(insecure.stderr).toMatch(/auth\.oauth\.issuer must be an https URL/);
+  });
+});
+
+describe('sidecar with auth.oauth: the owner comes from the token alone', () => {
+  test('after a restart (or on another replica) the same subject, with a new token, owns the same artifacts', async () => {
+    const port = await freePort();
+    const resource = `http://127.0.0.1:${port}/mcp`;
+    const config = writeConfig(
+      'restart.yaml',
+      `servers:
+  art: {command: ${NODE}, args: [${FIXTURES.artifact}]}
+auth:
+  artifactScope: token
+  oauth: {issuer: "${issuer.issuer}", resource: "${resource}"}
+`,
+    );
+    const first = await serve(config, port);
+    const alice = await connectHttp(first.base, await issuer.token(ALICE, resource, 'mcp:tools'));
+    const uri = linksOf(await alice.client.callTool({ name: 'image', arguments: { tag: 'before-restart' } }))[0]!;
+    await alice.close();
+    await first.cli.stop();
+
+    const second = await serve(config, port);
+    const again = await connectHttp(second.base, await issuer.token(ALICE, resource, 'mcp:tools'));
+    const bob = await connectHttp(second.base, await issuer.token(BOB, resource, 'mcp:tools'));
+    try {
+      expect((await again.client.readResource({ uri })).contents[0]).toMatchObject({ uri, mimeType: 'image/png' });
+      await expect(bob.client.readResource({ uri })).rejects.toThrow(/not found/i);
+    } finally {
+      await Promise.all([again.close(), bob.close()]);
+      await second.cli.stop();
+    }
   });
 });
