@@ -15,12 +15,12 @@ function config(adjust: (c: Config) => void = () => undefined): Config {
 }
 
 describe('the resource URL and where its metadata is', () => {
-  test('configured, else artifacts.publicUrl, else http.advertiseUrl, else the listen address; always ending in /mcp', () => {
+  test('configured, else artifacts.publicUrl, else the listen address (never the per-replica advertiseUrl); ending in /mcp', () => {
     const listened = { host: '127.0.0.1', port: 8080 };
     expect(resourceUrl(config(), listened).href).toBe('http://127.0.0.1:8080/mcp');
     expect(resourceUrl(config(), { host: '::1', port: 8080 }).href).toBe('http://[::1]:8080/mcp');
     const advertised = config((c) => (c.httpOptions.advertiseUrl = 'http://10.0.0.5:8080'));
-    expect(resourceUrl(advertised, listened).href).toBe('http://10.0.0.5:8080/mcp');
+    expect(resourceUrl(advertised, listened).href).toBe('http://127.0.0.1:8080/mcp');
     const published = config((c) => {
       c.httpOptions.advertiseUrl = 'http://10.0.0.5:8080';
       c.artifacts.publicUrl = 'https://tools.example.com/offload/';
@@ -85,6 +85,13 @@ describe('startup checks', () => {
     expect(oauthProblem({ issuer: ISSUER, resource: 'https://x.example/mcp' }, config(), '0.0.0.0')).toBeUndefined();
     const published = config((c) => (c.artifacts.publicUrl = 'https://x.example'));
     expect(oauthProblem({ issuer: ISSUER }, published, '0.0.0.0')).toBeUndefined();
+    // Replicas must agree on one resource; their advertiseUrls differ.
+    const replicas = config((c) => {
+      c.redis = { url: 'redis://127.0.0.1:6379', ...DEFAULTS.redis };
+      c.httpOptions.advertiseUrl = 'http://10.0.0.5:8080';
+    });
+    expect(oauthProblem({ issuer: ISSUER }, replicas, '127.0.0.1')).toMatch(/with redis, every replica/);
+    expect(oauthProblem({ issuer: ISSUER, resource: 'https://x.example/mcp' }, replicas, '127.0.0.1')).toBeUndefined();
   });
 });
 

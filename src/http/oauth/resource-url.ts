@@ -8,13 +8,14 @@ const WILDCARDS = new Set(['0.0.0.0', '::', '[::]']);
 
 /**
  * The canonical URL clients use for /mcp (RFC 8707 / RFC 9728 `resource`): configured, else the external base URL
- * (artifacts.publicUrl, then http.advertiseUrl), else the address listened on. A wildcard address names no host a
- * client could use, so it is refused rather than guessed.
+ * (artifacts.publicUrl), else the address listened on. A wildcard address names no host a client could use, so it
+ * is refused rather than guessed. http.advertiseUrl is not used: it is where the other replicas reach this one, so
+ * it differs per replica, and a token asked for one replica's URL would be refused by the next.
  */
 export function resourceUrl(config: Config, listened: { host: string; port: number }): URL {
   const oauth = config.auth.oauth!;
   if (oauth.resource) return new URL(oauth.resource);
-  const base = config.artifacts.publicUrl ?? config.httpOptions.advertiseUrl;
+  const base = config.artifacts.publicUrl;
   if (base) return new URL(`${base.replace(/\/+$/, '')}${MCP_PATH}`);
   if (WILDCARDS.has(listened.host)) throw new Error(wildcardProblem(listened.host));
   const host = listened.host.includes(':') ? `[${listened.host}]` : listened.host;
@@ -50,7 +51,10 @@ export function oauthProblem(
     if (url.protocol !== 'https:' && !isLoopback(url.hostname))
       return `auth.oauth.${key} must be an https URL (plain http only for a server on this machine): ${value}`;
   }
-  if (!oauth.resource && !config.artifacts.publicUrl && !config.httpOptions.advertiseUrl && WILDCARDS.has(host))
-    return wildcardProblem(host);
+  const named = oauth.resource ?? config.artifacts.publicUrl;
+  if (!named && WILDCARDS.has(host)) return wildcardProblem(host);
+  // Each replica would announce its own address, and its tokens would be refused by the others.
+  if (!named && config.redis)
+    return 'with redis, every replica must announce the same resource: set auth.oauth.resource or artifacts.publicUrl';
   return undefined;
 }
