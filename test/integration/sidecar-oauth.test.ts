@@ -20,6 +20,7 @@ import {
 } from '../helpers/cli.js';
 import { FIXTURES, NODE } from '../helpers/fixtures.js';
 import { freePort } from '../helpers/ports.js';
+import { startRedis } from '../helpers/redis-server.js';
 import {
   bearer,
   connectHttp,
@@ -63,6 +64,7 @@ const initializeWith = (base: string, headers: Record<string, string>) =>
   fetch(`${base}/mcp`, { method: 'POST', headers: { ...MCP_HEADERS, ...headers }, body: JSON.stringify(initialize) });
 
 let issuer: TokenIssuer;
+const clientsToClose: HttpClient[] = [];
 afterAll(async () => {
   await stopAllCli();
   await issuer?.stop();
@@ -375,6 +377,55 @@ auth:
     } finally {
       await Promise.all([again.close(), bob.close()]);
       await second.cli.stop();
+    }
+  });
+});
+
+describe('sidecar with auth.oauth: two replicas sharing sessions through Redis', () => {
+  test('a session opened with an access token on one replica is served through the other for the same subject only', async () => {
+    const redis = await startRedis();
+    const resource = 'https://tools.example.com/mcp';
+    const config = writeConfig(
+      'replicas.yaml',
+      `servers:
+  art: {command: ${NODE}, args: [${FIXTURES.artifact}]}
+auth:
+  oauth: {issuer: "${issuer.issuer}", resource: "${resource}"}
+redis: {url: "${redis.url}", keyPrefix: "oauth-replicas-test:", heartbeatMs: 1000}
+`,
+    );
+    const [a, b] = await Promise.all([serve(config), serve(config)]);
+    try {
+      const token = await issuer.token(ALICE, resource, 'mcp:tools');
+      const alice = await connectHttp(a.base, token);
+      clientsToClose.push(alice);
+      const call = (base: string, bearerToken: string) =>
+        fetch(`${base}/mcp`, {
+          method: 'POST',
+          headers: {
+            ...MCP_HEADERS,
+            ...bearer(bearerToken),
+            'mcp-session-id': alice.sessionId,
+            'mcp-protocol-version': '2025-11-25',
+          },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 7,
+            method: 'tools/call',
+            params: { name: 'echo', arguments: { message: 'through b' } },
+          }),
+        });
+      // Another token of the same subject, through the other replica: the same principal, so the same session.
+      const viaB = await call(b.base, await issuer.token(ALICE, resource, 'mcp:tools'));
+      expect(viaB.status).toBe(200);
+      expect(await viaB.text()).toContain('through b');
+      const bobViaB = await call(b.base, await issuer.token(BOB, resource, 'mcp:tools'));
+      expect(bobViaB.status).toBe(404);
+      expect(await bobViaB.text()).toContain('Session not found');
+    } finally {
+      await Promise.all(clientsToClose.splice(0).map((c) => c.close()));
+      await Promise.all([a.cli.stop(), b.cli.stop()]);
+      await redis.stop();
     }
   });
 });
