@@ -8,7 +8,6 @@ import { SignJWT, exportJWK, generateKeyPair, type CryptoKey, type JWTPayload } 
 /** oidc-provider supports Node 22 and later; the conformance suite brings that binary. */
 export const NODE22 = fileURLToPath(new URL('../conformance/node_modules/node/bin/node', import.meta.url));
 const FIXTURE = fileURLToPath(new URL('../fixtures/token-issuer.mjs', import.meta.url));
-const KID = 'issuer-key-1';
 
 export interface IssuerClient {
   client_id: string;
@@ -26,9 +25,14 @@ export interface TokenIssuer {
   stop(): Promise<void>;
 }
 
-export async function startTokenIssuer(clients: IssuerClient[], scopes: string, port?: number): Promise<TokenIssuer> {
+/** `port`: a fixed one (to come up where an issuer was expected); `kid`: the signing key's id (a new one rotates). */
+export async function startTokenIssuer(
+  clients: IssuerClient[],
+  scopes: string,
+  { port, kid = 'issuer-key-1' }: { port?: number; kid?: string } = {},
+): Promise<TokenIssuer> {
   const { privateKey } = await generateKeyPair('RS256', { extractable: true });
-  const signingKey = { ...(await exportJWK(privateKey)), kid: KID, alg: 'RS256', use: 'sig' };
+  const signingKey = { ...(await exportJWK(privateKey)), kid, alg: 'RS256', use: 'sig' };
   const child: ChildProcess = spawn(NODE22, [FIXTURE], {
     env: { ...process.env, TOKEN_ISSUER_CONFIG: JSON.stringify({ signingKey, clients, scopes, port }) },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -61,7 +65,7 @@ export async function startTokenIssuer(clients: IssuerClient[], scopes: string, 
       if (!body.access_token) throw new Error(`no token from ${endpoint}: ${JSON.stringify(body)}`);
       return body.access_token;
     },
-    sign: (claims) => signWith(privateKey, claims),
+    sign: (claims) => signWith(privateKey, kid, claims),
     stop: async () => {
       child.kill('SIGTERM');
       await exited;
@@ -69,6 +73,6 @@ export async function startTokenIssuer(clients: IssuerClient[], scopes: string, 
   };
 }
 
-function signWith(key: CryptoKey, claims: JWTPayload): Promise<string> {
-  return new SignJWT(claims).setProtectedHeader({ alg: 'RS256', typ: 'at+jwt', kid: KID }).setIssuedAt().sign(key);
+function signWith(key: CryptoKey, kid: string, claims: JWTPayload): Promise<string> {
+  return new SignJWT(claims).setProtectedHeader({ alg: 'RS256', typ: 'at+jwt', kid }).setIssuedAt().sign(key);
 }

@@ -65,6 +65,10 @@ const initializeWith = (base: string, headers: Record<string, string>) =>
 
 let issuer: TokenIssuer;
 const clientsToClose: HttpClient[] = [];
+// One issuer for the whole file: every describe block may run alone (jest -t).
+beforeAll(async () => {
+  issuer = await startTokenIssuer([ALICE, BOB], 'mcp:tools mcp:admin');
+});
 afterAll(async () => {
   await stopAllCli();
   await issuer?.stop();
@@ -81,7 +85,6 @@ describe('sidecar with auth.oauth: a protected resource of a real authorization 
   const clients: HttpClient[] = [];
 
   beforeAll(async () => {
-    issuer = await startTokenIssuer([ALICE, BOB], 'mcp:tools mcp:admin');
     const config = writeConfig(
       'oauth.yaml',
       `servers:
@@ -307,7 +310,7 @@ describe('sidecar with auth.oauth: an issuer that cannot be reached, and bad con
     ).toBe(true);
 
     // The issuer comes up: its tokens are accepted, no restart needed.
-    const late = await startTokenIssuer([BOB], 'mcp:tools', port);
+    const late = await startTokenIssuer([BOB], 'mcp:tools', { port });
     try {
       expect(late.issuer).toBe(gone);
       const client = await connectHttp(base, await late.token(BOB, `${base}/mcp`, 'mcp:tools'));
@@ -428,4 +431,47 @@ redis: {url: "${redis.url}", keyPrefix: "oauth-replicas-test:", heartbeatMs: 100
       await redis.stop();
     }
   });
+});
+
+describe('sidecar with auth.oauth: key rotation', () => {
+  // jose fetches the JWKS again for an unknown key id at most every 30 s after a fetch (so a flood of made-up key ids
+  // cannot turn the gateway against its issuer): the new key is waited for past that, without asserting when.
+  const COOLDOWN_MS = 31_000;
+
+  test('the issuer comes back with a new signing key: its tokens are accepted without a restart', async () => {
+    const port = await freePort();
+    const first = await startTokenIssuer([BOB], 'mcp:tools', { port, kid: 'before-rotation' });
+    const config = writeConfig(
+      'rotation.yaml',
+      `servers:\n  art: {command: ${NODE}, args: [${FIXTURES.artifact}]}\nauth:\n  oauth: {issuer: "${first.issuer}"}\n`,
+    );
+    const { cli, base } = await serve(config);
+    const resource = `${base}/mcp`;
+    let second: TokenIssuer | undefined;
+    try {
+      expect((await initializeWith(base, bearer(await first.token(BOB, resource, 'mcp:tools')))).status).toBe(200);
+      await first.stop();
+      second = await startTokenIssuer([BOB], 'mcp:tools', { port, kid: 'after-rotation' });
+      const rotated = await second.token(BOB, resource, 'mcp:tools');
+      await new Promise((resolve) => setTimeout(resolve, COOLDOWN_MS));
+      expect((await initializeWith(base, bearer(rotated))).status).toBe(200);
+      // A token signed with the withdrawn key that this gateway never saw is refused now.
+      const stale = await initializeWith(
+        base,
+        bearer(
+          await first.sign({
+            sub: BOB.client_id,
+            iss: first.issuer,
+            aud: resource,
+            exp: Math.floor(Date.now() / 1000) + 60,
+          }),
+        ),
+      );
+      expect(stale.status).toBe(401);
+      expect(stale.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    } finally {
+      await second?.stop();
+      await cli.stop();
+    }
+  }, 90_000);
 });
