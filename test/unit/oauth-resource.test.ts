@@ -1,6 +1,8 @@
 import { defaultConfig, DEFAULTS, type Config } from '../../src/config/types.js';
 import { exposureProblem } from '../../src/http/auth.js';
 import { challenge } from '../../src/http/oauth/challenge.js';
+import { OAuthGate } from '../../src/http/oauth/oauth-gate.js';
+import { silentLogger } from '../../src/logger.js';
 import { metadataPaths, protectedResourceMetadata } from '../../src/http/oauth/protected-resource.js';
 import { metadataUrl, oauthProblem, resourceUrl } from '../../src/http/oauth/resource-url.js';
 import { VerifiedTokens } from '../../src/http/oauth/verified-tokens.js';
@@ -17,21 +19,23 @@ function config(adjust: (c: Config) => void = () => undefined): Config {
 describe('the resource URL and where its metadata is', () => {
   test('configured, else artifacts.publicUrl, else the listen address (never the per-replica advertiseUrl); ending in /mcp', () => {
     const listened = { host: '127.0.0.1', port: 8080 };
-    expect(resourceUrl(config(), listened).href).toBe('http://127.0.0.1:8080/mcp');
-    expect(resourceUrl(config(), { host: '::1', port: 8080 }).href).toBe('http://[::1]:8080/mcp');
+    expect(resourceUrl({ issuer: ISSUER }, config(), listened).href).toBe('http://127.0.0.1:8080/mcp');
+    expect(resourceUrl({ issuer: ISSUER }, config(), { host: '::1', port: 8080 }).href).toBe('http://[::1]:8080/mcp');
     const advertised = config((c) => (c.httpOptions.advertiseUrl = 'http://10.0.0.5:8080'));
-    expect(resourceUrl(advertised, listened).href).toBe('http://127.0.0.1:8080/mcp');
+    expect(resourceUrl(advertised.auth.oauth!, advertised, listened).href).toBe('http://127.0.0.1:8080/mcp');
     const published = config((c) => {
       c.httpOptions.advertiseUrl = 'http://10.0.0.5:8080';
       c.artifacts.publicUrl = 'https://tools.example.com/offload/';
     });
-    expect(resourceUrl(published, listened).href).toBe('https://tools.example.com/offload/mcp');
+    expect(resourceUrl(published.auth.oauth!, published, listened).href).toBe('https://tools.example.com/offload/mcp');
     const configured = config((c) => {
       c.artifacts.publicUrl = 'https://tools.example.com/offload';
       c.auth.oauth!.resource = 'https://mcp.example.com/mcp';
     });
-    expect(resourceUrl(configured, listened).href).toBe('https://mcp.example.com/mcp');
-    expect(() => resourceUrl(config(), { host: '0.0.0.0', port: 8080 })).toThrow(/set auth\.oauth\.resource/);
+    expect(resourceUrl(configured.auth.oauth!, configured, listened).href).toBe('https://mcp.example.com/mcp');
+    expect(() => resourceUrl({ issuer: ISSUER }, config(), { host: '0.0.0.0', port: 8080 })).toThrow(
+      /set auth\.oauth\.resource/,
+    );
   });
 
   test('the metadata URL is path-aware (RFC 9728 §3.1), and served at the bare path, /mcp and the resource path', () => {
@@ -45,7 +49,7 @@ describe('the resource URL and where its metadata is', () => {
   });
 
   test('the document: scopes_supported defaults to requiredScopes and is left out when there are none', () => {
-    const resource = new URL('https://tools.example.com/mcp');
+    const resource = 'https://tools.example.com/mcp';
     expect(protectedResourceMetadata({ issuer: ISSUER }, resource)).toEqual({
       resource: 'https://tools.example.com/mcp',
       authorization_servers: [ISSUER],
@@ -60,6 +64,15 @@ describe('the resource URL and where its metadata is', () => {
       resource,
     );
     expect(both.scopes_supported).toEqual(['a', 'b']);
+  });
+  test('a configured resource is announced as written: a bare origin gains no slash the tokens would lack', () => {
+    const gate = new OAuthGate({ issuer: ISSUER, resource: 'https://tools.example.com' }, config(), silentLogger);
+    gate.bind({ host: '127.0.0.1', port: 8080 });
+    expect(gate.metadataAt('/.well-known/oauth-protected-resource')).toMatchObject({
+      resource: 'https://tools.example.com',
+    });
+    expect(gate.metadataUrl).toBe('https://tools.example.com/.well-known/oauth-protected-resource');
+    expect(gate.metadataAt('/.well-known/oauth-protected-resource/other')).toBeUndefined();
   });
 });
 

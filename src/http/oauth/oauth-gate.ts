@@ -18,7 +18,7 @@ export type OAuthOutcome = { principal: string } | { refusal: Refusal } | { unav
 export class OAuthGate {
   private readonly keys: IssuerKeys;
   private verifier?: JwtAccessTokenVerifier;
-  private bound?: { resource: URL; metadataUrl: string; paths: Set<string>; document: object };
+  private bound?: { metadataUrl: string; paths: Set<string>; document: object };
 
   constructor(
     private readonly options: OAuthResourceOptions,
@@ -29,18 +29,19 @@ export class OAuthGate {
   }
 
   bind(listened: { host: string; port: number }): void {
-    const resource = resourceUrl(this.config, listened);
-    // The configured string as written: an authorization server compares aud to it exactly.
-    const audience = this.options.audience ?? this.options.resource ?? resource.href;
+    const resource = resourceUrl(this.options, this.config, listened);
+    // A configured resource as written (URL parsing would add a slash to a bare origin): clients ask for tokens for
+    // the metadata's resource, and an authorization server puts exactly that into aud.
+    const resourceId = this.options.resource ?? resource.href;
+    const audience = this.options.audience ?? resourceId;
     this.verifier = new JwtAccessTokenVerifier(this.options, audience, this.keys);
     this.bound = {
-      resource,
       metadataUrl: metadataUrl(resource),
       paths: metadataPaths(resource),
-      document: protectedResourceMetadata(this.options, resource),
+      document: protectedResourceMetadata(this.options, resourceId),
     };
     this.log.info(
-      { resource: resource.href, audience, issuer: this.options.issuer, metadata: this.bound.metadataUrl },
+      { resource: resourceId, audience, issuer: this.options.issuer, metadata: this.bound.metadataUrl },
       'accepting OAuth access tokens',
     );
   }
@@ -51,7 +52,7 @@ export class OAuthGate {
       await this.keys.prefetch();
     } catch (error) {
       this.log.warn(
-        { err: (error as Error).message },
+        { ...(error instanceof IssuerUnavailableError ? { url: error.url } : {}), err: (error as Error).message },
         'OAuth issuer not reachable yet; requests with tokens get 503 until it is',
       );
     }

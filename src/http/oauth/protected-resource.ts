@@ -7,11 +7,11 @@ export const METADATA_PATH = '/.well-known/oauth-protected-resource';
 /** RFC 9728 §2: the document a client reads to learn which authorization server issues tokens for this resource. */
 export function protectedResourceMetadata(
   oauth: OAuthResourceOptions,
-  resource: URL,
+  resource: string,
 ): OAuthProtectedResourceMetadata & { bearer_methods_supported: string[] } {
   const scopes = oauth.scopesSupported ?? oauth.requiredScopes;
   return {
-    resource: resource.href,
+    resource,
     authorization_servers: [oauth.issuer],
     ...(scopes && scopes.length > 0 ? { scopes_supported: scopes } : {}),
     // Tokens in a query string or a form body end up in logs: the header only.

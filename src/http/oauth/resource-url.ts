@@ -12,8 +12,11 @@ const WILDCARDS = new Set(['0.0.0.0', '::', '[::]']);
  * is refused rather than guessed. http.advertiseUrl is not used: it is where the other replicas reach this one, so
  * it differs per replica, and a token asked for one replica's URL would be refused by the next.
  */
-export function resourceUrl(config: Config, listened: { host: string; port: number }): URL {
-  const oauth = config.auth.oauth!;
+export function resourceUrl(
+  oauth: OAuthResourceOptions,
+  config: Config,
+  listened: { host: string; port: number },
+): URL {
   if (oauth.resource) return new URL(oauth.resource);
   const base = config.artifacts.publicUrl;
   if (base) return new URL(`${base.replace(/\/+$/, '')}${MCP_PATH}`);
