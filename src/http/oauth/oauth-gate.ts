@@ -8,6 +8,8 @@ import { JwtAccessTokenVerifier } from './jwt-verifier.js';
 import { metadataPaths, protectedResourceMetadata } from './protected-resource.js';
 import { metadataUrl, resourceUrl } from './resource-url.js';
 
+const UNAVAILABLE_LOG_MS = 10_000;
+
 export type OAuthOutcome = { principal: string } | { refusal: Refusal } | { unavailable: string };
 
 /**
@@ -19,6 +21,7 @@ export class OAuthGate {
   private readonly keys: IssuerKeys;
   private verifier?: JwtAccessTokenVerifier;
   private bound?: { metadataUrl: string; paths: Set<string>; document: object };
+  private unavailableLogged = { at: 0, since: 0 };
 
   constructor(
     private readonly options: OAuthResourceOptions,
@@ -82,7 +85,7 @@ export class OAuthGate {
       return { principal: info.extra!.principal as string };
     } catch (error) {
       if (error instanceof IssuerUnavailableError) {
-        this.log.warn({ url: error.url, err: error.message }, 'OAuth token not checked: issuer unavailable');
+        this.warnUnavailable(error);
         return { unavailable: error.message };
       }
       if (error instanceof OAuthError && error.code === OAuthErrorCode.InsufficientScope) {
@@ -99,6 +102,23 @@ export class OAuthGate {
   refuse(res: ServerResponse, outcome: { refusal: Refusal } | { unavailable: string }): void {
     if ('unavailable' in outcome) return refuseUnavailable(res, outcome.unavailable);
     refuse(res, outcome.refusal, this.state().metadataUrl, this.requiredScopes);
+  }
+
+  /**
+   * One line per 10 s while the issuer is down, counting the requests refused meanwhile: every client retries, and a
+   * line per request would bury everything else in the log.
+   */
+  private warnUnavailable(error: IssuerUnavailableError): void {
+    const now = Date.now();
+    if (now - this.unavailableLogged.at < UNAVAILABLE_LOG_MS) {
+      this.unavailableLogged.since += 1;
+      return;
+    }
+    this.log.warn(
+      { url: error.url, err: error.message, refusedSinceLastLine: this.unavailableLogged.since },
+      'OAuth token not checked: issuer unavailable',
+    );
+    this.unavailableLogged = { at: now, since: 0 };
   }
 
   private state(): NonNullable<OAuthGate['bound']> {
