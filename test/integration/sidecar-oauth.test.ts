@@ -322,6 +322,25 @@ describe('sidecar with auth.oauth: an issuer that cannot be reached, and bad con
     }
   });
 
+  test('an unreachable JWKS (the metadata fine): 503 naming the JWKS URL, never the token let through', async () => {
+    const jwks = `http://127.0.0.1:${await freePort()}/jwks`;
+    const config = writeConfig(
+      'no-jwks.yaml',
+      `servers:\n  art: {command: ${NODE}, args: [${FIXTURES.artifact}]}\nauth:\n  oauth: {issuer: "${issuer.issuer}", jwksUri: "${jwks}"}\n`,
+    );
+    const { cli, base } = await serve(config);
+    try {
+      const response = await initializeWith(base, bearer(await issuer.token(BOB, `${base}/mcp`, 'mcp:tools')));
+      expect(response.status).toBe(503);
+      expect(response.headers.get('retry-after')).toBe('5');
+      expect(((await response.json()) as { error_description: string }).error_description).toContain(jwks);
+      const logged = jsonLines(cli.stderr()).filter((l) => String(l.url).includes(jwks));
+      expect(logged.length).toBeGreaterThan(0);
+    } finally {
+      await cli.stop();
+    }
+  });
+
   test('config mistakes are errors at file:line; a wildcard address needs the resource URL; http only on loopback', async () => {
     const bad = writeConfig(
       'bad.yaml',
