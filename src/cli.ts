@@ -7,6 +7,7 @@ import { ConfigError, type Config } from './config/types.js';
 import { createLogger } from './logger.js';
 import { VERSION } from './version.js';
 import { configuredTokens, exposureProblem } from './http/auth.js';
+import { oauthProblem } from './http/oauth/resource-url.js';
 import { SIGNING_KEY_ENV } from './http/link-signer.js';
 import type { AuthToken } from './config/types.js';
 import { ArtifactStoreError } from './artifacts/types.js';
@@ -81,7 +82,9 @@ async function main(argv: string[]): Promise<number> {
       process.stderr.write(`mcp-offload: ${SIGNING_KEY_ENV} must be at least 32 characters long\n`);
       return 1;
     }
-    const problem = exposureProblem(config.http.host, tokens, config.auth);
+    const problem =
+      exposureProblem(config.http.host, tokens, config.auth) ??
+      oauthProblem(config.auth.oauth, config, config.http.host);
     if (problem) {
       process.stderr.write(`mcp-offload: ${problem}\n`);
       return 1;

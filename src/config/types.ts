@@ -139,6 +139,23 @@ export interface AuthOptions {
   /** Who sees an artifact: the session that produced it, or every session of its token. */
   artifactScope: 'session' | 'token';
   publicMetrics: boolean;
+  /** JWT access tokens of an OAuth authorization server, beside the static tokens (src/http/oauth/). */
+  oauth?: OAuthResourceOptions;
+}
+
+/** `auth.oauth`: the gateway as an OAuth 2.1 protected resource. Absent keys take the defaults in src/http/oauth/. */
+export interface OAuthResourceOptions {
+  issuer: string;
+  /** What `aud` must contain; default: the resource URL. */
+  audience?: string;
+  /** The canonical URL of /mcp; default: from artifacts.publicUrl, http.advertiseUrl or the listen address. */
+  resource?: string;
+  /** Default: the issuer metadata's jwks_uri. */
+  jwksUri?: string;
+  requiredScopes?: string[];
+  scopesSupported?: string[];
+  algorithms?: string[];
+  clockToleranceSeconds?: number;
 }
 
 export interface LinkOptions {

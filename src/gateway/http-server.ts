@@ -5,13 +5,16 @@ import type { Logger } from '../logger.js';
 import { ArtifactRoutes } from '../http/artifact-routes.js';
 import { ARTIFACTS_PATH } from '../http/artifact-paths.js';
 import { auditArtifacts } from '../http/audit.js';
-import { BearerAuth, refuseUnauthenticated } from '../http/auth.js';
+import { BearerAuth } from '../http/auth.js';
 import { rpcError, sendJson, type HttpContext } from '../http/context.js';
 import { HostCheck } from '../http/host-check.js';
 import { LinkSigner } from '../http/link-signer.js';
 import type { EventStore } from '../http/event-store.js';
 import { McpEndpoints, SSE_MESSAGES_PATH } from '../http/mcp-endpoints.js';
 import { MemoryEventStore } from '../http/memory-event-store.js';
+import { OAuthGate } from '../http/oauth/oauth-gate.js';
+import { serveMetadata } from '../http/oauth/protected-resource.js';
+import { RequestAuth } from '../http/request-auth.js';
 import { gatewayMetrics } from '../http/metrics.js';
 import { connectSharedState, type SharedState } from '../shared/shared-state.js';
 import type { Gateway } from './gateway.js';
@@ -57,7 +60,8 @@ export const KEEP_ALIVE_MS = 65_000;
 export async function serveHttp(gateway: Gateway, options: HttpOptions, log: Logger): Promise<HttpHandle> {
   const { config } = gateway;
   let draining = false;
-  const auth = new BearerAuth(options.tokens ?? config.auth.tokens);
+  const oauth = config.auth.oauth ? new OAuthGate(config.auth.oauth, config, log) : undefined;
+  const auth = new RequestAuth(new BearerAuth(options.tokens ?? config.auth.tokens), oauth);
   // Before anything listens: a replica that cannot reach the state it shares must not serve.
   const shared = options.shared ?? (config.redis ? await connectSharedState(config.redis, config, log) : undefined);
   if (shared) {
@@ -90,8 +94,13 @@ export async function serveHttp(gateway: Gateway, options: HttpOptions, log: Log
     // rebinding its name to us gains nothing here: it cannot send a token, and probes say nothing secret.
     if (path === '/healthz') return sendJson(res, 200, { status: 'ok' });
     if (path === '/readyz') return readiness(gateway, res, draining);
-    if (path === '/metrics')
-      return config.auth.publicMetrics || auth.check(req) !== undefined ? sendMetrics(res) : refuseUnauthenticated(res);
+    if (path === '/metrics') {
+      if (config.auth.publicMetrics || (await auth.authenticate(req, res)) !== undefined) await sendMetrics(res);
+      return;
+    }
+    // Public, and read cross-origin by browser-based clients before they hold a token: no Host/Origin check.
+    const metadata = oauth?.metadataAt(path);
+    if (metadata) return serveMetadata(req, res, metadata);
     // Browsers ask for it on every gallery visit; an empty answer keeps a 404 out of their console.
     if (path === '/favicon.ico') return void res.writeHead(204).end();
     const refused = hostCheck.problem(req);
@@ -103,8 +112,8 @@ export async function serveHttp(gateway: Gateway, options: HttpOptions, log: Log
       return sendJson(res, 503, { error: 'mcp-offload is shutting down' }, { connection: 'close' });
     }
     if (path === ARTIFACTS_PATH || path.startsWith(`${ARTIFACTS_PATH}/`)) return artifacts.handle(req, res, path);
-    const token = auth.check(req);
-    if (token === undefined) return refuseUnauthenticated(res);
+    const token = await auth.authenticate(req, res);
+    if (token === undefined) return;
     if (path === '/mcp') return mcp.handleMcp(req, res, token);
     if (path === '/sse') return mcp.handleSse(req, res, token);
     if (path === SSE_MESSAGES_PATH) return mcp.handleMessages(req, res, token);
@@ -143,10 +152,18 @@ export async function serveHttp(gateway: Gateway, options: HttpOptions, log: Log
     throw error;
   }
   const { port } = server.address() as AddressInfo;
+  try {
+    oauth?.bind({ host: options.host, port });
+  } catch (error) {
+    server.close();
+    await shared?.close();
+    throw error;
+  }
+  void oauth?.warmUp();
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
   const url = `http://${host}:${port}/mcp`;
   await shared?.announce(config.httpOptions.advertiseUrl ?? peerUrl(options.host, port));
-  log.info({ url, auth: auth.enabled ? 'bearer' : 'none' }, 'serving MCP over HTTP');
+  log.info({ url, auth: auth.kind }, 'serving MCP over HTTP');
   const stopAccepting = () => {
     if (draining) return;
     draining = true;

@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ArtifactStoreError, type ArtifactRecord } from '../artifacts/types.js';
 import type { Who } from '../gateway/events.js';
-import { refuseUnauthenticated } from './auth.js';
 import { ARTIFACTS_PATH, artifactPath, artifactSubject, gallerySubject, idFromPath } from './artifact-paths.js';
 import { sendJson, type HttpContext } from './context.js';
 import { sendArtifact } from './download.js';
@@ -128,13 +127,10 @@ export class ArtifactRoutes {
     }
   }
 
-  /** The requester's token and owner, or 'answered' after a 401. */
+  /** The requester's token (or OAuth principal) and owner, or 'answered' after a 401/403/503. */
   private async bearer(req: IncomingMessage, res: ServerResponse): Promise<Access> {
-    const token = this.ctx.auth.check(req);
-    if (token === undefined) {
-      refuseUnauthenticated(res);
-      return 'answered';
-    }
+    const token = await this.ctx.auth.authenticate(req, res);
+    if (token === undefined) return 'answered';
     return { ...(await this.mcp.ownerFor(req, token)), access: {} };
   }
 }

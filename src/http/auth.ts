@@ -39,10 +39,10 @@ export function isLoopback(host: string): boolean {
  * network call every tool. `undefined` when it may.
  */
 export function exposureProblem(host: string, tokens: readonly AuthToken[], auth: AuthOptions): string | undefined {
-  if (tokens.length > 0 || isLoopback(host) || auth.allowUnauthenticated) return undefined;
+  if (tokens.length > 0 || auth.oauth || isLoopback(host) || auth.allowUnauthenticated) return undefined;
   return (
     `refusing to listen on ${host} without authentication: anyone who can reach it could call every tool. ` +
-    `Set a token (auth.tokens in the config, or the ${TOKEN_ENV} environment variable), listen on 127.0.0.1, ` +
+    `Set a token (auth.tokens in the config, or the ${TOKEN_ENV} environment variable) or auth.oauth, listen on 127.0.0.1, ` +
     `or set auth.allowUnauthenticated: true if something in front of mcp-offload checks who calls.`
   );
 }

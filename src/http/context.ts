@@ -2,9 +2,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from '../config/types.js';
 import type { Gateway } from '../gateway/gateway.js';
 import type { Logger } from '../logger.js';
-import type { BearerAuth } from './auth.js';
 import type { EventStore } from './event-store.js';
 import type { LinkSigner } from './link-signer.js';
+import type { RequestAuth } from './request-auth.js';
 import type { SharedState } from '../shared/shared-state.js';
 
 /** What the HTTP endpoints share. */
@@ -12,7 +12,7 @@ export interface HttpContext {
   gateway: Gateway;
   config: Config;
   log: Logger;
-  auth: BearerAuth;
+  auth: RequestAuth;
   signer: LinkSigner;
   maxBodyBytes: number;
   /** Resumable Streamable HTTP: the store every session gets a view of, and the SSE retry to announce. */

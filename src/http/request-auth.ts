@@ -1,0 +1,49 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { BearerAuth, refuseUnauthenticated } from './auth.js';
+import type { OAuthGate } from './oauth/oauth-gate.js';
+
+const BEARER = /^Bearer[ \t]+([^\s]+)[ \t]*$/i;
+
+/**
+ * Who a request acts for: a static token's name, or (with auth.oauth) the principal of a verified JWT access token.
+ * Static tokens are tried first, in constant time, so they keep working beside OAuth; without auth.oauth the
+ * answers are exactly those of the static tokens alone.
+ */
+export class RequestAuth {
+  constructor(
+    private readonly bearer: BearerAuth,
+    readonly oauth?: OAuthGate,
+  ) {}
+
+  get enabled(): boolean {
+    return this.bearer.enabled || this.oauth !== undefined;
+  }
+
+  /** For the startup log line. */
+  get kind(): string {
+    if (this.oauth) return this.bearer.enabled ? 'bearer+oauth' : 'oauth';
+    return this.bearer.enabled ? 'bearer' : 'none';
+  }
+
+  /** The principal; `undefined` after the refusal (401, 403 or 503) has been written to `res`. */
+  async authenticate(req: IncomingMessage, res: ServerResponse): Promise<string | undefined> {
+    if (!this.oauth) {
+      const name = this.bearer.check(req);
+      if (name === undefined) refuseUnauthenticated(res);
+      return name;
+    }
+    const token = BEARER.exec(req.headers.authorization ?? '')?.[1];
+    if (token === undefined) {
+      this.oauth.refuse(res, { refusal: { kind: 'missing' } });
+      return undefined;
+    }
+    if (this.bearer.enabled) {
+      const name = this.bearer.check(req);
+      if (name !== undefined) return name;
+    }
+    const outcome = await this.oauth.verify(token);
+    if ('principal' in outcome) return outcome.principal;
+    this.oauth.refuse(res, outcome);
+    return undefined;
+  }
+}
