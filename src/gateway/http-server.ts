@@ -12,7 +12,6 @@ import { LinkSigner } from '../http/link-signer.js';
 import type { EventStore } from '../http/event-store.js';
 import { McpEndpoints, SSE_MESSAGES_PATH } from '../http/mcp-endpoints.js';
 import { MemoryEventStore } from '../http/memory-event-store.js';
-import { OAuthGate } from '../http/oauth/oauth-gate.js';
 import { serveMetadata } from '../http/oauth/protected-resource.js';
 import { RequestAuth } from '../http/request-auth.js';
 import { gatewayMetrics } from '../http/metrics.js';
@@ -60,7 +59,10 @@ export const KEEP_ALIVE_MS = 65_000;
 export async function serveHttp(gateway: Gateway, options: HttpOptions, log: Logger): Promise<HttpHandle> {
   const { config } = gateway;
   let draining = false;
-  const oauth = config.auth.oauth ? new OAuthGate(config.auth.oauth, config, log) : undefined;
+  // Loaded only when configured: jose and the issuer discovery are not on every sidecar's startup path.
+  const oauth = config.auth.oauth
+    ? new (await import('../http/oauth/oauth-gate.js')).OAuthGate(config.auth.oauth, config, log)
+    : undefined;
   const auth = new RequestAuth(new BearerAuth(options.tokens ?? config.auth.tokens), oauth);
   // Before anything listens: a replica that cannot reach the state it shares must not serve.
   const shared = options.shared ?? (config.redis ? await connectSharedState(config.redis, config, log) : undefined);
