@@ -99,7 +99,9 @@ async function loginCommand(args: CliArgs, config: Config): Promise<number> {
   const server = name === undefined ? config.servers[0] : config.servers.find((s) => s.name === name);
   if (!server) {
     const known = config.servers.map((s) => `"${s.name}"`).join(', ') || 'none';
-    process.stderr.write(`mcp-offload ${args.command}: ${config.file} has no server "${name}" (its servers: ${known})\n`);
+    process.stderr.write(
+      `mcp-offload ${args.command}: ${config.file} has no server "${name}" (its servers: ${known})\n`,
+    );
     return 2;
   }
   if (server.kind !== 'http') {

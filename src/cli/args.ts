@@ -152,7 +152,9 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     if (!args.config && !args.url) throw new UsageError(`${args.command} needs a server: ${usage}`);
     if (args.config && args.url) throw new UsageError(`use --config or --url, not both: ${usage}`);
     if (args.url && args.serverName)
-      throw new UsageError(`with --url, the server's name goes in --name: mcp-offload ${args.command} --url <url> --name <name>`);
+      throw new UsageError(
+        `with --url, the server's name goes in --name: mcp-offload ${args.command} --url <url> --name <name>`,
+      );
   } else if (args.command === 'gc') {
     if (args.url || serverCommand.length || args.abp) throw new UsageError('gc takes only --config and --artifact-dir');
   } else if (sources.length === 0 && !args.abp) {

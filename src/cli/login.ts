@@ -18,7 +18,10 @@ class LoginFailed extends Error {}
  * and a loopback listener for its redirect; the tokens go to the server's token file, which a running proxy
  * picks up. Resolves with the exit code; what went wrong is one line on stderr.
  */
-export async function runLogin(server: HttpServerConfig, stderr: NodeJS.WritableStream = process.stderr): Promise<number> {
+export async function runLogin(
+  server: HttpServerConfig,
+  stderr: NodeJS.WritableStream = process.stderr,
+): Promise<number> {
   const upstream = new UpstreamLogin(server);
   const settings = { ...server.oauth, tokenFile: upstream.tokenFile };
   const pinned = { name: server.name, url: server.url, oauth: settings };
@@ -53,14 +56,21 @@ export async function runLogin(server: HttpServerConfig, stderr: NodeJS.Writable
       await client.connect(transport, { timeout: timeoutMs });
       // No 401: nothing to log in to (or the server is open to everyone).
       await client.close();
-      stderr.write(`mcp-offload login: server "${server.name}" (${server.url}) accepted the connection without a login; nothing stored\n`);
+      stderr.write(
+        `mcp-offload login: server "${server.name}" (${server.url}) accepted the connection without a login; nothing stored\n`,
+      );
       return 0;
     } catch (error) {
       if (!isUnauthorized(error) || !redirected) throw error;
     }
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
-        () => reject(new LoginFailed(`no answer from the browser within ${Math.round(timeoutMs / 1000)} s; run the command again`)),
+        () =>
+          reject(
+            new LoginFailed(
+              `no answer from the browser within ${Math.round(timeoutMs / 1000)} s; run the command again`,
+            ),
+          ),
         timeoutMs,
       );
     });
@@ -71,7 +81,9 @@ export async function runLogin(server: HttpServerConfig, stderr: NodeJS.Writable
       throw new LoginFailed(`the authorization server refused: ${refused}${description ? ` (${description})` : ''}`);
     }
     if (params.get('state') !== provider.sentState)
-      throw new LoginFailed('the answer carried another state than the request (a stale or forged redirect); nothing stored');
+      throw new LoginFailed(
+        'the answer carried another state than the request (a stale or forged redirect); nothing stored',
+      );
     if (!params.get('code')) throw new LoginFailed('the answer carried no authorization code');
     await transport.finishAuth(params);
     await transport.close().catch(() => undefined);

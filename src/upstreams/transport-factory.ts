@@ -71,7 +71,8 @@ export async function connectClient(
   const auth = login?.transportOptions() ?? {};
   // A server that wants a login says so with a 401: that is no reason to try SSE, nor an outage to retry.
   const loginFailure = (error: unknown) => login?.failure(error) ?? error;
-  if (config.transport === 'sse') return attempt(sse(config, auth), legacy).catch((e: unknown) => Promise.reject(loginFailure(e)));
+  if (config.transport === 'sse')
+    return attempt(sse(config, auth), legacy).catch((e: unknown) => Promise.reject(loginFailure(e)));
   try {
     return await attempt(streamable(config, auth));
   } catch (error) {

@@ -173,6 +173,8 @@ export class Upstream {
   private namedLog: Logger;
   /** A remote server's OAuth: its provider, its token file, and telling "needs a login" from an outage. */
   private readonly login?: UpstreamLogin;
+  /** The connection attempt a new login started (see afterLogin). */
+  private loggingIn?: Promise<void>;
   /**
    * Logs under the upstream's current name: transports get this one, so the lines of a process started
    * before the server's name was known (see adoptServerName) carry the name it got.
@@ -240,6 +242,8 @@ export class Upstream {
   private async reintroduce(identity: ClientIdentity, client: { legacy?: boolean }): Promise<void> {
     if (this.stopping || this.state === 'failed') return;
     this.identity = identity;
+    // The same request would get the same 401: the login, when it comes, connects as this identity.
+    if (this.state === 'needs-login') return;
     if (client.legacy && this.era === 'modern') this.followLegacyClient('modern');
     // A modern server learns who the client is with every request (see envelopeMeta): nothing to redo.
     if (this.state === 'up' && this.era === 'modern' && !this.legacyForClient) return;
@@ -834,9 +838,9 @@ export class Upstream {
     this.connection = undefined;
     if (connection) void closeQuietly(connection);
     const first = this.state !== 'needs-login';
+    // Said once, not on every call or look at the file: the client hears it with each call it routes here.
+    if (this.lastError !== error.message) this.log.warn({ command: error.command }, error.message);
     this.lastError = error.message;
-    // Said once, not on every call or watch: the client hears it with each call it routes here.
-    if (first) this.log.warn({ command: error.command }, error.message);
     this.catalog = emptyCatalog();
     this.setState('needs-login');
     this.wakeWaiters();
@@ -844,13 +848,28 @@ export class Upstream {
     this.login?.watch(() => void this.afterLogin());
   }
 
-  /** The token file changed while the server waited for a login: connect with what it holds now. */
-  private async afterLogin(): Promise<void> {
-    if (this.stopping || this.state !== 'needs-login') return;
+  /**
+   * For a call to a tool of this server while it waits for a login (its tools are not listed then): a login
+   * written since is used at once, not only at the next look at the file. Whether the server is up now.
+   */
+  async loginWritten(): Promise<boolean> {
+    if (this.loggingIn) await this.loggingIn;
+    else if (this.state === 'needs-login' && this.login?.changedSinceWatch()) await this.afterLogin();
+    return this.state === 'up';
+  }
+
+  /**
+   * The token file changed while the server waited for a login: connect with what it holds now. The watch and a
+   * call may both notice; they share one attempt.
+   */
+  private afterLogin(): Promise<void> {
+    if (this.loggingIn) return this.loggingIn;
+    if (this.stopping || this.state !== 'needs-login') return Promise.resolve();
     this.login?.unwatch();
     this.log.info(`the token file of upstream "${this.name}" changed; connecting`);
     this.schedule.reset();
-    await this.connect();
+    this.loggingIn = this.connect().finally(() => (this.loggingIn = undefined));
+    return this.loggingIn;
   }
 
   private giveUp(): void {
@@ -881,6 +900,10 @@ export class Upstream {
     if (this.reintroducing) {
       await this.reintroducing;
       return this.ready(method, signal);
+    }
+    if (this.loggingIn) {
+      await this.loggingIn;
+      if (this.state === 'up') return this.ready(method, signal);
     }
     if (this.state === 'needs-login') {
       // A login that has just written the file is used by this call, not only by the next poll.

@@ -8,7 +8,7 @@ import type {
 } from '@modelcontextprotocol/client';
 import type { HttpServerConfig, OAuthSettings } from '../../config/types.js';
 import { loginRequired, type ServerOrigin } from './login-required.js';
-import { readTokenFile, tokenFilePath, updateTokenFile } from './token-file.js';
+import { readTokenFile, tokenFilePath, updateTokenFile, writeTokenFile } from './token-file.js';
 
 /** Where the authorization server sends the browser back to when none is known yet (the proxy never listens). */
 const PLACEHOLDER_REDIRECT = 'http://127.0.0.1/callback';
@@ -42,6 +42,10 @@ export class TokenFileProvider implements OAuthClientProvider {
   private fresh?: StoredOAuthTokens;
   /** In `login`: where this login's authorization started (the code exchange must go to the same server). */
   private discovered?: OAuthDiscoveryState;
+  /** In `login`: the client registered for this login, written with its tokens. */
+  private registered?: StoredOAuthClientInformation;
+  /** In `login`: the stored client was found invalid; the login registers anew. */
+  private ignoreStoredClient = false;
 
   constructor(
     private readonly server: Pick<HttpServerConfig, 'name' | 'url' | 'oauth'>,
@@ -87,6 +91,7 @@ export class TokenFileProvider implements OAuthClientProvider {
         ...(this.settings.clientSecret !== undefined ? { client_secret: this.settings.clientSecret } : {}),
       };
     }
+    if (this.login && this.registered) return this.registered;
     const stored = this.storedClient();
     if (this.login) {
       // A client registered for another loopback port cannot take this login's redirect: register again.
@@ -100,6 +105,11 @@ export class TokenFileProvider implements OAuthClientProvider {
   }
 
   saveClientInformation(client: StoredOAuthClientInformation): void {
+    // A login writes everything at once, with its tokens: a running proxy never sees half a login.
+    if (this.login) {
+      this.registered = client;
+      return;
+    }
     updateTokenFile(this.file, (contents) => ({ ...contents, url: this.server.url, client }));
   }
 
@@ -112,8 +122,19 @@ export class TokenFileProvider implements OAuthClientProvider {
   }
 
   saveTokens(tokens: StoredOAuthTokens): void {
-    if (this.login) this.fresh = tokens;
     this.rejected = undefined;
+    if (this.login) {
+      this.fresh = tokens;
+      const client = this.registered ?? this.clientInformation();
+      writeTokenFile(this.file, {
+        url: this.server.url,
+        tokens,
+        savedAt: Date.now(),
+        ...(client && !this.settings.clientId ? { client } : {}),
+        ...(this.discovered ? { discovery: this.discovered } : {}),
+      });
+      return;
+    }
     updateTokenFile(this.file, ({ wantedScope, ...contents }) => ({
       ...contents,
       // A login asked for the wanted scope; a refresh cannot widen the grant, so it stays wanted.
@@ -153,20 +174,16 @@ export class TokenFileProvider implements OAuthClientProvider {
       if (this.login) this.fresh = undefined;
       else this.rejected = this.readTokens()?.access_token;
     }
-    if (this.login && (scope === 'all' || scope === 'client' || scope === 'discovery')) {
-      updateTokenFile(this.file, (contents) => {
-        const kept = { ...contents };
-        if (scope !== 'discovery') delete kept.client;
-        if (scope !== 'client') delete kept.discovery;
-        return kept;
-      });
+    if (this.login && (scope === 'all' || scope === 'client')) {
+      this.registered = undefined;
+      this.ignoreStoredClient = true;
     }
+    if (this.login && (scope === 'all' || scope === 'discovery')) this.discovered = undefined;
   }
 
   saveDiscoveryState(discovery: OAuthDiscoveryState): void {
     // The proxy re-discovers when it must; only a login records where the tokens come from.
     if (this.login) this.discovered = discovery;
-    if (this.login) updateTokenFile(this.file, (contents) => ({ ...contents, url: this.server.url, discovery }));
   }
 
   discoveryState(): OAuthDiscoveryState | undefined {
@@ -196,6 +213,7 @@ export class TokenFileProvider implements OAuthClientProvider {
   }
 
   private storedClient(): StoredOAuthClientInformation | undefined {
+    if (this.ignoreStoredClient) return undefined;
     const { client, url } = readTokenFile(this.file);
     return client && (url === undefined || url === this.server.url) ? client : undefined;
   }

@@ -2,7 +2,11 @@ import { createHash } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { OAuthDiscoveryState, StoredOAuthClientInformation, StoredOAuthTokens } from '@modelcontextprotocol/client';
+import type {
+  OAuthDiscoveryState,
+  StoredOAuthClientInformation,
+  StoredOAuthTokens,
+} from '@modelcontextprotocol/client';
 import type { HttpServerConfig } from '../../config/types.js';
 
 /** What is kept per server: the tokens, the client the authorization server knows us as, and where it is. */
@@ -37,7 +41,8 @@ export class TokenFileError extends Error {
  * configuration rather than in a temporary directory another user could read or a reboot would empty.
  */
 export function defaultTokenDir(env: NodeJS.ProcessEnv = process.env): string {
-  const base = env.XDG_CONFIG_HOME && env.XDG_CONFIG_HOME.startsWith('/') ? env.XDG_CONFIG_HOME : join(homedir(), '.config');
+  const base =
+    env.XDG_CONFIG_HOME && env.XDG_CONFIG_HOME.startsWith('/') ? env.XDG_CONFIG_HOME : join(homedir(), '.config');
   return join(base, 'mcp-offload', 'oauth');
 }
 

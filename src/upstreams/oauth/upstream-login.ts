@@ -28,6 +28,8 @@ export class UpstreamLogin {
   private provider?: TokenFileProvider;
   private observer = challengeObserver();
   private watching?: { stamp: string | undefined; listener: () => void };
+  /** Whether the last connection carried the provider (else it carried the watching fetch). */
+  private withProvider = false;
 
   constructor(private readonly config: HttpServerConfig) {
     this.tokenFile = tokenFilePath(config);
@@ -46,8 +48,10 @@ export class UpstreamLogin {
         { name: this.config.name, url: this.config.url, oauth: { ...this.config.oauth, tokenFile: this.tokenFile } },
         this.origin,
       );
+      this.withProvider = true;
       return { authProvider: this.provider };
     }
+    this.withProvider = false;
     this.observer = challengeObserver();
     return { fetch: this.observer.fetch };
   }
@@ -57,11 +61,14 @@ export class UpstreamLogin {
     const found = authFailureOf(error);
     if (found instanceof LoginRequiredError) return found;
     if (found) return loginRequired(this.config, this.origin, found.message);
+    if (!this.withProvider) {
+      const challenge = this.observer.challenge();
+      return challenge && isUnauthorized(error)
+        ? loginRequired(this.config, this.origin, 'it answered 401 with an OAuth Bearer challenge')
+        : undefined;
+    }
     if (error instanceof SdkError && error.code === SdkErrorCode.ClientHttpAuthentication)
       return loginRequired(this.config, this.origin, 'the server rejected the stored tokens');
-    const challenge = this.observer.challenge();
-    if (challenge && isUnauthorized(error))
-      return loginRequired(this.config, this.origin, 'it answered 401 with an OAuth Bearer challenge');
     return undefined;
   }
 
