@@ -21,7 +21,8 @@ const DRIVER = join(REPO_ROOT, 'test', 'fixtures', 'conformance-client.mjs');
 
 const MACHINE_GRANT =
   'a machine-to-machine grant (client credentials, JWT bearer): neither the driver nor the proxy configures one; the proxy logs in as a user';
-const CROSS_APP = 'Cross-App Access / enterprise-managed authorization (ID-JAG token exchange with an identity provider)';
+const CROSS_APP =
+  'Cross-App Access / enterprise-managed authorization (ID-JAG token exchange with an identity provider)';
 const DPOP = 'DPoP-bound tokens (SEP-1932): the proxy keeps no DPoP key with its registration';
 
 interface Suite {
@@ -183,7 +184,8 @@ function worseThroughProxy(direct: Check[], proxied: Check[]): string[] {
   for (const [id, status] of outcomes(direct)) {
     if (status === 'FAILURE') continue;
     const got = through.get(id);
-    if (got === undefined || rank[got]! < rank[status]!) worse.push(`${id}: ${status} direct, ${got ?? 'absent'} through the proxy`);
+    if (got === undefined || rank[got]! < rank[status]!)
+      worse.push(`${id}: ${status} direct, ${got ?? 'absent'} through the proxy`);
   }
   return worse;
 }
