@@ -109,8 +109,6 @@ const SUITES: Suite[] = [
       'auth/wif-jwt-bearer',
     ],
     sdkFails: {
-      'auth/authorization-server-migration':
-        'the SDK client reuses the discovery it cached and registers with no new authorization server (SEP-2352) on its own; the proxy passes by logging in again',
       'auth/client-credentials-jwt': MACHINE_GRANT,
       'auth/client-credentials-basic': MACHINE_GRANT,
       'auth/enterprise-managed-authorization': CROSS_APP,
