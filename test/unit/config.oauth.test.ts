@@ -1,3 +1,4 @@
+// cspell:ignore Secrt
 import { resolve } from 'node:path';
 import { parseConfig } from '../../src/config/load.js';
 import { ConfigError, type HttpServerConfig } from '../../src/config/types.js';
