@@ -21,6 +21,8 @@ import {
   type LinearConnection,
 } from '../helpers/cli.js';
 import { NODE, waitFor } from '../helpers/fixtures.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
 const NODE_22 = join(REPO_ROOT, 'test', 'conformance', 'node_modules', 'node', 'bin', 'node');
 const SERVERS = join(REPO_ROOT, 'test', 'fixtures', 'oauth-servers.mjs');
@@ -241,6 +243,37 @@ describe('a wrapped --url', () => {
       expect(await callWhoami(proxy)).toBe('sub=alice');
     } finally {
       await proxy.close();
+      await cli(['logout', '--url', servers.mcp]);
+    }
+  }, 90_000);
+});
+
+describe('a wrapped --url served over HTTP', () => {
+  test('every client session finds the login by the same file, the server renamed after its serverInfo or not', async () => {
+    const proxy = startCli(['--url', servers.mcp, '--http', '127.0.0.1:0'], ENV);
+    const [, url] = await proxy.waitForStderr(/^mcp-offload listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)$/m);
+    const session = async () => {
+      const client = new Client({ name: 'oauth-test', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(url!)));
+      return client;
+    };
+    const call = async (client: Client) => textOf(await client.callTool({ name: 'whoami', arguments: {} }));
+    try {
+      const first = await session();
+      await expect(call(first)).rejects.toThrow(`mcp-offload login --url ${servers.mcp}`);
+      await first.close();
+      expect((await cli(['login', '--url', servers.mcp])).code).toBe(0);
+      // Once connected, the shared connection is named after the server's serverInfo; a new client's own
+      // connection (a 2025-era server gets one per client) still reads the file the login wrote.
+      const second = await session();
+      await waitFor(async () => (await second.listTools()).tools.some((t) => t.name === 'whoami'), 10_000);
+      expect(await call(second)).toBe('sub=alice');
+      await second.close();
+      const third = await session();
+      expect(await call(third)).toBe('sub=alice');
+      await third.close();
+    } finally {
+      await proxy.stop();
       await cli(['logout', '--url', servers.mcp]);
     }
   }, 90_000);

@@ -10,6 +10,13 @@ import { tokenFilePath, tokenFileStamp } from './token-file.js';
 /** How often a server waiting for a login looks at its token file. */
 const WATCH_INTERVAL_MS = 1000;
 
+/**
+ * The token file and login command of each server, fixed by its first connection: a wrapped URL that names nothing
+ * is renamed after its serverInfo once connected, and the connections opened later for single clients must still
+ * use the file `mcp-offload login --url` writes.
+ */
+const FIXED = new WeakMap<HttpServerConfig, { tokenFile: string; origin: ServerOrigin }>();
+
 /** What a wrapped URL is called when the URL names nothing (see cli/single-server.ts). */
 const STAND_IN_NAME = 'server';
 
@@ -32,13 +39,19 @@ export class UpstreamLogin {
   private withProvider = false;
 
   constructor(private readonly config: HttpServerConfig) {
-    this.tokenFile = tokenFilePath(config);
-    const defaultName = nameFromUrl(config.url) ?? STAND_IN_NAME;
-    this.origin = config.source?.file
-      ? { configFile: config.source.file }
-      : config.name !== defaultName && !config.nameFromServerInfo
-        ? { cliName: config.name }
-        : {};
+    let fixed = FIXED.get(config);
+    if (!fixed) {
+      const defaultName = nameFromUrl(config.url) ?? STAND_IN_NAME;
+      const origin: ServerOrigin = config.source?.file
+        ? { configFile: config.source.file }
+        : config.name !== defaultName && !config.nameFromServerInfo
+          ? { cliName: config.name }
+          : {};
+      fixed = { tokenFile: tokenFilePath(config), origin };
+      FIXED.set(config, fixed);
+    }
+    this.tokenFile = fixed.tokenFile;
+    this.origin = fixed.origin;
   }
 
   /** The transport options of the next connection. */
