@@ -49,6 +49,7 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`${error.message}\n${error.problems.length} problem(s) found.\n`);
     return 1;
   }
+  if (args.command === 'login' || args.command === 'logout') return loginCommand(args, config);
   if (args.command === 'validate') {
     process.stderr.write(`${config.file}: ok (${config.servers.length} server(s))\n`);
     return 0;
@@ -93,6 +94,27 @@ async function main(argv: string[]): Promise<number> {
   // Loaded only to run: --help, --version and validate answer without loading the MCP SDK and the rest.
   const { run } = await import('./cli/run.js');
   return run(config, tokens, createLogger(config.logLevel));
+}
+
+/** `login` and `logout`: the named server of the config file, or the wrapped --url. */
+async function loginCommand(args: CliArgs, config: Config): Promise<number> {
+  const name = args.serverName;
+  const server = name === undefined ? config.servers[0] : config.servers.find((s) => s.name === name);
+  if (!server) {
+    const known = config.servers.map((s) => `"${s.name}"`).join(', ') || 'none';
+    process.stderr.write(
+      `mcp-offload ${args.command}: ${config.file} has no server "${name}" (its servers: ${known})\n`,
+    );
+    return 2;
+  }
+  if (server.kind !== 'http') {
+    process.stderr.write(
+      `mcp-offload ${args.command}: server "${server.name}" is not a remote server ("url"); only those log in with OAuth\n`,
+    );
+    return 2;
+  }
+  const { runLogin, runLogout } = await import('./cli/login.js');
+  return args.command === 'login' ? runLogin(server) : runLogout(server);
 }
 
 function applyOverrides(config: Config, args: CliArgs): void {

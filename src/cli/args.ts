@@ -13,6 +13,10 @@ Usage:
   mcp-offload validate --config <file.yaml>       check a config file and list every problem
   mcp-offload gc [--config <file.yaml>] [--artifact-dir <dir>]
                                                   remove expired artifacts and enforce the quota now
+  mcp-offload login <server> --config <file.yaml> log in to a remote server with OAuth (opens a browser, or
+  mcp-offload login --url <url> [--name <name>]   prints the URL to open) and keep its tokens for the proxy
+  mcp-offload logout <server> --config <file.yaml>
+  mcp-offload logout --url <url> [--name <name>]  forget the tokens of a server
 
 Options:
   --config <file>         YAML configuration (see config/example.yaml)
@@ -31,7 +35,9 @@ Options:
 `;
 
 export interface CliArgs {
-  command: 'run' | 'validate' | 'gc' | 'help' | 'version';
+  command: 'run' | 'validate' | 'gc' | 'login' | 'logout' | 'help' | 'version';
+  /** The server `login` and `logout` are for (with --config). */
+  serverName?: string;
   config?: string;
   url?: string;
   headers: Record<string, string>;
@@ -106,13 +112,16 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
   };
   if (values.help) return { ...args, command: 'help' };
   if (values.version) return { ...args, command: 'version' };
-  const subcommands = ['validate', 'gc'];
+  const subcommands = ['validate', 'gc', 'login', 'logout'];
+  const takesServer = positionals[0] === 'login' || positionals[0] === 'logout';
+  if (takesServer && positionals.length === 2) args.serverName = positionals.pop();
   if (positionals.length > 1 || (positionals.length === 1 && !subcommands.includes(positionals[0]))) {
     throw new UsageError(
       `unexpected argument "${positionals.find((p) => !subcommands.includes(p)) ?? positionals[1]}" (a server command goes after "--")`,
     );
   }
-  if (positionals[0] === 'validate' || positionals[0] === 'gc') args.command = positionals[0];
+  if (positionals[0] !== undefined && subcommands.includes(positionals[0]))
+    args.command = positionals[0] as CliArgs['command'];
   args.config = values.config;
   args.url = values.url;
   args.name = values.name;
@@ -136,6 +145,16 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
   if (args.command === 'validate') {
     if (!args.config) throw new UsageError('validate needs --config <file.yaml>');
     if (sources.length > 1 || args.abp) throw new UsageError('validate takes only --config');
+  } else if (args.command === 'login' || args.command === 'logout') {
+    const usage = `${args.command} <server> --config <file.yaml>, or ${args.command} --url <url>`;
+    if (serverCommand.length || args.abp || args.http) throw new UsageError(`usage: mcp-offload ${usage}`);
+    if (args.config && !args.serverName) throw new UsageError(`${args.command} needs the server's name: ${usage}`);
+    if (!args.config && !args.url) throw new UsageError(`${args.command} needs a server: ${usage}`);
+    if (args.config && args.url) throw new UsageError(`use --config or --url, not both: ${usage}`);
+    if (args.url && args.serverName)
+      throw new UsageError(
+        `with --url, the server's name goes in --name: mcp-offload ${args.command} --url <url> --name <name>`,
+      );
   } else if (args.command === 'gc') {
     if (args.url || serverCommand.length || args.abp) throw new UsageError('gc takes only --config and --artifact-dir');
   } else if (sources.length === 0 && !args.abp) {

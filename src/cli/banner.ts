@@ -60,6 +60,7 @@ function describeUpstream(upstream: ServedUpstream): string {
   ];
   if (upstream.state === 'up') return `  server "${upstream.name}": ${counts.join(', ')}`;
   const why = upstream.lastError ? ` (${upstream.lastError})` : '';
+  if (upstream.state === 'needs-login') return `  server "${upstream.name}": ${upstream.lastError ?? 'needs a login'}`;
   const next = upstream.state === 'failed' ? 'it is not retried' : 'it is retried in the background';
   return `  server "${upstream.name}": ${upstream.state}${why}; ${next}`;
 }

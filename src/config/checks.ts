@@ -24,7 +24,7 @@ const TRANSPORT_OF_TYPE: Record<string, string> = {
   sse: 'sse',
 };
 const LOCAL_ONLY_KEYS = ['args', 'env', 'cwd', 'isolation', 'probeTimeoutMs'];
-const REMOTE_ONLY_KEYS = ['headers', 'transport'];
+const REMOTE_ONLY_KEYS = ['headers', 'transport', 'oauth'];
 
 /** Which of `servers` / `mcpServers` holds the servers (`servers` when neither is given). */
 export function serverMapKey(root: Record<string, unknown>): 'servers' | 'mcpServers' {

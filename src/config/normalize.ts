@@ -21,6 +21,7 @@ import {
   type Isolation,
   type WhenDown,
   type UpstreamProtocol,
+  type OAuthSettings,
 } from './types.js';
 import type { NodeInfo } from './yaml-tree.js';
 import { dirname, isAbsolute, resolve } from 'node:path';
@@ -39,6 +40,7 @@ interface ServerDoc {
   url?: string;
   headers?: Record<string, string>;
   transport?: HttpTransportKind;
+  oauth?: boolean | OAuthSettings;
   enabled?: boolean;
   disabled?: boolean;
   timeoutMs?: number;
@@ -164,7 +166,18 @@ function normalizeServer(
     url: doc.url!,
     headers: Object.fromEntries(Object.entries(doc.headers ?? {})),
     transport: doc.transport ?? transportOfType(doc.type),
+    ...normalizeOAuth(doc.oauth, source?.file),
   };
+}
+
+/** `oauth: true` is every default; false is none; a token file is relative to the config file. */
+function normalizeOAuth(oauth: ServerDoc['oauth'], file: string | undefined): { oauth?: OAuthSettings } {
+  if (oauth === undefined || oauth === false) return {};
+  const settings: OAuthSettings = oauth === true ? {} : { ...oauth };
+  if (settings.scopes) settings.scopes = [...settings.scopes];
+  if (settings.tokenFile !== undefined && !isAbsolute(settings.tokenFile))
+    settings.tokenFile = resolve(file ? dirname(file) : process.cwd(), settings.tokenFile);
+  return { oauth: settings };
 }
 
 /** Absent: the gateway decides; false, null or "": never prefix; otherwise that prefix. */

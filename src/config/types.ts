@@ -82,6 +82,22 @@ export interface HttpServerConfig extends ServerCommon {
   url: string;
   headers: Record<string, string>;
   transport: HttpTransportKind;
+  /** Log in with OAuth (`oauth:` in the file); absent: no OAuth until the server asks for it (upstreams/oauth/). */
+  oauth?: OAuthSettings;
+}
+
+/** `servers.<name>.oauth`: how the proxy logs in to a remote server (src/upstreams/oauth/). */
+export interface OAuthSettings {
+  clientId?: string;
+  clientSecret?: string;
+  /** Client ID Metadata Document: an https URL that is the client id where the server supports it. */
+  clientMetadataUrl?: string;
+  clientName?: string;
+  scopes?: string[];
+  /** Absolute; default: under $XDG_CONFIG_HOME/mcp-offload/oauth/ (see upstreams/oauth/token-file.ts). */
+  tokenFile?: string;
+  callbackPort?: number;
+  loginTimeoutMs?: number;
 }
 
 /** The built-in ABP browser backend (src/upstreams/abp/), an in-process MCP server. */

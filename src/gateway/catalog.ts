@@ -30,6 +30,8 @@ export class Catalog {
   private resources = new Map<string, Routed<Resource>>();
   private templates: { upstream: Upstream; template: ResourceTemplateType; matcher: UriTemplate }[] = [];
   snapshot: CatalogSnapshot = { tools: [], prompts: [], resources: [], resourceTemplates: [] };
+  /** Upstreams waiting for an OAuth login, with the prefix their tools would have: their calls get the command. */
+  private waiting: { upstream: Upstream; prefix: string | null }[] = [];
 
   constructor(
     private readonly separator: string,
@@ -50,8 +52,10 @@ export class Catalog {
     const templates: Catalog['templates'] = [];
     const seenTemplates = new Set<string>();
 
+    const waiting: Catalog['waiting'] = [];
     for (const upstream of upstreams) {
       const prefix = prefixOf(upstream, several);
+      if (upstream.state === 'needs-login') waiting.push({ upstream, prefix });
       const allowed = toolFilter(upstream);
       for (const tool of upstream.catalog.tools) {
         if (!allowed(tool.name)) continue;
@@ -85,6 +89,7 @@ export class Catalog {
       }
     }
     this.tools = tools;
+    this.waiting = waiting;
     this.prompts = prompts;
     this.resources = resources;
     this.templates = templates;
@@ -98,6 +103,18 @@ export class Catalog {
 
   tool(name: string): Routed<Tool> | undefined {
     return this.tools.get(name);
+  }
+
+  /**
+   * The upstream a call to a tool that is not listed was meant for, when that upstream waits for a login: its tools
+   * are gone until then, and the caller (a client that listed them before, or one told their names) should hear
+   * which command brings them back rather than that they do not exist.
+   */
+  waitingForLogin(toolName: string): Upstream | undefined {
+    const prefixed = this.waiting.find((w) => w.prefix !== null && toolName.startsWith(`${w.prefix}${this.separator}`));
+    if (prefixed) return prefixed.upstream;
+    const unprefixed = this.waiting.filter((w) => w.prefix === null);
+    return unprefixed.length === 1 ? unprefixed[0]!.upstream : undefined;
   }
 
   prompt(name: string): Routed<Prompt> | undefined {

@@ -112,6 +112,8 @@ export class Gateway {
     if (down.length) this.log.warn({ down }, 'serving without some upstreams; they are retried in the background');
     if (failed.length)
       this.log.warn({ failed }, 'serving without some upstreams that cannot be started (see the errors above)');
+    const login = this.upstreams.filter((u) => u.state === 'needs-login').map((u) => u.name);
+    if (login.length) this.log.warn({ login }, 'serving without some upstreams until you log in to them (see above)');
   }
 
   async stop(): Promise<void> {

@@ -1,5 +1,5 @@
 import type { CallToolResult, Progress, Result } from '@modelcontextprotocol/server';
-import { ClientError } from '../upstreams/errors.js';
+import { ClientError, unavailable } from '../upstreams/errors.js';
 import type { ForwardOptions, Upstream, UpstreamReply } from '../upstreams/upstream.js';
 import { Blobs } from '../transports/blob-set.js';
 import type { Catalog } from './catalog.js';
@@ -95,8 +95,14 @@ export function createHandlers(deps: HandlerDeps): Record<string, RequestHandler
         reportBuiltin(result.isError ? 'error' : 'ok');
         return result;
       }
-      const route = session.view.catalog.tool(name);
-      if (!route) throw new ClientError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`);
+      let route = session.view.catalog.tool(name);
+      if (!route) {
+        // A server waiting for a login lists no tools: its calls get the command, or go through once it is done.
+        const waiting = session.view.catalog.waitingForLogin(name);
+        if (waiting && (await waiting.loginWritten())) route = session.view.catalog.tool(name);
+        if (!route && waiting) throw unavailable(waiting.lastError ?? `upstream "${waiting.name}" needs a login`);
+        if (!route) throw new ClientError(ProtocolErrorCode.InvalidParams, `Tool ${name} not found`);
+      }
       const { name: server } = route.upstream;
       const report = callReport(deps.events, session, server, route.original);
       const call = {

@@ -10,6 +10,7 @@ import type { Logger } from '../logger.js';
 import { ProcessTransport } from '../transports/process-transport.js';
 import { DecoratedTransport } from '../transports/decorated-transport.js';
 import type { EraChoice } from './client-identity.js';
+import type { UpstreamLogin } from './oauth/upstream-login.js';
 
 /**
  * How long a freshly started stdio server has to answer `server/discover`. Legacy servers that ignore
@@ -48,6 +49,7 @@ export async function connectClient(
   timeoutMs: number,
   decorate: Decorate = (transport) => transport,
   plan: EraPlan = { era: { protocol: 'legacy' } },
+  login?: UpstreamLogin,
 ): Promise<ConnectedClient> {
   const legacy: EraPlan = { era: { protocol: 'legacy' } };
   const attempt = (transport: Transport, { era, prior }: EraPlan = plan) =>
@@ -66,14 +68,20 @@ export async function connectClient(
   }
   // The built-in browser backend is the proxy's own legacy-era server; legacy SSE predates the modern era.
   if (config.kind === 'abp') return attempt(await abpTransport(config, log), legacy);
-  if (config.transport === 'sse') return attempt(sse(config), legacy);
+  const auth = login?.transportOptions() ?? {};
+  // A server that wants a login says so with a 401: that is no reason to try SSE, nor an outage to retry.
+  const loginFailure = (error: unknown) => login?.failure(error) ?? error;
+  if (config.transport === 'sse')
+    return attempt(sse(config, auth), legacy).catch((e: unknown) => Promise.reject(loginFailure(e)));
   try {
-    return await attempt(streamable(config));
+    return await attempt(streamable(config, auth));
   } catch (error) {
+    const needed = login?.failure(error);
+    if (needed) throw needed;
     if (config.transport !== 'auto' || plan.era.protocol === 'modern') throw error;
     log.info({ err: String(error) }, 'Streamable HTTP failed; trying legacy SSE');
     try {
-      return await attempt(sse(config), legacy);
+      return await attempt(sse(config, auth), legacy);
     } catch (sseError) {
       throw new Error(
         `could not connect to ${config.url}: Streamable HTTP failed (${message(error)}) and SSE failed (${message(sseError)})`,
@@ -129,12 +137,15 @@ async function abpTransport(config: AbpServerConfig, log: Logger): Promise<Trans
   return new DecoratedTransport(clientSide, { afterClose: () => backend.close() });
 }
 
-function streamable(config: HttpServerConfig): Transport {
-  return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } });
+/** What a connection to a remote server carries for OAuth (upstreams/oauth/): a provider, or a watching fetch. */
+type AuthOptions = ReturnType<UpstreamLogin['transportOptions']>;
+
+function streamable(config: HttpServerConfig, auth: AuthOptions): Transport {
+  return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers }, ...auth });
 }
 
-function sse(config: HttpServerConfig): Transport {
-  return new SSEClientTransport(new URL(config.url), { requestInit: { headers: config.headers } });
+function sse(config: HttpServerConfig, auth: AuthOptions): Transport {
+  return new SSEClientTransport(new URL(config.url), { requestInit: { headers: config.headers }, ...auth });
 }
 
 function stringEnv(env: NodeJS.ProcessEnv): Record<string, string> {

@@ -52,6 +52,8 @@ import {
 import { RawResults } from './raw-results.js';
 import { TaskOrigins } from './task-origins.js';
 import { paramHeaders } from './param-headers.js';
+import { UpstreamLogin } from './oauth/upstream-login.js';
+import { LoginRequiredError } from './oauth/login-required.js';
 
 /** Timeouts are ours (they restart on progress); the SDK's own is set beyond reach. */
 const NO_SDK_TIMEOUT = 2 ** 31 - 1;
@@ -65,7 +67,8 @@ const REOPEN_STREAM_DELAY_MS = 1000;
 /** Requests the modern era replaced by the `subscriptions/listen` filter. */
 const SUBSCRIPTION_METHODS = new Set(['resources/subscribe', 'resources/unsubscribe']);
 
-export type UpstreamState = 'connecting' | 'up' | 'down' | 'failed' | 'stopped';
+/** `needs-login`: a remote server that wants an OAuth login; it is connected once `mcp-offload login` has run. */
+export type UpstreamState = 'connecting' | 'up' | 'down' | 'failed' | 'needs-login' | 'stopped';
 
 export type ServerRequestExtra = ClientContext;
 
@@ -168,6 +171,10 @@ export class Upstream {
   /** The outcome of the last check that an upstream that let a request time out still answers. */
   lastLivenessCheck?: Promise<'alive' | 'hung'>;
   private namedLog: Logger;
+  /** A remote server's OAuth: its provider, its token file, and telling "needs a login" from an outage. */
+  private readonly login?: UpstreamLogin;
+  /** The connection attempt a new login started (see afterLogin). */
+  private loggingIn?: Promise<void>;
   /**
    * Logs under the upstream's current name: transports get this one, so the lines of a process started
    * before the server's name was known (see adoptServerName) carry the name it got.
@@ -189,6 +196,7 @@ export class Upstream {
     this.namedLog = baseLog.child({ server: config.name });
     this.schedule = new RestartSchedule(config.restart);
     this.progress = new ProgressRouter(`mcp-offload-${config.name}`);
+    if (config.kind === 'http') this.login = new UpstreamLogin(config);
   }
 
   get name(): string {
@@ -234,6 +242,8 @@ export class Upstream {
   private async reintroduce(identity: ClientIdentity, client: { legacy?: boolean }): Promise<void> {
     if (this.stopping || this.state === 'failed') return;
     this.identity = identity;
+    // The same request would get the same 401: the login, when it comes, connects as this identity.
+    if (this.state === 'needs-login') return;
     if (client.legacy && this.era === 'modern') this.followLegacyClient('modern');
     // A modern server learns who the client is with every request (see envelopeMeta): nothing to redo.
     if (this.state === 'up' && this.era === 'modern' && !this.legacyForClient) return;
@@ -268,6 +278,7 @@ export class Upstream {
 
   async stop(): Promise<void> {
     this.stopping = true;
+    this.login?.unwatch();
     clearTimeout(this.restartTimer);
     const connection = this.connection;
     this.connection = undefined;
@@ -582,9 +593,14 @@ export class Upstream {
             },
           }),
         plan,
+        this.login,
       );
     } catch (error) {
       if (attempt !== this.attempt) return;
+      if (error instanceof LoginRequiredError) {
+        this.needLogin(error);
+        return;
+      }
       if (this.legacyForClient && speaksLegacyToo(this.config) === undefined) {
         // The first legacy `initialize` this server got failed: a modern-only server, for the life of the proxy.
         rememberLegacyToo(this.config, false);
@@ -811,6 +827,51 @@ export class Upstream {
     this.restartTimer.unref();
   }
 
+  /**
+   * The server wants a login the proxy cannot do: no restarts (they would get the same 401), no tools, calls answered
+   * with the command to run; the token file is watched, and the login that writes it brings the server up.
+   */
+  private needLogin(error: LoginRequiredError): void {
+    if (this.stopping) return;
+    clearTimeout(this.restartTimer);
+    const connection = this.connection;
+    this.connection = undefined;
+    if (connection) void closeQuietly(connection);
+    const first = this.state !== 'needs-login';
+    // Said once, not on every call or look at the file: the client hears it with each call it routes here.
+    if (this.lastError !== error.message) this.log.warn({ command: error.command }, error.message);
+    this.lastError = error.message;
+    this.catalog = emptyCatalog();
+    this.setState('needs-login');
+    this.wakeWaiters();
+    if (first) this.hooks.catalogChanged(this, [...CATALOG_KINDS]);
+    this.login?.watch(() => void this.afterLogin());
+  }
+
+  /**
+   * For a call to a tool of this server while it waits for a login (its tools are not listed then): a login
+   * written since is used at once, not only at the next look at the file. Whether the server is up now.
+   */
+  async loginWritten(): Promise<boolean> {
+    if (this.loggingIn) await this.loggingIn;
+    else if (this.state === 'needs-login' && this.login?.changedSinceWatch()) await this.afterLogin();
+    return this.state === 'up';
+  }
+
+  /**
+   * The token file changed while the server waited for a login: connect with what it holds now. The watch and a
+   * call may both notice; they share one attempt.
+   */
+  private afterLogin(): Promise<void> {
+    if (this.loggingIn) return this.loggingIn;
+    if (this.stopping || this.state !== 'needs-login') return Promise.resolve();
+    this.login?.unwatch();
+    this.log.info(`the token file of upstream "${this.name}" changed; connecting`);
+    this.schedule.reset();
+    this.loggingIn = this.connect().finally(() => (this.loggingIn = undefined));
+    return this.loggingIn;
+  }
+
   private giveUp(): void {
     this.catalog = emptyCatalog();
     this.setState('failed');
@@ -839,6 +900,18 @@ export class Upstream {
     if (this.reintroducing) {
       await this.reintroducing;
       return this.ready(method, signal);
+    }
+    if (this.loggingIn) {
+      await this.loggingIn;
+      if (this.state === 'up') return this.ready(method, signal);
+    }
+    if (this.state === 'needs-login') {
+      // A login that has just written the file is used by this call, not only by the next poll.
+      if (this.login?.changedSinceWatch()) {
+        await this.afterLogin();
+        if ((this.state as UpstreamState) === 'up') return this.ready(method, signal);
+      }
+      throw unavailable(this.lastError ?? `upstream "${this.name}" needs a login`);
     }
     const why = `upstream "${this.name}" is not available${this.lastError ? ` (${this.lastError})` : ''}`;
     if (this.state === 'failed' || this.state === 'stopped' || this.config.whenDown === 'error') {
@@ -882,6 +955,12 @@ export class Upstream {
   private describe(error: unknown, method: string): Error {
     const relayed = relayedError(error);
     if (relayed) return relayed;
+    // Tokens that were refused and could not be refreshed: a login, not a restart, brings the server back.
+    const needed = this.login?.failure(error);
+    if (needed) {
+      this.needLogin(needed);
+      return unavailable(needed.message);
+    }
     if (isConnectionClosed(error)) {
       const why = this.lastError ?? 'the connection closed';
       return unavailable(`upstream "${this.name}" failed while handling ${method}: ${why}; it is being restarted`);

@@ -457,8 +457,8 @@ describe.each(SUITES)('MCP conformance suite $version', (suite) => {
 });
 
 /**
- * The client scenarios 0.2.0-alpha.12 requires at 2026-07-28 but for authorization (a later issue),
- * and the one it runs without scoring it (added after the release).
+ * The client scenarios 0.2.0-alpha.12 requires at 2026-07-28 but for authorization (conformance-auth.test.ts runs
+ * those of both releases), and the one it runs without scoring it (added after the release).
  */
 const CLIENT_SCENARIOS = [
   'tools_call',

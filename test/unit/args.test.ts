@@ -67,3 +67,21 @@ test.each([
   expect(() => parseCliArgs(argv)).toThrow(new UsageError(message));
   expect(message.split('"').length % 2).toBe(1);
 });
+
+test('login and logout take a server of --config, or --url', () => {
+  expect(parseCliArgs(['login', 'linear', '--config', 'a.yaml'])).toMatchObject({
+    command: 'login',
+    serverName: 'linear',
+    config: 'a.yaml',
+  });
+  expect(parseCliArgs(['logout', '--url', 'https://mcp.linear.app/mcp', '--name', 'l'])).toMatchObject({
+    command: 'logout',
+    url: 'https://mcp.linear.app/mcp',
+    name: 'l',
+  });
+  expect(() => parseCliArgs(['login', '--config', 'a.yaml'])).toThrow(/needs the server's name/);
+  expect(() => parseCliArgs(['login', 'linear'])).toThrow(/needs a server/);
+  expect(() => parseCliArgs(['login', 'x', '--url', 'https://a/mcp'])).toThrow(/goes in --name/);
+  expect(() => parseCliArgs(['login', 'x', 'y', '--config', 'a.yaml'])).toThrow(/unexpected argument "x"/);
+  expect(() => parseCliArgs(['login', 'x', '--config', 'a.yaml', '--http', '8080'])).toThrow(/usage/);
+});
