@@ -6,7 +6,7 @@
 // upstream saw (no fetch user-agent: the call did not go through the SDK's transport).
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -248,41 +248,85 @@ describe('a legacy Streamable HTTP upstream that answers with application/json',
   }, 30_000);
 });
 
-describe('a legacy Streamable HTTP upstream behind a same-origin redirect', () => {
+/**
+ * An HTTP front of the fixture at `target`: `intercept` may answer a request itself (true); everything else is
+ * relayed to the fixture, whatever its path. Resolves with the front's base URL and how to stop it.
+ */
+async function front(
+  target: string,
+  intercept: (req: IncomingMessage, res: ServerResponse) => boolean,
+): Promise<{ base: string; close(): void }> {
+  const server = createServer((req, res) => {
+    if (intercept(req, res)) return;
+    void (async () => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const headers: Record<string, string> = {};
+      for (const [name, value] of Object.entries(req.headers))
+        if (typeof value === 'string' && !['host', 'connection', 'content-length'].includes(name))
+          headers[name] = value;
+      const answer = await fetch(target, {
+        method: req.method,
+        headers,
+        body: req.method === 'POST' ? Buffer.concat(chunks) : undefined,
+      });
+      const out: Record<string, string> = {};
+      for (const [name, value] of answer.headers) if (name !== 'content-length') out[name] = value;
+      res.writeHead(answer.status, out);
+      if (answer.body) for await (const chunk of answer.body) res.write(chunk);
+      res.end();
+    })().catch(() => res.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+}
+
+describe('a legacy Streamable HTTP upstream behind a front', () => {
   test('a redirected call is sent again the way the SDK follows redirects, and answered', async () => {
-    const target = await upstream();
     // /mcp answers 307 to /real, which relays to the fixture: the SDK's transport follows such a redirect itself.
-    const front = createServer((req, res) => {
-      if (req.url === '/mcp') return void res.writeHead(307, { location: '/real' }).end();
-      void (async () => {
-        const chunks: Buffer[] = [];
-        for await (const chunk of req) chunks.push(chunk as Buffer);
-        const headers: Record<string, string> = {};
-        for (const [name, value] of Object.entries(req.headers))
-          if (typeof value === 'string' && !['host', 'connection', 'content-length'].includes(name))
-            headers[name] = value;
-        const answer = await fetch(target, {
-          method: req.method,
-          headers,
-          body: req.method === 'POST' ? Buffer.concat(chunks) : undefined,
-        });
-        const out: Record<string, string> = {};
-        for (const [name, value] of answer.headers) if (name !== 'content-length') out[name] = value;
-        res.writeHead(answer.status, out);
-        if (answer.body) for await (const chunk of answer.body) res.write(chunk);
-        res.end();
-      })().catch(() => res.destroy());
+    const redirecting = await front(await upstream(), (req, res) => {
+      if (req.url !== '/mcp') return false;
+      res.writeHead(307, { location: '/real' }).end();
+      return true;
     });
-    await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
     try {
-      const endpoint = await proxy(`http://127.0.0.1:${(front.address() as AddressInfo).port}/mcp`);
-      const { client } = await legacyClient(endpoint);
+      const { client } = await legacyClient(await proxy(`${redirecting.base}/mcp`));
       for (const text of ['one', 'two', 'three'])
         expect(textOf(await client.callTool({ name: 'echo', arguments: { text } }))).toBe(text);
       await client.close();
     } finally {
-      front.closeAllConnections();
-      front.close();
+      redirecting.close();
+    }
+  }, 30_000);
+
+  test('a server that starts asking for an OAuth login mid-session gets the login command, not an outage', async () => {
+    let locked = false;
+    const guarded = await front(await upstream(), (req, res) => {
+      if (!locked || req.method !== 'POST') return false;
+      const metadata = `http://${req.headers.host}/.well-known/oauth-protected-resource`;
+      res.writeHead(401, { 'www-authenticate': `Bearer resource_metadata="${metadata}"` }).end();
+      return true;
+    });
+    try {
+      const { client } = await legacyClient(await proxy(`${guarded.base}/mcp`));
+      expect(textOf(await client.callTool({ name: 'echo', arguments: { text: 'open' } }))).toBe('open');
+      locked = true;
+      // The POST Node's client sent is handed to the SDK's transport, whose fetch sees the challenge.
+      const refused = await client.callTool({ name: 'echo', arguments: { text: 'locked' } }).then(
+        (result) => textOf(result),
+        (error: unknown) => String(error),
+      );
+      expect(refused).toContain('needs a login');
+      expect(refused).toContain('mcp-offload login legacy');
+      await client.close();
+    } finally {
+      guarded.close();
     }
   }, 30_000);
 });
