@@ -54,6 +54,11 @@ export class McpEndpoints {
   private readonly idle: IdleSessions;
   /** Modern (2026-07-28) requests, by token: served by the SDK's stateless entry, one Server per request. */
   private readonly modern = new Map<string, ModernEndpoint>();
+  /**
+   * When each principal's modern endpoint was last used, and what is open on it: with OAuth every subject gets one,
+   * so one unused for http.sessionIdleMs with nothing open (no listen stream, no call) is let go.
+   */
+  private readonly idleModern: IdleSessions;
   /** With redis: requests for sessions other replicas hold. */
   private readonly routing?: SessionRouting;
   /** True while the replica shuts down: its sessions are let go for other replicas, not ended. */
@@ -61,6 +66,9 @@ export class McpEndpoints {
 
   constructor(private readonly ctx: HttpContext) {
     this.idle = new IdleSessions(ctx.config.httpOptions.sessionIdleMs, (id, idleMs) => this.expire(id, idleMs));
+    this.idleModern = new IdleSessions(ctx.config.httpOptions.sessionIdleMs, (token, idleMs) =>
+      this.letModernGo(token, idleMs),
+    );
     ctx.gateway.onSharedChange((notification) => {
       for (const { handler } of this.modern.values()) publish(handler, notification);
     });
@@ -139,6 +147,7 @@ export class McpEndpoints {
       if (await this.retryForwarded(req, res, body, raw!)) return;
       const uris = listenedUris(body);
       if (uris.length > 0) res.once('close', this.ctx.gateway.resourceWatch.watch(uris));
+      res.once('close', this.idleModern.begin(token));
       return this.modernEndpoint(token).serve(req, res, body);
     }
     if (sessionId) {
@@ -365,6 +374,14 @@ export class McpEndpoints {
     return endpoint;
   }
 
+  private letModernGo(token: string, idleMs: number): void {
+    const endpoint = this.modern.get(token);
+    if (!endpoint) return;
+    this.modern.delete(token);
+    this.ctx.log.debug({ token, idleMs }, 'modern endpoint let go: unused for http.sessionIdleMs');
+    endpoint.handler.close().catch(() => undefined);
+  }
+
   private modernIdentity(token: string, request: Request | undefined): SessionIdentity {
     const base = this.ctx.config.artifacts.publicUrl ?? (request ? new URL(request.url).origin : 'http://localhost');
     return this.identityOf(tokenOwner(token), token, base);
@@ -373,6 +390,7 @@ export class McpEndpoints {
   async closeAll(): Promise<void> {
     this.closingAll = true;
     this.idle.stop();
+    this.idleModern.stop();
     await Promise.all([...this.modern.values()].map(({ handler }) => handler.close().catch(() => undefined)));
     this.modern.clear();
     await Promise.all(

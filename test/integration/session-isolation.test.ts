@@ -6,6 +6,10 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
+  Client as ModernClient,
+  StreamableHTTPClientTransport as ModernHttpTransport,
+} from '@modelcontextprotocol/client';
+import {
   CreateMessageRequestSchema,
   ElicitRequestSchema,
   ListRootsRequestSchema,
@@ -289,6 +293,37 @@ describe('a session its client left without DELETE', () => {
       expect(Number(await call(busy, 'pid'))).toBe(busyPid);
     } finally {
       await busy.close();
+    }
+  }, 60_000);
+});
+
+describe("a 2026-07-28 client's endpoint", () => {
+  afterAll(() => stopAllCli());
+
+  test('is let go after http.sessionIdleMs unused, and made again by its next request', async () => {
+    const file = join(dir, 'config-modern-idle.yaml');
+    writeFileSync(
+      file,
+      'http: {sessionIdleMs: 300}\n' +
+        `servers:\n  own: {command: ${NODE}, args: [${FIXTURES.basic}, --name, own]}\n` +
+        'pipeline: {mode: passthrough}\n',
+    );
+    const cli = startCli(['--http', '127.0.0.1:0', '--config', file, '--log-level', 'debug']);
+    const [, url] = await cli.waitForStderr(/^mcp-offload listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)$/m, 30_000);
+    const client = new ModernClient(
+      { name: 'modern-idle', version: '1.0.0' },
+      { capabilities: {}, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    await client.connect(new ModernHttpTransport(new URL(url!)));
+    const echo = async (text: string) =>
+      ((await client.callTool({ name: 'echo', arguments: { message: text } })).content as Array<{ text?: string }>)[0]
+        ?.text;
+    try {
+      expect(await echo('before')).toContain('before');
+      await cli.waitForStderr(/modern endpoint let go/, 10_000);
+      expect(await echo('after')).toContain('after');
+    } finally {
+      await client.close();
     }
   }, 60_000);
 });
