@@ -1,12 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { classifyInboundRequest, createMcpHandler, isInitializeRequest } from '@modelcontextprotocol/server';
-import type { JSONRPCMessage, McpHttpHandler, Notification } from '@modelcontextprotocol/server';
-import {
-  NodeStreamableHTTPServerTransport,
-  toNodeHandler,
-  type NodeMcpRequestHandler,
-} from '@modelcontextprotocol/node';
+import { isInitializeRequest } from '@modelcontextprotocol/server';
+import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import type { Who } from '../gateway/events.js';
 import type { DownstreamSession, SessionIdentity } from '../gateway/session.js';
 import { BodyTooLargeError, readBody } from '../gateway/read-body.js';
@@ -19,20 +14,14 @@ import { listenedUris } from '../gateway/resource-watch.js';
 import { paramHeaderRejection } from './param-header-check.js';
 import { replayHandshake } from './session-adoption.js';
 import { servedLean } from './lean-post.js';
-import { isLeanRequest } from '../fast-path/eligibility.js';
-import { isLegacyVersion } from '../protocol/versions.js';
+import { ModernEndpoints } from './modern-endpoints.js';
+import { headersOnly, isLegacy, isListen, unknownRequestId } from './post-kind.js';
 import { SessionRouting } from './session-routing.js';
 import { FORWARDED_HEADER, forwardRequest } from './session-forwarder.js';
 import type { SessionRecord } from '../shared/session-directory.js';
 
 /** The legacy SSE transport's POST endpoint (the GET stream is at /sse). */
 export const SSE_MESSAGES_PATH = '/messages';
-
-/** The stateless modern endpoint of one token: its listen streams hear what concerns that token. */
-interface ModernEndpoint {
-  handler: McpHttpHandler;
-  serve: NodeMcpRequestHandler;
-}
 
 interface HttpSession {
   /** The name of the token that opened it: only that token may use it. */
@@ -53,12 +42,7 @@ export class McpEndpoints {
 
   private readonly idle: IdleSessions;
   /** Modern (2026-07-28) requests, by token: served by the SDK's stateless entry, one Server per request. */
-  private readonly modern = new Map<string, ModernEndpoint>();
-  /**
-   * When each principal's modern endpoint was last used, and what is open on it: with OAuth every subject gets one,
-   * so one unused for http.sessionIdleMs with nothing open (no listen stream, no call) is let go.
-   */
-  private readonly idleModern: IdleSessions;
+  private readonly modern: ModernEndpoints;
   /** With redis: requests for sessions other replicas hold. */
   private readonly routing?: SessionRouting;
   /** True while the replica shuts down: its sessions are let go for other replicas, not ended. */
@@ -66,12 +50,7 @@ export class McpEndpoints {
 
   constructor(private readonly ctx: HttpContext) {
     this.idle = new IdleSessions(ctx.config.httpOptions.sessionIdleMs, (id, idleMs) => this.expire(id, idleMs));
-    this.idleModern = new IdleSessions(ctx.config.httpOptions.sessionIdleMs, (token, idleMs) =>
-      this.letModernGo(token, idleMs),
-    );
-    ctx.gateway.onSharedChange((notification) => {
-      for (const { handler } of this.modern.values()) publish(handler, notification);
-    });
+    this.modern = new ModernEndpoints(ctx, (token, request) => this.modernIdentity(token, request));
     if (ctx.shared) {
       this.routing = new SessionRouting(
         ctx.shared.directory,
@@ -147,8 +126,7 @@ export class McpEndpoints {
       if (await this.retryForwarded(req, res, body, raw!)) return;
       const uris = listenedUris(body);
       if (uris.length > 0) res.once('close', this.ctx.gateway.resourceWatch.watch(uris));
-      res.once('close', this.idleModern.begin(token));
-      return this.modernEndpoint(token).serve(req, res, body);
+      return this.modern.serve(token, req, res, body);
     }
     if (sessionId) {
       if (!(await this.heldHere(req, res, token, sessionId, raw))) return;
@@ -350,38 +328,6 @@ export class McpEndpoints {
       .then(() => found.session.close());
   }
 
-  /**
-   * The SDK's stateless entry for a token's modern requests (it answers server/discover, checks the envelope and the
-   * Mcp-Method, Mcp-Name and MCP-Protocol-Version headers, and serves subscriptions/listen). Every request gets a
-   * session of its own over the shared upstream connections; its artifacts belong to the token.
-   */
-  private modernEndpoint(token: string): ModernEndpoint {
-    const found = this.modern.get(token);
-    if (found) return found;
-    const { gateway, log, maxBodyBytes } = this.ctx;
-    const onerror = (error: Error) => log.debug({ err: error.message, token }, 'modern http request');
-    const handler: McpHttpHandler = createMcpHandler(
-      ({ requestInfo }) =>
-        gateway.createSession(this.modernIdentity(token, requestInfo), {
-          era: 'modern',
-          transient: true,
-          changes: (notification) => publish(handler, notification),
-        }).server,
-      { legacy: 'reject', onerror, maxRequestBodySize: maxBodyBytes },
-    );
-    const endpoint = { handler, serve: toNodeHandler(handler, { onerror, maxRequestBodySize: maxBodyBytes }) };
-    this.modern.set(token, endpoint);
-    return endpoint;
-  }
-
-  private letModernGo(token: string, idleMs: number): void {
-    const endpoint = this.modern.get(token);
-    if (!endpoint) return;
-    this.modern.delete(token);
-    this.ctx.log.debug({ token, idleMs }, 'modern endpoint let go: unused for http.sessionIdleMs');
-    endpoint.handler.close().catch(() => undefined);
-  }
-
   private modernIdentity(token: string, request: Request | undefined): SessionIdentity {
     const base = this.ctx.config.artifacts.publicUrl ?? (request ? new URL(request.url).origin : 'http://localhost');
     return this.identityOf(tokenOwner(token), token, base);
@@ -390,9 +336,7 @@ export class McpEndpoints {
   async closeAll(): Promise<void> {
     this.closingAll = true;
     this.idle.stop();
-    this.idleModern.stop();
-    await Promise.all([...this.modern.values()].map(({ handler }) => handler.close().catch(() => undefined)));
-    this.modern.clear();
+    await this.modern.closeAll();
     await Promise.all(
       [...this.sessions.values()].map(async ({ transport, session }) => {
         await transport.close().catch(() => undefined);
@@ -451,75 +395,6 @@ function parseJson(raw: Buffer, res: ServerResponse): unknown {
     rpcError(res, 400, 'Parse error: the request body is not valid JSON', -32700);
     return undefined;
   }
-}
-
-/** A change in what the token's client sees, onto the listen streams that asked for it. */
-function publish(handler: McpHttpHandler, notification: Notification): void {
-  switch (notification.method) {
-    case 'notifications/tools/list_changed':
-      return handler.notify.toolsChanged();
-    case 'notifications/prompts/list_changed':
-      return handler.notify.promptsChanged();
-    case 'notifications/resources/list_changed':
-      return handler.notify.resourcesChanged();
-    case 'notifications/resources/updated':
-      return handler.notify.resourceUpdated(String((notification.params as { uri?: unknown } | undefined)?.uri));
-  }
-}
-
-/** The request's headers as a web Request, for the SDK's era classification (the body is passed parsed). */
-function headersOnly(req: IncomingMessage): Request {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value === undefined || name.startsWith(':')) continue;
-    for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
-  }
-  return new Request(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`, { method: req.method, headers });
-}
-
-/**
- * Whether the SDK's entry would serve this POST as 2025-era traffic: its own classification (what `isLegacyRequest`
- * runs) on the parsed body and the three headers it reads, without building a web Request for every POST.
- */
-function isLegacy(req: IncomingMessage, body: unknown): boolean {
-  const { headers } = req;
-  // The hot case without the SDK's zod guards: a plain tools/call with no 2026-07-28 envelope, and no header that
-  // claims that era, which the SDK's classification calls legacy too.
-  const version = headers['mcp-protocol-version'];
-  if (
-    headers['mcp-method'] === undefined &&
-    (version === undefined || (typeof version === 'string' && isLegacyVersion(version))) &&
-    typeof body === 'object' &&
-    body !== null &&
-    (body as { jsonrpc?: unknown }).jsonrpc === '2.0' &&
-    isLeanRequest(body as JSONRPCMessage)
-  )
-    return true;
-  const text = (value: string | string[] | undefined) => (Array.isArray(value) ? value.join(', ') : value);
-  return (
-    classifyInboundRequest({
-      httpMethod: 'POST',
-      protocolVersionHeader: text(headers['mcp-protocol-version']),
-      mcpMethodHeader: text(headers['mcp-method']),
-      mcpNameHeader: text(headers['mcp-name']),
-      body,
-    }).kind === 'legacy'
-  );
-}
-
-/** The entry's own methods: the SDK answers them before any handler runs. */
-const ENTRY_METHODS = new Set(['server/discover', 'subscriptions/listen']);
-
-/** The id of a request whose method nobody here answers; undefined for anything else. */
-function unknownRequestId(body: unknown, gateway: HttpContext['gateway']): string | number | undefined {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
-  const { method, id } = body as { method?: unknown; id?: unknown };
-  if (typeof method !== 'string' || (typeof id !== 'string' && typeof id !== 'number')) return undefined;
-  return ENTRY_METHODS.has(method) || gateway.handles(method) ? undefined : id;
-}
-
-function isListen(body: unknown): boolean {
-  return body !== null && typeof body === 'object' && (body as { method?: unknown }).method === 'subscriptions/listen';
 }
 
 /** True when the body holds a JSON-RPC request (not only responses and notifications). */

@@ -1,0 +1,63 @@
+import type { IncomingMessage } from 'node:http';
+import { classifyInboundRequest } from '@modelcontextprotocol/server';
+import type { JSONRPCMessage } from '@modelcontextprotocol/server';
+import { isLeanRequest } from '../fast-path/eligibility.js';
+import { isLegacyVersion } from '../protocol/versions.js';
+import type { HttpContext } from './context.js';
+
+// What kind of POST to /mcp a body is, as the SDK's entry would see it (mcp-endpoints.ts routes on these).
+
+/** The request's headers as a web Request, for the Mcp-Param-* header check of a modern request. */
+export function headersOnly(req: IncomingMessage): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined || name.startsWith(':')) continue;
+    for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
+  }
+  return new Request(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`, { method: req.method, headers });
+}
+
+/**
+ * Whether the SDK's entry would serve this POST as 2025-era traffic: its own classification (what `isLegacyRequest`
+ * runs) on the parsed body and the three headers it reads, without building a web Request for every POST.
+ */
+export function isLegacy(req: IncomingMessage, body: unknown): boolean {
+  const { headers } = req;
+  // The hot case without the SDK's zod guards: a plain tools/call with no 2026-07-28 envelope, and no header that
+  // claims that era, which the SDK's classification calls legacy too.
+  const version = headers['mcp-protocol-version'];
+  if (
+    headers['mcp-method'] === undefined &&
+    (version === undefined || (typeof version === 'string' && isLegacyVersion(version))) &&
+    typeof body === 'object' &&
+    body !== null &&
+    (body as { jsonrpc?: unknown }).jsonrpc === '2.0' &&
+    isLeanRequest(body as JSONRPCMessage)
+  )
+    return true;
+  const text = (value: string | string[] | undefined) => (Array.isArray(value) ? value.join(', ') : value);
+  return (
+    classifyInboundRequest({
+      httpMethod: 'POST',
+      protocolVersionHeader: text(headers['mcp-protocol-version']),
+      mcpMethodHeader: text(headers['mcp-method']),
+      mcpNameHeader: text(headers['mcp-name']),
+      body,
+    }).kind === 'legacy'
+  );
+}
+
+/** The entry's own methods: the SDK answers them before any handler runs. */
+const ENTRY_METHODS = new Set(['server/discover', 'subscriptions/listen']);
+
+/** The id of a request whose method nobody here answers; undefined for anything else. */
+export function unknownRequestId(body: unknown, gateway: HttpContext['gateway']): string | number | undefined {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
+  const { method, id } = body as { method?: unknown; id?: unknown };
+  if (typeof method !== 'string' || (typeof id !== 'string' && typeof id !== 'number')) return undefined;
+  return ENTRY_METHODS.has(method) || gateway.handles(method) ? undefined : id;
+}
+
+export function isListen(body: unknown): boolean {
+  return body !== null && typeof body === 'object' && (body as { method?: unknown }).method === 'subscriptions/listen';
+}
