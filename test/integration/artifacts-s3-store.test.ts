@@ -128,14 +128,22 @@ test('owners added by two replicas at the same moment are both kept', async () =
   const [one, two] = await Promise.all([put(a, 'shared bytes', 'alice'), put(b, 'shared bytes', 'bob')]);
   expect(one.sha256).toBe(two.sha256);
   // s3rver writes an object in place and may answer the PUT before the bytes are all on disk (S3 replaces objects
-  // atomically): the third replica starts once the record written twice reads whole.
-  await waitFor(async () => {
+  // atomically): the third replica starts once the record written twice reads whole. Two PUTs of it at once can
+  // even leave it torn for good on s3rver (seen once in a CI run, never on S3): the record is then written again by
+  // one of the two, which leaves the owner keys under test as the race left them.
+  const recordReads = async () => {
     try {
-      return JSON.parse(await s3.getText(`owners/records/${one.sha256}.json`)).id === one.id;
+      return [one.id, two.id].includes(JSON.parse(await s3.getText(`owners/records/${one.sha256}.json`)).id);
     } catch {
       return false;
     }
-  });
+  };
+  const whole = await waitFor(recordReads, 5_000).catch(() => false);
+  if (!whole) {
+    await s3.client.send(new DeleteObjectCommand({ Bucket: s3.bucket, Key: `owners/records/${one.sha256}.json` }));
+    await put(a, 'shared bytes', 'alice');
+    await waitFor(recordReads, 10_000);
+  }
   const c = await replica('owners/');
   expect((await c.find(one.uri, 'alice'))?.owners.sort()).toEqual(['alice', 'bob']);
   expect(await s3.keys(`owners/owners/${one.sha256}/`)).toHaveLength(2);
