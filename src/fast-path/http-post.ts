@@ -3,6 +3,7 @@ import https from 'node:https';
 import { SdkHttpError, SdkErrorCode } from '@modelcontextprotocol/client';
 import type { JSONRPCMessage, JSONRPCRequest } from '@modelcontextprotocol/client';
 import { createParser } from 'eventsource-parser';
+import { essence } from '../artifacts/mime.js';
 
 /** What a POST needs of the connection as it is now. */
 export interface PostSession {
@@ -86,7 +87,7 @@ export class HttpPoster {
             return this.handOver(message).then(resolve, reject);
           }
           if (status < 200 || status >= 300) return this.failed(res, reject);
-          const type = mediaType(res.headers['content-type']);
+          const type = essence(res.headers['content-type']);
           if (type === 'application/json') return readJson(res, answer, resolve, reject, this.onerror);
           if (type === 'text/event-stream') return this.readStream(res, answer, resolve, reject, 0);
           res.resume();
@@ -195,7 +196,7 @@ export class HttpPoster {
       undefined,
       (res) => {
         const status = res.statusCode ?? 0;
-        if (status < 200 || status >= 300 || mediaType(res.headers['content-type']) !== 'text/event-stream') {
+        if (status < 200 || status >= 300 || essence(res.headers['content-type']) !== 'text/event-stream') {
           res.resume();
           return reject(new Error(`resuming the stream of a request failed (HTTP ${status})`));
         }
@@ -221,7 +222,7 @@ class Answer {
     try {
       message = JSON.parse(data);
     } catch (error) {
-      this.onerror(error instanceof Error ? error : new Error(String(error)));
+      this.onerror(error as SyntaxError);
       return;
     }
     this.takeParsed(message);
@@ -250,9 +251,8 @@ function readJson(
     try {
       data = JSON.parse(text);
     } catch (error) {
-      const failure = error instanceof Error ? error : new Error(String(error));
-      onerror(failure);
-      return reject(failure);
+      onerror(error as SyntaxError);
+      return reject(error as SyntaxError);
     }
     for (const message of Array.isArray(data) ? data : [data]) answer.takeParsed(message);
     if (answer.done) resolve();
@@ -266,10 +266,6 @@ function readText(res: http.IncomingMessage, done: (text: string) => void): void
   res.on('data', (chunk: string) => (text += chunk));
   res.once('end', () => done(text));
   res.once('error', () => done(text));
-}
-
-function mediaType(value: string | undefined): string {
-  return (value ?? '').split(';', 1)[0]!.trim().toLowerCase();
 }
 
 /** The configured Accept plus both types a Streamable HTTP client must accept, as the SDK's transport sends it. */

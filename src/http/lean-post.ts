@@ -7,7 +7,6 @@ import type { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/no
 /** Where the SDK's web-standard transport writes one POST's SSE stream: its ReadableStream controller, here ours. */
 interface StreamSink {
   enqueue(chunk: string): void;
-  close(): void;
 }
 
 /** An encoder that leaves text as text: Node's response takes strings, so the SDK's TextEncoder step is not needed. */
@@ -77,10 +76,7 @@ async function open(
 ): Promise<void> {
   const streamId = randomUUID();
   let keepAlive: NodeJS.Timeout | undefined;
-  const sink: StreamSink = {
-    enqueue: (chunk) => void res.write(chunk),
-    close: () => void res.end(),
-  };
+  const sink: StreamSink = { enqueue: (chunk) => void res.write(chunk) };
   const entry = {
     controller: sink,
     encoder: TEXT_AS_IS,
