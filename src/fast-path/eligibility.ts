@@ -44,6 +44,18 @@ export function isLeanRequest(message: JSONRPCMessage, extra?: MessageExtraInfo)
   return true;
 }
 
+/**
+ * Whether a parsed JSON body is a well-formed JSON-RPC request (version 2.0, a string or number id) that
+ * isLeanRequest accepts: for a POST that is served past the SDK's Node adapter (http/lean-post.ts), and for telling
+ * such a POST's era without the SDK's guards (http/post-kind.ts).
+ */
+export function isLeanMessage(value: unknown): value is JSONRPCRequest {
+  if (!isPlainObject(value)) return false;
+  const { jsonrpc, id } = value;
+  if (jsonrpc !== '2.0' || (typeof id !== 'string' && typeof id !== 'number')) return false;
+  return isLeanRequest(value as JSONRPCMessage);
+}
+
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -14,7 +14,7 @@ import type {
   Transport,
 } from '@modelcontextprotocol/server';
 import { ResultSchema } from '@modelcontextprotocol/core';
-import { isLeanRequest } from './eligibility.js';
+import { isLeanMessage, isLeanRequest } from './eligibility.js';
 import { isLegacyVersion } from '../protocol/versions.js';
 import type { TransportHooks } from '../transports/decorated-transport.js';
 
@@ -115,10 +115,7 @@ export class LeanDispatch {
    * for an HTTP POST that is then served past the SDK's Node adapter (http/lean-post.ts).
    */
   wouldTake(message: unknown): message is JSONRPCRequest {
-    if (typeof message !== 'object' || message === null || Array.isArray(message)) return false;
-    const { jsonrpc, id } = message as { jsonrpc?: unknown; id?: unknown };
-    if (jsonrpc !== '2.0' || (typeof id !== 'string' && typeof id !== 'number')) return false;
-    return isLeanRequest(message as JSONRPCMessage) && this.accepts(message as JSONRPCRequest);
+    return isLeanMessage(message) && this.accepts(message);
   }
 
   /** A message from the client: true when it was taken (the SDK then never sees it). */

@@ -1,7 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { classifyInboundRequest } from '@modelcontextprotocol/server';
-import type { JSONRPCMessage } from '@modelcontextprotocol/server';
-import { isLeanRequest } from '../fast-path/eligibility.js';
+import { isLeanMessage } from '../fast-path/eligibility.js';
 import { isLegacyVersion } from '../protocol/versions.js';
 import type { HttpContext } from './context.js';
 
@@ -29,10 +28,7 @@ export function isLegacy(req: IncomingMessage, body: unknown): boolean {
   if (
     headers['mcp-method'] === undefined &&
     (version === undefined || (typeof version === 'string' && isLegacyVersion(version))) &&
-    typeof body === 'object' &&
-    body !== null &&
-    (body as { jsonrpc?: unknown }).jsonrpc === '2.0' &&
-    isLeanRequest(body as JSONRPCMessage)
+    isLeanMessage(body)
   )
     return true;
   const text = (value: string | string[] | undefined) => (Array.isArray(value) ? value.join(', ') : value);
