@@ -1,6 +1,8 @@
-import { SSEClientTransport, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
+import { UnauthorizedError } from '@modelcontextprotocol/client';
 import type { HttpServerConfig } from '../config/types.js';
 import { identifiedClient, PROXY_IDENTITY } from '../upstreams/client-identity.js';
+import { causeChain } from '../upstreams/errors.js';
+import { remoteTransport } from '../upstreams/transport-factory.js';
 import { TokenFileProvider, type LoginHooks } from '../upstreams/oauth/provider.js';
 import { UpstreamLogin } from '../upstreams/oauth/upstream-login.js';
 import { removeTokenFile, TokenFileError } from '../upstreams/oauth/token-file.js';
@@ -47,7 +49,7 @@ export async function runLogin(
     },
   };
   const provider = new TokenFileProvider(pinned, upstream.origin, hooks);
-  const transport = transportFor(server, provider);
+  const transport = remoteTransport(server, { authProvider: provider });
   const client = identifiedClient(PROXY_IDENTITY, { protocol: server.protocol ?? 'auto' });
   const timeoutMs = settings.loginTimeoutMs ?? LOGIN_TIMEOUT_MS;
   let timer: NodeJS.Timeout | undefined;
@@ -88,7 +90,7 @@ export async function runLogin(
     await transport.finishAuth(params);
     await transport.close().catch(() => undefined);
     // The tokens are only as good as the server says: connect once with them, as the proxy will.
-    const check = transportFor(server, new TokenFileProvider(pinned, upstream.origin));
+    const check = remoteTransport(server, { authProvider: new TokenFileProvider(pinned, upstream.origin) });
     const checker = identifiedClient(PROXY_IDENTITY, { protocol: server.protocol ?? 'auto' });
     await checker.connect(check, { timeout: timeoutMs });
     await checker.close();
@@ -122,28 +124,17 @@ export function runLogout(server: HttpServerConfig, stderr: NodeJS.WritableStrea
   }
 }
 
-function transportFor(server: HttpServerConfig, provider: TokenFileProvider) {
-  const options = { requestInit: { headers: server.headers }, authProvider: provider };
-  return server.transport === 'sse'
-    ? new SSEClientTransport(new URL(server.url), options)
-    : new StreamableHTTPClientTransport(new URL(server.url), options);
-}
-
 /** An error with what caused it, which for network failures is where the reason is. */
 function describe(error: unknown): string {
   const parts: string[] = [];
-  for (let current = error, depth = 0; current && depth < 4; depth++) {
+  for (const current of causeChain(error, 4)) {
     const message = current instanceof Error ? current.message : String(current);
     if (!parts.includes(message)) parts.push(message);
-    current = (current as { cause?: unknown }).cause;
   }
   return parts.join(': ');
 }
 
 function isUnauthorized(error: unknown): boolean {
-  for (let current = error, depth = 0; current && depth < 6; depth++) {
-    if (current instanceof UnauthorizedError) return true;
-    current = (current as { cause?: unknown }).cause;
-  }
+  for (const current of causeChain(error, 6)) if (current instanceof UnauthorizedError) return true;
   return false;
 }

@@ -55,3 +55,11 @@ export function unavailable(message: string): ClientError {
 export function timedOut(message: string): ClientError {
   return new ClientError(REQUEST_TIMEOUT, message);
 }
+
+/** An error and what caused it, outermost first: at most `limit` links (a chain that loops ends there). */
+export function* causeChain(error: unknown, limit: number): Generator<unknown> {
+  for (let current = error, depth = 0; current && depth < limit; depth++) {
+    yield current;
+    current = (current as { cause?: unknown }).cause;
+  }
+}

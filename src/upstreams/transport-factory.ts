@@ -140,11 +140,19 @@ async function abpTransport(config: AbpServerConfig, log: Logger): Promise<Trans
 /** What a connection to a remote server carries for OAuth (upstreams/oauth/): a provider, or a watching fetch. */
 type AuthOptions = ReturnType<UpstreamLogin['transportOptions']>;
 
-function streamable(config: HttpServerConfig, auth: AuthOptions): Transport {
+/** The transport a remote server's config names (`auto`: Streamable HTTP, the first one tried), for `login`. */
+export function remoteTransport(
+  config: HttpServerConfig,
+  auth: AuthOptions,
+): StreamableHTTPClientTransport | SSEClientTransport {
+  return config.transport === 'sse' ? sse(config, auth) : streamable(config, auth);
+}
+
+function streamable(config: HttpServerConfig, auth: AuthOptions): StreamableHTTPClientTransport {
   return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers }, ...auth });
 }
 
-function sse(config: HttpServerConfig, auth: AuthOptions): Transport {
+function sse(config: HttpServerConfig, auth: AuthOptions): SSEClientTransport {
   return new SSEClientTransport(new URL(config.url), { requestInit: { headers: config.headers }, ...auth });
 }
 

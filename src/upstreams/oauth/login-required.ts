@@ -1,5 +1,6 @@
 import { UnauthorizedError } from '@modelcontextprotocol/client';
 import type { HttpServerConfig } from '../../config/types.js';
+import { causeChain } from '../errors.js';
 import { TokenFileError } from './token-file.js';
 
 /**
@@ -49,10 +50,9 @@ function shellWord(word: string): string {
  * provider could not answer), or an unreadable token file.
  */
 export function authFailureOf(error: unknown): LoginRequiredError | UnauthorizedError | TokenFileError | undefined {
-  for (let current = error, depth = 0; current && depth < 8; depth++) {
+  for (const current of causeChain(error, 8)) {
     if (current instanceof LoginRequiredError || current instanceof TokenFileError) return current;
     if (current instanceof UnauthorizedError) return current;
-    current = (current as { cause?: unknown }).cause;
   }
   return undefined;
 }

@@ -2,6 +2,7 @@ import { existsSync, unwatchFile, watchFile } from 'node:fs';
 import { SdkError, SdkErrorCode, type AuthProvider, type FetchLike } from '@modelcontextprotocol/client';
 import type { HttpServerConfig } from '../../config/types.js';
 import { nameFromUrl } from '../../config/server-name.js';
+import { causeChain } from '../errors.js';
 import { challengeObserver } from './challenge.js';
 import { authFailureOf, loginRequired, LoginRequiredError, type ServerOrigin } from './login-required.js';
 import { TokenFileProvider } from './provider.js';
@@ -111,11 +112,10 @@ export class UpstreamLogin {
 }
 
 function isUnauthorized(error: unknown): boolean {
-  for (let current = error, depth = 0; current && depth < 8; depth++) {
+  for (const current of causeChain(error, 8)) {
     const status = (current as { data?: { status?: unknown }; status?: unknown }).data?.status;
     if (status === 401 || (current as { status?: unknown }).status === 401) return true;
     if (/\b401\b/.test(String((current as Error).message))) return true;
-    current = (current as { cause?: unknown }).cause;
   }
   return false;
 }
