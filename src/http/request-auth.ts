@@ -12,12 +12,8 @@ const BEARER = /^Bearer[ \t]+([^\s]+)[ \t]*$/i;
 export class RequestAuth {
   constructor(
     private readonly bearer: BearerAuth,
-    readonly oauth?: OAuthGate,
+    private readonly oauth?: OAuthGate,
   ) {}
-
-  get enabled(): boolean {
-    return this.bearer.enabled || this.oauth !== undefined;
-  }
 
   /** For the startup log line. */
   get kind(): string {

@@ -138,7 +138,7 @@ export class TokenFileProvider implements OAuthClientProvider {
     updateTokenFile(this.file, ({ wantedScope, ...contents }) => ({
       ...contents,
       // A login asked for the wanted scope; a refresh cannot widen the grant, so it stays wanted.
-      ...(wantedScope !== undefined && !this.login ? { wantedScope } : {}),
+      ...(wantedScope !== undefined ? { wantedScope } : {}),
       url: this.server.url,
       tokens,
       savedAt: Date.now(),
