@@ -270,3 +270,33 @@ export async function startEverythingHttp(port?: number, timeoutMs = 15000): Pro
   });
   return { url: `http://127.0.0.1:${p}/mcp`, port: p, pid: child.pid ?? -1, child, output: () => out, close };
 }
+
+/** A server process once its stderr says it is ready: what `ready` matched, the process, and its stderr so far. */
+export interface ListeningProcess {
+  match: RegExpExecArray;
+  child: ChildProcess;
+  stderr: () => string;
+}
+
+/**
+ * Starts `command args` and resolves once its stderr matches `ready` (a fixture's "listening on ..." line); a process
+ * that exits first rejects with what it printed.
+ */
+export async function startListening(
+  command: string,
+  args: string[],
+  ready: RegExp,
+  env?: NodeJS.ProcessEnv,
+): Promise<ListeningProcess> {
+  const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'pipe'], ...(env ? { env } : {}) });
+  let seen = '';
+  const match = await new Promise<RegExpExecArray>((resolve, reject) => {
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+      seen += chunk;
+      const found = ready.exec(seen);
+      if (found) resolve(found);
+    });
+    child.once('exit', (code) => reject(new Error(`${path.basename(args[0] ?? command)} exited (${code}): ${seen}`)));
+  });
+  return { match, child, stderr: () => seen };
+}

@@ -3,14 +3,14 @@
 // a command server, one per client to a remote server), so a 2025 tool that asks its client something with a
 // server→client request works. A server that refuses the legacy era serves legacy clients from its modern
 // connection, their questions bridged from input_required, and is not asked again.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { ServerPool } from '../../src/upstreams/server-pool.js';
 import { speaksLegacyToo } from '../../src/upstreams/era-verdicts.js';
-import { NODE, waitFor } from '../helpers/fixtures.js';
+import { NODE, startListening, waitFor } from '../helpers/fixtures.js';
 import { connectAs, startProxy, testConfig, type ProxyUnderTest } from '../helpers/proxy.js';
 import { connectLinear, stopAllCli } from '../helpers/cli.js';
 
@@ -46,17 +46,8 @@ async function eraSeenBy(client: Client): Promise<'modern' | 'legacy'> {
 const erasOf = (pool: ServerPool) => pool.connections.map((upstream) => upstream.era);
 
 async function startHttp(args: string[]): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(NODE, [MODERN, '--http', '0', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
-  const port = await new Promise<string>((resolve, reject) => {
-    let seen = '';
-    child.stderr!.on('data', (chunk: Buffer) => {
-      seen += chunk.toString();
-      const match = /listening (\d+)/.exec(seen);
-      if (match) resolve(match[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`modern-server exited (${code}): ${seen}`)));
-  });
-  return { url: `http://127.0.0.1:${port}/mcp`, child };
+  const { match, child } = await startListening(NODE, [MODERN, '--http', '0', ...args], /listening (\d+)/);
+  return { url: `http://127.0.0.1:${match[1]}/mcp`, child };
 }
 
 const servers: ChildProcess[] = [];

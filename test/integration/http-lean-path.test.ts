@@ -5,7 +5,7 @@
 // checked on the wire (SSE framing, event ids kept for a reconnect, the SDK's own refusals), and so is what the
 // upstream saw (no fetch user-agent: the call did not go through the SDK's transport).
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,7 +16,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { startCli, stopAllCli } from '../helpers/cli.js';
-import { NODE } from '../helpers/fixtures.js';
+import { NODE, startListening } from '../helpers/fixtures.js';
 import { textOf } from '../helpers/results.js';
 import { SseReader } from '../helpers/sse-reader.js';
 
@@ -27,17 +27,10 @@ const dirs: string[] = [];
 
 /** The fixture over Streamable HTTP with `flags`; resolves with its URL. */
 async function upstream(...flags: string[]): Promise<string> {
-  const child = spawn(NODE, [SERVER, '--http', '0', ...flags], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const listening = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/;
+  const { match, child } = await startListening(NODE, [SERVER, '--http', '0', ...flags], listening);
   children.push(child);
-  let seen = '';
-  return new Promise((resolve, reject) => {
-    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
-      seen += chunk;
-      const match = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(seen);
-      if (match) resolve(match[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`fixture exited (${code}): ${seen}`)));
-  });
+  return match[1]!;
 }
 
 /** dist/cli.js --http in front of `url` (named "legacy", with `keys` in its entry); resolves with its endpoint. */

@@ -1,14 +1,13 @@
 // Resumable Streamable HTTP through the real proxy (dist/cli.js --http): a client whose SSE stream
 // breaks mid-call reconnects with Last-Event-ID and gets its result, processed by the pipeline once;
 // nobody resumes a stream of another session or another token.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { cliEnv, jsonLines, leftovers, REPO_ROOT, startCli, stopAllCli, type CliProcess } from '../helpers/cli.js';
-import { FIXTURES, NODE } from '../helpers/fixtures.js';
+import { FIXTURES, NODE, startListening } from '../helpers/fixtures.js';
 import { bearer, linksOf, textsOf } from '../helpers/sidecar.js';
 import { SseReader, type SseEvent } from '../helpers/sse-reader.js';
 
@@ -223,24 +222,18 @@ const stopFixtures: Array<() => Promise<void>> = [];
 
 /** The conformance fixture over Streamable HTTP (with an event store, retry 1000 ms); resolves with its endpoint. */
 async function startConformanceFixture(): Promise<string> {
-  const child = spawn(NODE, [CONFORMANCE_FIXTURE, '--http', '0'], {
-    env: cliEnv(),
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const { match, child } = await startListening(
+    NODE,
+    [CONFORMANCE_FIXTURE, '--http', '0'],
+    /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/,
+    cliEnv(),
+  );
   const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
   stopFixtures.push(async () => {
     child.kill('SIGTERM');
     await exited;
   });
-  let stderr = '';
-  return new Promise((resolve, reject) => {
-    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr += chunk;
-      const m = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr);
-      if (m) resolve(m[1]!);
-    });
-    void exited.then(() => reject(new Error(`the conformance fixture exited:\n${stderr}`)));
-  });
+  return match[1]!;
 }
 
 /** The proxy over `upstream`, on loopback without tokens; resolves with its endpoint. */

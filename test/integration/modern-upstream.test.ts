@@ -1,7 +1,7 @@
 // Upstreams of both eras: the proxy finds which era a server speaks (server/discover, falling back to initialize),
 // speaks 2026-07-28 to a modern server (per-request envelope, input_required passed on raw, the notification stream)
 // and the legacy era exactly as before to a legacy one, whatever the legacy server does with the probe.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,7 +15,7 @@ import type { ServerConfig } from '../../src/config/types.js';
 import { silentLogger } from '../../src/logger.js';
 import { Upstream, type UpstreamHooks } from '../../src/upstreams/upstream.js';
 import type { CatalogKind } from '../../src/upstreams/catalog-fetch.js';
-import { NODE, waitFor } from '../helpers/fixtures.js';
+import { NODE, startListening, waitFor } from '../helpers/fixtures.js';
 import { makeSolidPng } from '../fixtures/pdf.mjs';
 import { connectAs, startProxy, testConfig, type ProxyUnderTest } from '../helpers/proxy.js';
 import { connectLinear, stopAllCli, type LinearConnection } from '../helpers/cli.js';
@@ -33,17 +33,8 @@ interface ModernHttp {
 }
 
 async function startModernHttp(...options: string[]): Promise<ModernHttp> {
-  const child = spawn(NODE, [MODERN, '--http', '0', ...options], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let seen = '';
-  const port = await new Promise<string>((resolve, reject) => {
-    child.stderr!.on('data', (chunk: Buffer) => {
-      seen += chunk.toString();
-      const match = /listening (\d+)/.exec(seen);
-      if (match) resolve(match[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`modern-server exited (${code}): ${seen}`)));
-  });
-  return { url: `http://127.0.0.1:${port}/mcp`, child, stderr: () => seen };
+  const { match, child, stderr } = await startListening(NODE, [MODERN, '--http', '0', ...options], /listening (\d+)/);
+  return { url: `http://127.0.0.1:${match[1]}/mcp`, child, stderr };
 }
 
 /** An upstream connection with hooks that record what it reports. */
