@@ -18,6 +18,7 @@ import { ElicitRequestSchema, LoggingMessageNotificationSchema } from '@modelcon
 import { startCli, stopAllCli } from '../helpers/cli.js';
 import { NODE, startListening } from '../helpers/fixtures.js';
 import { textOf } from '../helpers/results.js';
+import { handshake, LEGACY_PROTOCOL } from '../helpers/raw-session.js';
 import { SseReader } from '../helpers/sse-reader.js';
 
 const SERVER = fileURLToPath(new URL('../fixtures/legacy-era-server.mjs', import.meta.url));
@@ -46,31 +47,18 @@ async function proxy(url: string, keys = ''): Promise<string> {
 
 /** A legacy session opened by hand: its id, and a POST that returns the raw response. */
 async function rawSession(endpoint: string) {
-  const init = await fetch(endpoint, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: ACCEPT },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'initialize',
-      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-    }),
+  const sessionHeaders = (sessionId?: string): Record<string, string> => ({
+    'content-type': 'application/json',
+    accept: ACCEPT,
+    ...(sessionId ? { 'mcp-session-id': sessionId, 'mcp-protocol-version': LEGACY_PROTOCOL } : {}),
   });
-  await init.text();
-  const session = init.headers.get('mcp-session-id')!;
+  const { id: session } = await handshake(endpoint, sessionHeaders, 'raw');
   const post = (body: object, headers: Record<string, string> = {}) =>
     fetch(endpoint, {
       method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: ACCEPT,
-        'mcp-session-id': session,
-        'mcp-protocol-version': '2025-11-25',
-        ...headers,
-      },
+      headers: { ...sessionHeaders(session), ...headers },
       body: JSON.stringify({ jsonrpc: '2.0', ...body }),
     });
-  expect((await post({ method: 'notifications/initialized' })).status).toBe(202);
   return { session, post };
 }
 

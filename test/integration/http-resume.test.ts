@@ -9,6 +9,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { cliEnv, jsonLines, leftovers, REPO_ROOT, startCli, stopAllCli, type CliProcess } from '../helpers/cli.js';
 import { FIXTURES, NODE, startListening } from '../helpers/fixtures.js';
 import { bearer, linksOf, textsOf } from '../helpers/sidecar.js';
+import { handshake, rpc } from '../helpers/raw-session.js';
 import { SseReader, type SseEvent } from '../helpers/sse-reader.js';
 
 const ALICE = 'alice-token-0123456789abcdef';
@@ -53,8 +54,6 @@ interface RawSession {
   close(): Promise<void>;
 }
 
-const rpc = (id: number, method: string, params: object = {}) => ({ jsonrpc: '2.0', id, method, params });
-
 async function openSession(token?: string, endpoint = `${base}/mcp`): Promise<RawSession> {
   const auth = (t = token): Record<string, string> => (t ? bearer(t) : {});
   const headers = (sessionId?: string): Record<string, string> => ({
@@ -64,26 +63,8 @@ async function openSession(token?: string, endpoint = `${base}/mcp`): Promise<Ra
     'mcp-protocol-version': PROTOCOL,
     ...(sessionId ? { 'mcp-session-id': sessionId } : {}),
   });
-  const init = await fetch(endpoint, {
-    method: 'POST',
-    headers: headers(),
-    body: JSON.stringify(
-      rpc(1, 'initialize', {
-        protocolVersion: PROTOCOL,
-        capabilities: {},
-        clientInfo: { name: 'resume-test', version: '1' },
-      }),
-    ),
-  });
-  expect(init.status).toBe(200);
-  const id = init.headers.get('mcp-session-id')!;
-  expect((await new SseReader(init.body!).response(1)).result).toMatchObject({ protocolVersion: PROTOCOL });
-  const initialized = await fetch(endpoint, {
-    method: 'POST',
-    headers: headers(id),
-    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
-  });
-  expect(initialized.status).toBe(202);
+  const { id, initialize } = await handshake(endpoint, headers, 'resume-test');
+  expect(initialize.result).toMatchObject({ protocolVersion: PROTOCOL });
   return {
     id,
     post: (message, signal) =>

@@ -14,6 +14,7 @@ import { leftovers, runCli, startCli, stopAllCli, type CliProcess } from '../hel
 import { FIXTURES, NODE, waitFor } from '../helpers/fixtures.js';
 import { freePort } from '../helpers/ports.js';
 import { startRedis, type RedisServer } from '../helpers/redis-server.js';
+import { handshake, rpc } from '../helpers/raw-session.js';
 import { SseReader, type SseEvent } from '../helpers/sse-reader.js';
 import { bearer, connectHttp, downloadUrlOf, textsOf } from '../helpers/sidecar.js';
 
@@ -72,8 +73,6 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const rpc = (id: number, method: string, params: object = {}) => ({ jsonrpc: '2.0', id, method, params });
-
 interface RawSession {
   id: string;
   /** POSTs a message to the session through `base`. */
@@ -95,26 +94,7 @@ const headers = (token: string, sessionId?: string): Record<string, string> => (
 
 /** A 2025-11-25 session opened on `base`, every request by hand. */
 async function openSession(base: string, token = ALICE): Promise<RawSession> {
-  const init = await fetch(`${base}/mcp`, {
-    method: 'POST',
-    headers: headers(token),
-    body: JSON.stringify(
-      rpc(1, 'initialize', {
-        protocolVersion: PROTOCOL,
-        capabilities: {},
-        clientInfo: { name: 'replicas', version: '1' },
-      }),
-    ),
-  });
-  expect(init.status).toBe(200);
-  const id = init.headers.get('mcp-session-id')!;
-  await new SseReader(init.body!).response(1);
-  const initialized = await fetch(`${base}/mcp`, {
-    method: 'POST',
-    headers: headers(token, id),
-    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
-  });
-  expect(initialized.status).toBe(202);
+  const { id } = await handshake(`${base}/mcp`, (sessionId) => headers(token, sessionId), 'replicas');
   const session: RawSession = {
     id,
     post: (to, message, signal) =>
