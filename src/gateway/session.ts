@@ -317,7 +317,7 @@ export class DownstreamSession {
    * A notification for this client. A modern client hears of changes on its listen stream only, and of log
    * messages only on the stream of the call they belong to, when that call asked for a level (`notifyCall`).
    */
-  async notify(notification: Notification): Promise<void> {
+  async notify(notification: Notification, relatedRequestId?: RequestId): Promise<void> {
     if (this.closed) return;
     if (this.kind.era === 'modern') {
       if (notification.method === 'notifications/message') return;
@@ -327,18 +327,25 @@ export class DownstreamSession {
       return;
     }
     try {
-      await sendRawNotification(this.server, notification);
+      await sendRawNotification(
+        this.server,
+        notification,
+        relatedRequestId === undefined ? undefined : { relatedRequestId },
+      );
     } catch (error) {
       this.setup.log.debug({ err: String(error), method: notification.method }, 'notification not sent to client');
     }
   }
 
   /**
-   * A notification an upstream sent while serving this client's call. A modern client gets a log message on that
-   * call's own stream, and only at or above the level the call asked for; anything else goes as `notify` sends it.
+   * A notification an upstream sent while serving this client's call. A legacy client gets it related to that call,
+   * so over Streamable HTTP it goes on the call's own stream, ahead of its result, as the server sent it (on the
+   * session's GET stream it would be lost while that stream is not open yet). A modern client gets a log message on
+   * that call's own stream, and only at or above the level the call asked for; anything else goes as `notify` sends it.
    */
   async notifyCall(upstream: Upstream, notification: Notification): Promise<void> {
-    if (this.kind.era !== 'modern' || notification.method !== 'notifications/message') return this.notify(notification);
+    if (this.kind.era !== 'modern') return this.notify(notification, this.requestServedBy(upstream));
+    if (notification.method !== 'notifications/message') return this.notify(notification);
     let call: InflightRequest | undefined;
     for (const served of this.inflight.values()) if (served.upstream === upstream) call = served;
     const level = (notification.params as { level?: unknown } | undefined)?.level;

@@ -1,5 +1,12 @@
 import { ResultSchema } from '@modelcontextprotocol/core';
-import type { Server, RequestOptions, Notification, Request, Result } from '@modelcontextprotocol/server';
+import type {
+  Server,
+  RequestOptions,
+  Notification,
+  NotificationOptions,
+  Request,
+  Result,
+} from '@modelcontextprotocol/server';
 import type { Client } from '@modelcontextprotocol/client';
 import { sentDirectly } from '../fast-path/direct-requests.js';
 
@@ -11,7 +18,7 @@ import { sentDirectly } from '../fast-path/direct-requests.js';
  */
 interface Peer {
   request(request: Request, schema: typeof ResultSchema, options?: RequestOptions): Promise<Result>;
-  notification(notification: Notification): Promise<void>;
+  notification(notification: Notification, options?: NotificationOptions): Promise<void>;
 }
 
 /** A request with any method; its result comes back as the other side sent it (unknown fields kept). */
@@ -27,6 +34,7 @@ export function sendRawRequest(
 export function sendRawNotification(
   peer: Client | Server,
   notification: { method: string; params?: Record<string, unknown> },
+  options?: NotificationOptions,
 ): Promise<void> {
-  return (peer as Peer).notification(notification as Notification);
+  return (peer as Peer).notification(notification as Notification, options);
 }
