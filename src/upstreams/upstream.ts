@@ -54,6 +54,7 @@ import { TaskOrigins } from './task-origins.js';
 import { paramHeaders } from './param-headers.js';
 import { UpstreamLogin } from './oauth/upstream-login.js';
 import { LoginRequiredError } from './oauth/login-required.js';
+import { Deadlines } from './deadlines.js';
 
 /** Timeouts are ours (they restart on progress); the SDK's own is set beyond reach. */
 const NO_SDK_TIMEOUT = 2 ** 31 - 1;
@@ -143,6 +144,7 @@ export class Upstream {
   private logLevel?: string;
   private readonly subscriptions = new Set<string>();
   private readonly progress: ProgressRouter;
+  private relayDeadlines?: Deadlines;
   private checking?: Promise<void>;
   /** The proxy's answers to the upstream's requests (the client's answers, relayed). */
   private readonly answers = new VerbatimResponses();
@@ -383,21 +385,19 @@ export class Upstream {
     if (!direct) return undefined;
     const channel = connection.transport instanceof ProcessTransport ? connection.transport.blobs : undefined;
     const timeout = this.config.timeoutMs;
-    let timer: NodeJS.Timeout | undefined;
-    const progress = this.progress.register(() => arm());
+    const deadlines = this.callDeadlines(timeout);
+    // Runs a sweep later at the earliest, by when `id` is known.
+    const deadline = deadlines.add(() => {
+      if (id === undefined || !direct.cancel(id, `timed out after ${timeout} ms`)) return;
+      finish();
+      this.checkAlive();
+      done({ error: timedOut(`upstream "${this.name}" did not answer tools/call within ${timeout} ms`) });
+    });
+    const progress = this.progress.register(() => deadlines.refresh(deadline));
     const finish = () => {
-      clearTimeout(timer);
+      deadlines.clear(deadline);
       progress.release();
       channel?.release(progress.token);
-    };
-    const arm = () => {
-      clearTimeout(timer);
-      timer = setTimeout(() => {
-        if (id === undefined || !direct.cancel(id, `timed out after ${timeout} ms`)) return;
-        finish();
-        this.checkAlive();
-        done({ error: timedOut(`upstream "${this.name}" did not answer tools/call within ${timeout} ms`) });
-      }, timeout);
     };
     const meta = { ...(params._meta as Record<string, unknown> | undefined), progressToken: progress.token };
     const id = direct.send('tools/call', { ...params, _meta: meta }, (answer) => {
@@ -416,12 +416,17 @@ export class Upstream {
       finish();
       return undefined;
     }
-    arm();
     return (reason) => {
-      if (id === undefined || !direct.cancel(id, reason)) return false;
+      if (!direct.cancel(id, reason)) return false;
       finish();
       return true;
     };
+  }
+
+  /** The relay lane's deadlines (one timer for all its calls), made anew if the timeout changed. */
+  private callDeadlines(timeoutMs: number): Deadlines {
+    if (this.relayDeadlines?.lengthMs !== timeoutMs) this.relayDeadlines = new Deadlines(timeoutMs);
+    return this.relayDeadlines;
   }
 
   async notify(notification: Notification): Promise<void> {
