@@ -51,6 +51,11 @@ export class GatewayEvents {
     return () => list.splice(list.indexOf(listener) >>> 0, 1);
   }
 
+  /** Whether anyone watches `name`: an event nobody hears need not be built. */
+  heard(name: keyof EventMap): boolean {
+    return (this.listeners[name]?.length ?? 0) > 0;
+  }
+
   emit<K extends keyof EventMap>(name: K, event: EventMap[K]): void {
     for (const listener of (this.listeners[name] ?? []) as Array<Listener<EventMap[K]>>) {
       try {

@@ -36,6 +36,7 @@ export class Offload {
   readonly rules: RuleBook;
   private readonly pipeline: ResultPipeline;
   private readonly tools: Tool[];
+  private readonly toolNames: ReadonlySet<string>;
   private gcTimer?: NodeJS.Timeout;
 
   constructor(
@@ -49,6 +50,7 @@ export class Offload {
     this.rules = new RuleBook(config, abp.servers, abp.tools);
     this.pipeline = new ResultPipeline(this.rules, this.store, log);
     this.tools = config.artifacts.tools.enabled ? artifactTools(config.artifacts.tools) : [];
+    this.toolNames = new Set(this.tools.map((t) => t.name));
     this.store.onCollected = (result) => events.emit('collected', result);
   }
 
@@ -86,7 +88,7 @@ export class Offload {
   }
 
   isBuiltin(name: string): boolean {
-    return this.tools.some((t) => t.name === name);
+    return this.toolNames.has(name);
   }
 
   async callBuiltin(name: string, args: Record<string, unknown>, session: DownstreamSession): Promise<CallToolResult> {

@@ -60,18 +60,19 @@ export function relayLane(deps: LaneDeps) {
 
     const end = inflight.begin();
     const report = callReport(events, session, call.server, call.tool);
+    // The answer is written first and the call's bookkeeping follows it, off the client's wait.
     const failed = (error: Error) => {
+      answer({ error });
       report('failed');
       end();
-      answer({ error });
     };
     const deliver = (processed: Result, blobs: Blobs) => {
       const result = blobs.deliver(processed);
       blobs.dispose();
-      report((result as CallToolResult).isError ? 'error' : 'ok', result);
-      end();
       announceArtifacts(session, offload, result);
       answer({ result });
+      report((result as CallToolResult).isError ? 'error' : 'ok', result);
+      end();
     };
 
     const cancel = upstream.relayCall({ ...params, name: route.original }, (outcome) => {
@@ -103,6 +104,8 @@ export function relayLane(deps: LaneDeps) {
 
 export type RelayLane = ReturnType<typeof relayLane>;
 
+const unheard = () => undefined;
+
 /** Reports a call's end (metrics, audit), timed from now. */
 export function callReport(
   events: GatewayEvents,
@@ -110,6 +113,7 @@ export function callReport(
   server: string,
   tool: string,
 ): (outcome: CallOutcome, result?: Result) => void {
+  if (!events.heard('call')) return unheard;
   const started = performance.now();
   return (outcome, result) =>
     events.emit('call', {
