@@ -1,4 +1,6 @@
 #!/usr/bin/env node
+// First, before any other module runs: see v8-tiering.ts.
+import './cli/v8-tiering.js';
 import { resolve } from 'node:path';
 import { parseCliArgs, USAGE, UsageError, type CliArgs } from './cli/args.js';
 import { ABP_SERVER_NAME, addAbpServer, singleServerConfig } from './cli/single-server.js';
