@@ -10,10 +10,11 @@
 //
 // stdio modes: direct, relay (bench/lib/stdio-relay.mjs), json-relay, a, b. With --http: direct-http
 // (server-everything streamableHttp), a-http, b-http (mcp-offload --http over the stdio server) instead. With --url:
-// direct-http, relay-url (a TCP byte relay in front of it), a-url, b-url (mcp-offload --http --url in front of it;
-// bench/lib/http-front.mjs); the CPU figures are then of the wrapper process only. Prints, per phase and mode: the
-// pooled median, p90, each run's median (the spread), the added median over direct, the added median as a multiple
-// of the relay's (stdio and --url), and the proxy process's CPU time per call (median of the runs).
+// direct-http, relay-url (a TCP byte relay in front of it), http-relay (a minimal HTTP proxy in front of it), a-url,
+// b-url (mcp-offload --http --url in front of it; bench/lib/http-front.mjs); the CPU figures are then of the front's
+// process. Prints, per phase and mode: the pooled median, p90, each run's median (the spread), the added median over
+// direct, the added median as a multiple of the relay's (stdio and --url), and the proxy process's CPU time per call
+// (median of the runs).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -83,6 +84,7 @@ const MODES = {
     ready: httpReady,
   }),
   'relay-url': () => httpFront('relay'),
+  'http-relay': () => httpFront('http-relay'),
   'a-url': () => httpFront('offload', A),
   'b-url': () => httpFront('offload', ROOT),
   'b-http': (tmp) => ({
@@ -92,7 +94,7 @@ const MODES = {
   }),
 };
 const modes = values.url
-  ? ['direct-http', 'relay-url', 'a-url', 'b-url']
+  ? ['direct-http', 'relay-url', 'http-relay', 'a-url', 'b-url']
   : values.http
     ? ['direct-http', 'a-http', 'b-http']
     : ['direct', 'relay', 'json-relay', 'a', 'b'];

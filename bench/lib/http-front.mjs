@@ -1,13 +1,16 @@
 #!/usr/bin/env node
 // server-everything over Streamable HTTP with something in front of it, for the HTTP A/B of the forwarding path:
 //
-//   node bench/lib/http-front.mjs --front direct|relay|offload [--root <checkout>]
+//   node bench/lib/http-front.mjs --front direct|relay|http-relay|offload [--root <checkout>]
 //
 // direct: nothing in front; relay: a TCP byte relay (the floor for any HTTP proxy process: bytes copied, nothing
-// parsed); offload: `<root>/dist/cli.js --http 127.0.0.1:0 --url <server>`. Prints "front ready <url> pid <pid>" on
-// stderr once the front answers (pid: the process whose CPU the front costs: the relay is this one, the proxy its
-// child, none for direct), and stops what it started on SIGTERM.
+// parsed); http-relay: a minimal HTTP proxy (requests parsed as HTTP and JSON, sent on with Node's HTTP client,
+// answers streamed back: the floor for a proxy that reads what it forwards); offload: `<root>/dist/cli.js --http
+// 127.0.0.1:0 --url <server>`. Prints "front ready <url> pid <pid>" on stderr once the front answers (pid: the
+// process whose CPU the front costs: the relays are this one, the proxy its child, none for direct), and stops what
+// it started on SIGTERM.
 import { spawn } from 'node:child_process';
+import http from 'node:http';
 import net from 'node:net';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -64,6 +67,33 @@ if (values.front === 'relay') {
   await new Promise((done) => relay.listen(0, '127.0.0.1', done));
   url = `http://127.0.0.1:${relay.address().port}/mcp`;
   frontPid = process.pid;
+} else if (values.front === 'http-relay') {
+  // The least an HTTP proxy that reads its requests does: each request's body is parsed and written again, sent on
+  // with Node's HTTP client over kept-alive connections, and the answer's status, headers and bytes streamed back.
+  const agent = new http.Agent({ keepAlive: true });
+  const relay = http.createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (chunk) => chunks.push(chunk));
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks);
+      const body = raw.length ? JSON.stringify(JSON.parse(raw.toString('utf8'))) : undefined;
+      const headers = { ...req.headers, host: `127.0.0.1:${port}` };
+      if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
+      const out = http.request(
+        { host: '127.0.0.1', port, path: req.url, method: req.method, headers, agent },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
+      out.on('error', () => res.destroy());
+      res.on('close', () => out.destroy());
+      out.end(body);
+    });
+  });
+  await new Promise((done) => relay.listen(0, '127.0.0.1', done));
+  url = `http://127.0.0.1:${relay.address().port}/mcp`;
+  frontPid = process.pid;
 } else if (values.front === 'offload') {
   const cli = join(resolve(values.root), 'dist/cli.js');
   const tmp = mkdtempSync(join(tmpdir(), 'mcp-offload-http-front-'));
@@ -72,7 +102,7 @@ if (values.front === 'relay') {
   url = ready[1];
   frontPid = ready.pid;
 } else if (values.front !== 'direct') {
-  process.stderr.write('usage: http-front.mjs --front direct|relay|offload [--root <checkout>]\n');
+  process.stderr.write('usage: http-front.mjs --front direct|relay|http-relay|offload [--root <checkout>]\n');
   process.exit(2);
 }
 process.stderr.write(`front ready ${url}${frontPid ? ` pid ${frontPid}` : ''}\n`);
