@@ -4,12 +4,35 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import S3rver from 's3rver';
+import FilesystemStore from 's3rver/lib/stores/filesystem.js';
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 
 // The SDK's multi-line warning about Node 22 would land among the test output; the proxy logs it through pino.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+// s3rver answers a PUT before its object's file is even open (it resolves when the body has passed its md5 hashing,
+// not when the file is written): a DELETE right behind it (the store's write probe) can remove the key's directory
+// first, and the late open throws ENOENT with no listener, failing whichever suite runs s3rver. S3 itself stores an
+// object before it answers; so does this.
+FilesystemStore.prototype.putObject = async function (this: FilesystemStore, object) {
+  const content = Buffer.isBuffer(object.content) ? object.content : await bytesOf(object.content);
+  const path = this.getResourcePath(object.bucket, object.key, 'object');
+  await mkdir(dirname(path), { recursive: true });
+  await writeFile(path, content);
+  const md5 = createHash('md5').update(content).digest('hex');
+  await this.putMetadata(object.bucket, object.key, object.metadata, md5);
+  return { size: content.length, md5 };
+};
+
+async function bytesOf(stream: NodeJS.ReadableStream): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
+  return Buffer.concat(chunks);
+}
 
 /** s3rver's fixed credentials. */
 export const S3_KEY = 'S3RVER';

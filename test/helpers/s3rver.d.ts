@@ -14,3 +14,17 @@ declare module 's3rver' {
     close(): Promise<void>;
   }
 }
+
+declare module 's3rver/lib/stores/filesystem.js' {
+  interface StoredObject {
+    bucket: string;
+    key: string;
+    metadata: Record<string, string>;
+    content: Buffer | NodeJS.ReadableStream;
+  }
+  export default class FilesystemStore {
+    getResourcePath(bucket: string, key: string, resource: string): string;
+    putMetadata(bucket: string, key: string, metadata: Record<string, string>, md5: string): Promise<void>;
+    putObject(object: StoredObject): Promise<{ size: number; md5: string }>;
+  }
+}
