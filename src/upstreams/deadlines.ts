@@ -25,7 +25,7 @@ export class Deadlines {
   private timer?: NodeJS.Timeout;
   private readonly sweepMs: number;
 
-  constructor(readonly lengthMs: number) {
+  constructor(private readonly lengthMs: number) {
     this.sweepMs = Math.min(MAX_SWEEP_MS, Math.max(MIN_SWEEP_MS, Math.floor(lengthMs / 10)));
   }
 

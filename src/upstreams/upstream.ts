@@ -144,7 +144,8 @@ export class Upstream {
   private logLevel?: string;
   private readonly subscriptions = new Set<string>();
   private readonly progress: ProgressRouter;
-  private relayDeadlines?: Deadlines;
+  /** The relay lane's call timeouts, on one timer. */
+  private readonly relayDeadlines: Deadlines;
   private checking?: Promise<void>;
   /** The proxy's answers to the upstream's requests (the client's answers, relayed). */
   private readonly answers = new VerbatimResponses();
@@ -198,6 +199,7 @@ export class Upstream {
     this.namedLog = baseLog.child({ server: config.name });
     this.schedule = new RestartSchedule(config.restart);
     this.progress = new ProgressRouter(`mcp-offload-${config.name}`);
+    this.relayDeadlines = new Deadlines(config.timeoutMs);
     if (config.kind === 'http') this.login = new UpstreamLogin(config);
   }
 
@@ -385,7 +387,7 @@ export class Upstream {
     if (!direct) return undefined;
     const channel = connection.transport instanceof ProcessTransport ? connection.transport.blobs : undefined;
     const timeout = this.config.timeoutMs;
-    const deadlines = this.callDeadlines(timeout);
+    const deadlines = this.relayDeadlines;
     // Runs a sweep later at the earliest, by when `id` is known.
     const deadline = deadlines.add(() => {
       if (id === undefined || !direct.cancel(id, `timed out after ${timeout} ms`)) return;
@@ -421,12 +423,6 @@ export class Upstream {
       finish();
       return true;
     };
-  }
-
-  /** The relay lane's deadlines (one timer for all its calls), made anew if the timeout changed. */
-  private callDeadlines(timeoutMs: number): Deadlines {
-    if (this.relayDeadlines?.lengthMs !== timeoutMs) this.relayDeadlines = new Deadlines(timeoutMs);
-    return this.relayDeadlines;
   }
 
   async notify(notification: Notification): Promise<void> {
