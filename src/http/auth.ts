@@ -49,6 +49,13 @@ export function exposureProblem(host: string, tokens: readonly AuthToken[], auth
 
 const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
 
+const BEARER = /^Bearer[ \t]+([^\s]+)[ \t]*$/i;
+
+/** The token of an `Authorization: Bearer <token>` header. */
+export function bearerToken(req: IncomingMessage): string | undefined {
+  return BEARER.exec(req.headers.authorization ?? '')?.[1];
+}
+
 /** Checks `Authorization: Bearer <token>` against the tokens in constant time. */
 export class BearerAuth {
   private readonly digests: Array<{ name: string; digest: Buffer }>;
@@ -64,10 +71,13 @@ export class BearerAuth {
 
   /** The token's name; `undefined` when the request carries no valid token. Without tokens, everyone is "anonymous". */
   check(req: IncomingMessage): string | undefined {
-    if (!this.enabled) return ANONYMOUS;
-    const match = /^Bearer[ \t]+([^\s]+)[ \t]*$/i.exec(req.headers.authorization ?? '');
-    if (!match) return undefined;
-    const offered = digest(match[1]!);
+    return this.enabled ? this.nameOf(bearerToken(req)) : ANONYMOUS;
+  }
+
+  /** The name of the configured token that `token` is, if it is one. */
+  nameOf(token: string | undefined): string | undefined {
+    if (token === undefined || !this.enabled) return undefined;
+    const offered = digest(token);
     let found: string | undefined;
     // Every token is compared, so the time does not say which one matched.
     for (const { name, digest: expected } of this.digests) if (timingSafeEqual(offered, expected)) found ??= name;

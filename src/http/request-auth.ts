@@ -1,8 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { BearerAuth, refuseUnauthenticated } from './auth.js';
+import { BearerAuth, bearerToken, refuseUnauthenticated } from './auth.js';
 import type { OAuthGate } from './oauth/oauth-gate.js';
-
-const BEARER = /^Bearer[ \t]+([^\s]+)[ \t]*$/i;
 
 /**
  * Who a request acts for: a static token's name, or (with auth.oauth) the principal of a verified JWT access token.
@@ -28,15 +26,13 @@ export class RequestAuth {
       if (name === undefined) refuseUnauthenticated(res);
       return name;
     }
-    const token = BEARER.exec(req.headers.authorization ?? '')?.[1];
+    const token = bearerToken(req);
     if (token === undefined) {
       this.oauth.refuse(res, { refusal: { kind: 'missing' } });
       return undefined;
     }
-    if (this.bearer.enabled) {
-      const name = this.bearer.check(req);
-      if (name !== undefined) return name;
-    }
+    const name = this.bearer.nameOf(token);
+    if (name !== undefined) return name;
     const outcome = await this.oauth.verify(token);
     if ('principal' in outcome) return outcome.principal;
     this.oauth.refuse(res, outcome);
