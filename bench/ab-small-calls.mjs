@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { EVERYTHING, echoJob } from './lib/echo-calls.mjs';
+import { EVERYTHING, echoJob, httpFrontJob } from './lib/echo-calls.mjs';
 import { median } from './lib/stats.mjs';
 
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
@@ -46,11 +46,7 @@ const NODE = process.execPath;
 const offload = (root, tmp) => [join(root, 'dist/cli.js'), '--log-level', 'warn', '--artifact-dir', tmp];
 const httpReady = { stream: 'stderr', pattern: '^mcp-offload listening on (\\S+)' };
 /** server-everything over HTTP behind `front` (bench/lib/http-front.mjs). */
-const httpFront = (front, root = ROOT) => ({
-  transport: 'http',
-  spawn: { command: NODE, args: ['bench/lib/http-front.mjs', '--front', front, '--root', root] },
-  ready: { stream: 'stderr', pattern: '^front ready (\\S+)(?: pid (\\d+))?' },
-});
+const httpFront = (front, root = ROOT) => httpFrontJob(front, root);
 const MODES = {
   direct: () => ({ transport: 'stdio', spawn: { command: NODE, args: [EVERYTHING, 'stdio'] } }),
   relay: () => ({

@@ -5,6 +5,19 @@ import { median } from './stats.mjs';
 export const EVERYTHING = 'node_modules/@modelcontextprotocol/server-everything/dist/index.js';
 export const WARMUP = 100;
 
+/**
+ * The latency-worker job fields of server-everything's own Streamable HTTP with `front` before it
+ * (bench/lib/http-front.mjs: direct, relay, http-relay, offload; `root`: the checkout whose dist/cli.js offload runs).
+ */
+export const httpFrontJob = (front, root) => ({
+  transport: 'http',
+  spawn: {
+    command: process.execPath,
+    args: ['bench/lib/http-front.mjs', '--front', front, ...(root ? ['--root', root] : [])],
+  },
+  ready: { stream: 'stderr', pattern: '^front ready (\\S+)(?: pid (\\d+))?' },
+});
+
 /** A positive integer from the environment, or dflt. */
 export function intFromEnv(env, name, dflt) {
   const raw = env[name];

@@ -17,7 +17,7 @@
 //                                      url-direct,url-relay,url-http-relay,url-mcp-offload,
 //                                      stdio-direct-steady,stdio-relay-steady,stdio-mcp-offload-steady,
 //                                      url-direct-steady,url-relay-steady,url-mcp-offload-steady
-import { EVERYTHING, WARMUP, collect, echoJob, intFromEnv } from '../lib/echo-calls.mjs';
+import { EVERYTHING, WARMUP, collect, echoJob, httpFrontJob, intFromEnv } from '../lib/echo-calls.mjs';
 import { distribution, median } from '../lib/stats.mjs';
 import * as fmt from '../lib/format.mjs';
 import { peerPath } from '../lib/peers.mjs';
@@ -30,12 +30,8 @@ const JSON_RELAY = 'bench/lib/stdio-json-relay.mjs';
 const OFFLOAD = (tmp) => ['dist/cli.js', '--log-level', 'warn', '--artifact-dir', tmp];
 /** Issue #13's goal: the added median within this multiple of a bare relay's. */
 const RELAY_MULTIPLE = 2;
-/** server-everything's own Streamable HTTP with `front` before it (bench/lib/http-front.mjs). */
-const urlFront = (front) => () => ({
-  transport: 'http',
-  spawn: { command: NODE, args: ['bench/lib/http-front.mjs', '--front', front] },
-  ready: { stream: 'stderr', pattern: '^front ready (\\S+)(?: pid (\\d+))?' },
-});
+/** server-everything's own Streamable HTTP with `front` before it. */
+const urlFront = (front) => () => httpFrontJob(front);
 
 const MODES = [
   {
