@@ -83,7 +83,14 @@ describe('sidecar: the artifact gallery in headless Chromium', () => {
     expect(csp).not.toMatch(/script-src|unsafe-inline/);
     expect(await shownIds(page)).toEqual([...ids].reverse());
     expect(await shownIds(page)).not.toContain(bobId);
-    // Thumbnails for the two PNGs, loaded through signed links.
+    // Thumbnails for the two PNGs, loaded through signed links. They load lazily, which the page's load event does
+    // not wait for: a loaded machine had one still loading when it was looked at.
+    await page.waitForFunction(
+      "Array.from(document.querySelectorAll('li.artifact img')).every((img) => img.complete)",
+      {
+        timeout: 10_000,
+      },
+    );
     const images = await page.$$eval('li.artifact img', (imgs) =>
       imgs.map((img) => ({ ok: img.complete && img.naturalWidth === 1600, src: img.getAttribute('src') })),
     );
