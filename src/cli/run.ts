@@ -1,21 +1,33 @@
 import type { AuthToken, Config } from '../config/types.js';
 import type { Logger } from '../logger.js';
 import { Gateway } from '../gateway/gateway.js';
-import { serveHttp, type HttpHandle } from '../gateway/http-server.js';
+import type { HttpHandle } from '../gateway/http-server.js';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { StdioServerTransport } from '../transports/stdio-server-transport.js';
 import { DecoratedTransport } from '../transports/decorated-transport.js';
+import { holdInbound, type InboundHold } from '../transports/hold-inbound.js';
 import { watchListens } from '../gateway/resource-watch.js';
 import { LeanDispatch } from '../fast-path/lean-dispatch.js';
+import { identityOf, type ClientIdentity } from '../upstreams/client-identity.js';
 import { bannerFacts, bannerText } from './banner.js';
-import { RedisUnreachableError } from '../shared/redis-connection.js';
-import { connectSharedState, type SharedState } from '../shared/shared-state.js';
+import type { SharedState } from '../shared/shared-state.js';
 
 /**
  * How long closing sessions and upstreams may take, after the grace for calls in flight, before the process exits
  * anyway.
  */
 const CLOSE_DEADLINE_MS = 10_000;
+/** The close deadline, long enough for every stdio server's `exitGraceMs` and the SIGKILL after it. */
+function closeDeadline(config: Config): number {
+  const graces = config.servers.map((server) => (server.kind === 'stdio' ? (server.exitGraceMs ?? 0) : 0));
+  return Math.max(CLOSE_DEADLINE_MS, 2 * Math.max(...graces, 0) + 1000);
+}
+
+/**
+ * How long the upstreams wait for the client's first message on stdio before they start as the proxy. A client
+ * that has started the proxy sends its `initialize` at once; the upstreams are then started as that client.
+ */
+const FIRST_MESSAGE_WAIT_MS = 1000;
 
 /** Runs the gateway until a signal or the end of stdin; resolves with the exit code. */
 export async function run(config: Config, tokens: AuthToken[], log: Logger): Promise<number> {
@@ -32,10 +44,13 @@ export async function run(config: Config, tokens: AuthToken[], log: Logger): Pro
     stopping = true;
     const grace = graceful ? config.gateway.shutdownGraceMs : 0;
     log.info({ reason, inFlight: gateway.requestsInFlight, graceMs: grace }, 'shutting down');
-    setTimeout(() => {
-      log.error('shutdown took too long; exiting');
-      finished(1);
-    }, grace + CLOSE_DEADLINE_MS).unref();
+    setTimeout(
+      () => {
+        log.error('shutdown took too long; exiting');
+        finished(1);
+      },
+      grace + closeDeadline(config),
+    ).unref();
     http?.stopAccepting();
     if (grace > 0 && !(await (http ? http.drain(grace) : gateway.drain(grace)))) {
       log.warn({ inFlight: gateway.requestsInFlight }, 'calls still in flight after the grace period; closing anyway');
@@ -52,6 +67,9 @@ export async function run(config: Config, tokens: AuthToken[], log: Logger): Pro
   let shared: SharedState | undefined;
   if (config.http && config.redis) {
     // Before any upstream starts: a replica that cannot reach what it shares says so at once and starts nothing.
+    // Imported here, as serveHttp is, so stdio does not load Redis and HTTP at every start of a client.
+    const { connectSharedState } = await import('../shared/shared-state.js');
+    const { RedisUnreachableError } = await import('../shared/redis-connection.js');
     try {
       shared = await connectSharedState(config.redis, config, log);
     } catch (error) {
@@ -60,42 +78,82 @@ export async function run(config: Config, tokens: AuthToken[], log: Logger): Pro
       return 1;
     }
   }
-  await gateway.start();
+  const stdio = config.http ? undefined : serveStdioHeld(gateway, log, () => void shutdown('stdin closed', false));
+  await gateway.start(stdio && (await legacyClientOf(stdio.hold)));
   const only = gateway.upstreams.length === 1 ? gateway.upstreams[0] : undefined;
   if (!config.file && only?.state === 'failed') {
     // One wrapped server that cannot be started: nothing to serve, and the client should hear so at once.
     process.stderr.write(`mcp-offload: ${only.lastError ?? `server "${only.name}" cannot be started`}\n`);
+    await stdio?.close();
     await gateway.stop();
     await shared?.close();
     return 1;
   }
+  // The client may have gone while the upstreams started (stdin closed): shutdown is under way.
+  if (stopping) return done;
   if (config.http) {
+    const { serveHttp } = await import('../gateway/http-server.js');
     http = await serveHttp(gateway, { ...config.http, tokens, ...(shared ? { shared } : {}) }, log);
     // Tells wrapper scripts and tests where we listen when port 0 was asked for.
     process.stderr.write(`mcp-offload listening on ${http.url}\n`);
     if (process.stderr.isTTY) process.stderr.write(bannerText(bannerFacts(gateway, http.url)));
   } else {
-    const transport = new StdioServerTransport(log);
-    transport.onclose = () => void shutdown('stdin closed', false);
-    // The SDK's stdio entry decides the connection's era from its first messages (an `initialize`, or a request
-    // with a 2026-07-28 envelope) and asks for a session of that era; our transport stays the wire. The decorator
-    // keeps our onclose, which the entry would otherwise replace with its own, and sees the listen streams open
-    // and close, whose resource URIs are subscribed upstream meanwhile.
-    // A legacy session's lean dispatcher takes its calls off the wire before the entry (fast-path/lean-dispatch.ts).
-    let lean: LeanDispatch | undefined;
-    const hooks = LeanDispatch.beneathEntry(watchListens(gateway.resourceWatch), () => lean);
-    serveStdio(
-      ({ era }) => {
-        const session = gateway.createSession({}, { era });
-        lean = era === 'legacy' ? session.lean : undefined;
-        return session.server;
-      },
-      {
-        transport: new DecoratedTransport(transport, hooks),
-        onerror: (error) => log.debug({ err: error.message }, 'stdio entry'),
-      },
-    );
+    stdio?.hold.open();
     if (process.stdin.isTTY) process.stderr.write(bannerText(bannerFacts(gateway)));
   }
   return done;
+}
+
+/**
+ * Serves the client on stdin/stdout, holding its messages until open(): they are read at once, so the upstreams
+ * can be started as the client that sends `initialize` (legacyClientOf), and handled once the upstreams are up.
+ */
+function serveStdioHeld(
+  gateway: Gateway,
+  log: Logger,
+  onclose: () => void,
+): { hold: InboundHold; close(): Promise<void> } {
+  const transport = new StdioServerTransport(log);
+  transport.onclose = onclose;
+  const hold = holdInbound();
+  // The SDK's stdio entry decides the connection's era from its first messages (an `initialize`, or a request
+  // with a 2026-07-28 envelope) and asks for a session of that era; our transport stays the wire. The decorator
+  // keeps our onclose, which the entry would otherwise replace with its own, and sees the listen streams open
+  // and close, whose resource URIs are subscribed upstream meanwhile.
+  // A legacy session's lean dispatcher takes its calls off the wire before the entry (fast-path/lean-dispatch.ts).
+  let lean: LeanDispatch | undefined;
+  const hooks = LeanDispatch.beneathEntry(watchListens(gateway.resourceWatch), () => lean);
+  serveStdio(
+    ({ era }) => {
+      const session = gateway.createSession({}, { era });
+      lean = era === 'legacy' ? session.lean : undefined;
+      return session.server;
+    },
+    {
+      transport: new DecoratedTransport(new DecoratedTransport(transport, hold.hooks), hooks),
+      onerror: (error) => log.debug({ err: error.message }, 'stdio entry'),
+    },
+  );
+  // Without its onclose: the proxy is already ending when it closes stdin itself.
+  const close = () => {
+    transport.onclose = undefined;
+    return transport.close();
+  };
+  return { hold, close };
+}
+
+/**
+ * The legacy client whose `initialize` is the first message, if it comes soon; none for a person at a terminal,
+ * or a 2026-07-28 client (it does not initialize: the upstreams meet it with every request's envelope).
+ */
+async function legacyClientOf(stdio: InboundHold): Promise<ClientIdentity | undefined> {
+  if (process.stdin.isTTY) return undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const first = await Promise.race([
+    stdio.first,
+    new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), FIRST_MESSAGE_WAIT_MS))),
+  ]);
+  clearTimeout(timer);
+  if (!first || !('method' in first) || first.method !== 'initialize' || !('id' in first)) return undefined;
+  return identityOf((first.params ?? {}) as Parameters<typeof identityOf>[0]);
 }

@@ -23,7 +23,7 @@ const TRANSPORT_OF_TYPE: Record<string, string> = {
   'streamable-http': 'streamable-http',
   sse: 'sse',
 };
-const LOCAL_ONLY_KEYS = ['args', 'env', 'cwd', 'isolation', 'probeTimeoutMs'];
+const LOCAL_ONLY_KEYS = ['args', 'env', 'cwd', 'isolation', 'probeTimeoutMs', 'exitGraceMs'];
 const REMOTE_ONLY_KEYS = ['headers', 'transport', 'oauth'];
 
 /** Which of `servers` / `mcpServers` holds the servers (`servers` when neither is given). */

@@ -52,6 +52,7 @@ interface ServerDoc {
   abp?: AbpOptionsDoc;
   protocol?: UpstreamProtocol;
   probeTimeoutMs?: number;
+  exitGraceMs?: number;
 }
 
 interface DefaultsDoc {
@@ -158,6 +159,7 @@ function normalizeServer(
       env: Object.fromEntries(Object.entries(doc.env ?? {})),
       ...(doc.cwd !== undefined ? { cwd: doc.cwd } : {}),
       ...(doc.isolation !== undefined ? { isolation: doc.isolation } : {}),
+      ...(doc.exitGraceMs !== undefined ? { exitGraceMs: doc.exitGraceMs } : {}),
     };
   }
   return {

@@ -73,6 +73,8 @@ export interface StdioServerConfig extends ServerCommon {
   cwd?: string;
   /** Unset: decided by what the server does (see Isolation). */
   isolation?: Isolation;
+  /** How long the process has to exit once its stdin is closed before it is signaled (ProcessTransport.close). */
+  exitGraceMs?: number;
 }
 
 export type HttpTransportKind = 'auto' | 'streamable-http' | 'sse';

@@ -102,11 +102,13 @@ export class Gateway {
 
   /**
    * Connects every upstream, waiting at most `startupTimeoutMs`: one slow or broken upstream
-   * does not hold the others back, and it joins the catalog when it comes up.
+   * does not hold the others back, and it joins the catalog when it comes up. In one-client mode, `legacyClient`
+   * is the client whose `initialize` is waiting: the upstreams are started as it (see initializeSession).
    */
-  async start(): Promise<void> {
+  async start(legacyClient?: ClientIdentity): Promise<void> {
     await this.offload.init();
-    await this.withinStartup(Promise.all(this.upstreams.map((u) => u.start())));
+    const as = this.options.oneClient ? legacyClient : undefined;
+    await this.withinStartup(Promise.all(this.upstreams.map((u) => u.start(as))));
     const down = this.upstreams.filter((u) => u.state === 'down' || u.state === 'connecting').map((u) => u.name);
     const failed = this.upstreams.filter((u) => u.state === 'failed').map((u) => u.name);
     if (down.length) this.log.warn({ down }, 'serving without some upstreams; they are retried in the background');

@@ -14,7 +14,7 @@ export interface ProcessTransportOptions {
   cwd?: string;
   log: Logger;
   maxMessageBytes?: number;
-  /** How long close() waits after ending stdin before it signals the process. */
+  /** How long close() waits after ending stdin before it signals the process (default 2000). */
   killGraceMs?: number;
   /** Keep huge string literals as bytes (blob-channel.ts): only for a proxy that restores them. */
   cutLongLiterals?: boolean;
@@ -28,6 +28,7 @@ export interface ProcessExit {
 }
 
 const STDERR_TAIL_LINES = 20;
+const DEFAULT_KILL_GRACE_MS = 2000;
 
 /** Process groups still running; killed if the proxy exits without a clean shutdown. */
 const liveGroups = new Set<number>();
@@ -162,10 +163,13 @@ export class ProcessTransport implements Transport {
     return writeWithBackpressure(stdin, toLine(message));
   }
 
-  async close(): Promise<void> {
+  /**
+   * Ends stdin, then after `grace` sends SIGTERM, and SIGKILL after as long again, to the process group; resolves
+   * once the process has exited.
+   */
+  async close(grace = this.options.killGraceMs ?? DEFAULT_KILL_GRACE_MS): Promise<void> {
     const child = this.child;
     if (!child || !this.exited || this.exitInfo) return;
-    const grace = this.options.killGraceMs ?? 2000;
     child.stdin?.end();
     const timers = [
       setTimeout(() => this.signal('SIGTERM'), grace),

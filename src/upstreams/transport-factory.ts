@@ -62,6 +62,7 @@ export async function connectClient(
       cwd: config.cwd,
       log,
       cutLongLiterals: true,
+      ...(config.exitGraceMs !== undefined ? { killGraceMs: config.exitGraceMs } : {}),
     });
     const era = { probeTimeoutMs: STDIO_PROBE_TIMEOUT_MS, ...plan.era };
     return attempt(transport, { ...plan, era });

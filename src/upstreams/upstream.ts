@@ -34,7 +34,13 @@ import { ProgressRouter } from './progress-router.js';
 import { sendRawNotification, sendRawRequest } from '../protocol/raw-messages.js';
 import { Blobs } from '../transports/blob-set.js';
 import { nameFromPackage } from '../config/server-name.js';
-import { identifiedClient, PROXY_IDENTITY, type ClientIdentity, type EraChoice } from './client-identity.js';
+import {
+  identifiedClient,
+  PROXY_IDENTITY,
+  sameIdentity,
+  type ClientIdentity,
+  type EraChoice,
+} from './client-identity.js';
 import { carryWireError } from '../transports/wire-errors.js';
 import { DecoratedTransport } from '../transports/decorated-transport.js';
 import { VerbatimResponses } from '../transports/verbatim-responses.js';
@@ -133,6 +139,8 @@ export class Upstream {
   restarts = 0;
 
   private connection?: ConnectedClient;
+  /** The connection has carried a client's request: it gets the whole exit grace when it is closed (closeUnused). */
+  private carried = false;
   /** Counts connection attempts, so an attempt overtaken by a re-initialization (reconnectAs) drops its result. */
   private attempt = 0;
   private readonly schedule: RestartSchedule;
@@ -169,6 +177,9 @@ export class Upstream {
   refusedLegacy = false;
   /** The connection is being opened again as the client (reconnectAs). */
   private reintroducing?: Promise<void>;
+  /** The legacy client the first connection was opened as (start): its `initialize` finds it introduced already. */
+  private startedFor?: ClientIdentity;
+  private starting: Promise<void> = Promise.resolve();
   /** Why a hung upstream was ended, for the messages that follow. */
   private hung?: string;
   /** The outcome of the last check that an upstream that let a request time out still answers. */
@@ -222,9 +233,19 @@ export class Upstream {
     return this.connection?.client.getProtocolEra() ?? this.lastEra;
   }
 
-  /** The first connection attempt. Never throws: a failure is logged and retried in the background. */
-  async start(): Promise<void> {
-    await this.connect();
+  /**
+   * The first connection attempt. Never throws: a failure is logged and retried in the background. With
+   * `legacyClient`, the connection is opened as that client, as reconnectAs would open it again for it, and its
+   * reconnectAs then only waits for this.
+   */
+  async start(legacyClient?: ClientIdentity): Promise<void> {
+    if (legacyClient) {
+      this.identity = legacyClient;
+      this.startedFor = legacyClient;
+      this.followLegacyClient('modern');
+    }
+    this.starting = this.connect();
+    await this.starting;
   }
 
   /**
@@ -244,6 +265,9 @@ export class Upstream {
   }
 
   private async reintroduce(identity: ClientIdentity, client: { legacy?: boolean }): Promise<void> {
+    const startedFor = this.startedFor;
+    this.startedFor = undefined;
+    if (startedFor && client.legacy && sameIdentity(startedFor, identity)) return this.starting;
     if (this.stopping || this.state === 'failed') return;
     this.identity = identity;
     // The same request would get the same 401: the login, when it comes, connects as this identity.
@@ -255,7 +279,8 @@ export class Upstream {
     this.attempt++;
     const previous = this.connection;
     this.connection = undefined;
-    if (previous) await closeQuietly(previous);
+    if (previous && this.carried) await closeQuietly(previous);
+    else if (previous) await this.closeUnused(previous);
     this.schedule.reset();
     this.setState('connecting');
     await this.connect();
@@ -292,6 +317,19 @@ export class Upstream {
   }
 
   /**
+   * Closes a connection that carried no client's request: the one opened before the first client introduced
+   * itself, closed so the server meets the client (reconnectAs), or an attempt overtaken or failed.
+   */
+  private async closeUnused(connection: ConnectedClient): Promise<void> {
+    const { transport } = connection;
+    if (transport instanceof ProcessTransport) {
+      const configured = this.config.kind === 'stdio' ? this.config.exitGraceMs : undefined;
+      await transport.close(Math.min(UNUSED_EXIT_GRACE_MS, configured ?? UNUSED_EXIT_GRACE_MS)).catch(() => undefined);
+    }
+    await closeQuietly(connection);
+  }
+
+  /**
    * Sends a request and returns the upstream's result, or throws an error fit for the client.
    * The timeout restarts whenever the upstream reports progress; when it runs out, or the client
    * cancels, the upstream is told with notifications/cancelled.
@@ -302,6 +340,7 @@ export class Upstream {
     options: ForwardOptions = {},
   ): Promise<UpstreamReply> {
     const client = await this.ready(method, options.signal);
+    this.carried = true;
     const transport = this.connection?.client === client ? this.connection.transport : undefined;
     const channel = transport instanceof ProcessTransport ? transport.blobs : undefined;
     const timeout = options.timeoutMs ?? this.config.timeoutMs;
@@ -385,6 +424,7 @@ export class Upstream {
     if (this.state !== 'up' || !connection) return undefined;
     const direct = directRequestsOf(connection.client);
     if (!direct) return undefined;
+    this.carried = true;
     const channel = connection.transport instanceof ProcessTransport ? connection.transport.blobs : undefined;
     const timeout = this.config.timeoutMs;
     const deadlines = this.relayDeadlines;
@@ -649,16 +689,17 @@ export class Upstream {
       return;
     }
     if (this.stopping || attempt !== this.attempt) {
-      await closeQuietly(connection);
+      await this.closeUnused(connection);
       return;
     }
     if (lateDiscover && connection.client.getProtocolEra() === 'legacy') {
-      await closeQuietly(connection);
+      await this.closeUnused(connection);
       this.startAgainModern(lateDiscover);
       await this.connect();
       return;
     }
     this.connection = connection;
+    this.carried = false;
     const { client } = connection;
     this.lastEra = client.getProtocolEra();
     if (this.lastEra === 'legacy' && plan.era.protocol === 'auto') rememberLegacy(this.config);
@@ -681,7 +722,7 @@ export class Upstream {
       this.lastError = `listing its tools, prompts and resources failed: ${errorText(error)}`;
       this.log.error({ err: this.lastError }, `upstream "${this.name}" connected but could not be listed`);
       this.connection = undefined;
-      await closeQuietly(connection);
+      await this.closeUnused(connection);
       this.afterFailure();
       return;
     }
@@ -981,6 +1022,12 @@ function withoutStreamId(notification: Notification): Notification {
   const { _meta: _old, ...params } = notification.params!;
   return { ...notification, params: Object.keys(rest).length ? { ...params, _meta: rest } : params };
 }
+
+/**
+ * A process that has not carried a client's request is not kept waiting for (it may ignore the end of its stdin
+ * for the whole exit grace): nothing of a client's can be lost with it.
+ */
+const UNUSED_EXIT_GRACE_MS = 100;
 
 async function closeQuietly(connection: ConnectedClient): Promise<void> {
   await connection.client.close().catch(() => undefined);

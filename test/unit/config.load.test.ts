@@ -511,6 +511,27 @@ describe('parseConfig: problems', () => {
     ]);
   });
 
+  test('exitGraceMs: a number of ms for a local process, and nothing else', () => {
+    const server = onlyServer(parse(yaml('servers:', '  s:', '    command: npx', '    exitGraceMs: 30000')), 'stdio');
+    expect(server.exitGraceMs).toBe(30000);
+    expect(
+      problems(
+        yaml(
+          'servers:',
+          '  u:',
+          '    url: https://example.com',
+          '    exitGraceMs: 100',
+          '  v:',
+          '    command: npx',
+          '    exitGraceMs: -1',
+        ),
+      ),
+    ).toEqual([
+      '4:5 "exitGraceMs" applies only to a local process ("command"), but server "u" has a "url"',
+      expect.stringMatching(/^7:18 .*exitGraceMs/),
+    ]);
+  });
+
   test('"type" must agree with the rest of the entry', () => {
     expect(
       problems(

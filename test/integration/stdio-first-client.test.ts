@@ -1,0 +1,92 @@
+// On stdio the proxy has one client, and the wrapped server meets it as if directly: started as that client, not
+// started as the proxy and then started again. The fixture records each process's `initialize` and SIGTERM, so the
+// tests count processes and see who introduced itself, from raw JSON lines the way a client writes them.
+import { afterAll, afterEach, expect, test } from '@jest/globals';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { removeArtifactDir, startCli, stopAllCli, type CliProcess } from '../helpers/cli.js';
+import { FIXTURES, NODE, waitFor } from '../helpers/fixtures.js';
+
+const dirs: string[] = [];
+
+afterEach(async () => {
+  await stopAllCli();
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+afterAll(() => removeArtifactDir());
+
+type Message = Record<string, unknown> & { id?: unknown; result?: { content?: { text?: string }[] } };
+type Event = { pid: number; initialize?: string; signal?: string };
+
+/** The proxy over the client-view fixture, from a config file with `serverKeys` (YAML lines) in its entry. */
+function proxy(fixtureArgs: string[], serverKeys = '') {
+  const dir = mkdtempSync(join(tmpdir(), 'mcp-offload-first-client-'));
+  dirs.push(dir);
+  const recordFile = join(dir, 'record.jsonl');
+  const config = join(dir, 'config.yaml');
+  const args = [FIXTURES.clientView, '--record', recordFile, ...fixtureArgs].map((a) => JSON.stringify(a));
+  writeFileSync(
+    config,
+    `servers:\n  view:\n    command: ${JSON.stringify(NODE)}\n    args: [${args.join(', ')}]\n${serverKeys}`,
+  );
+  const cli: CliProcess = startCli(['--config', config, '--artifact-dir', join(dir, 'artifacts')]);
+  const send = (message: object) => cli.child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
+  const answer = (id: number) =>
+    waitFor(
+      () =>
+        cli
+          .stdout()
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => JSON.parse(line) as Message)
+          .find((message) => message.id === id),
+      20_000,
+      10,
+      `the answer to request ${id}`,
+    );
+  const events = (): Event[] =>
+    existsSync(recordFile)
+      ? readFileSync(recordFile, 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => JSON.parse(line) as Event)
+      : [];
+  /** Introduces the client and asks the server who it thinks its client is. */
+  const session = async () => {
+    send({
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'first-client', version: '3.1' } },
+    });
+    expect(await answer(1)).toHaveProperty('result.serverInfo.name', 'client-view');
+    send({ method: 'notifications/initialized' });
+    send({ id: 2, method: 'tools/call', params: { name: 'client', arguments: {} } });
+    const seen = JSON.parse((await answer(2))!.result!.content![0]!.text!) as { clientInfo: { name: string } };
+    return seen.clientInfo;
+  };
+  return { cli, session, events };
+}
+
+test("a client's initialize starts the server once, as that client", async () => {
+  const { session, events } = proxy([]);
+  expect(await session()).toEqual({ name: 'first-client', version: '3.1' });
+  const initialized = events().filter((event) => event.initialize !== undefined);
+  expect(initialized).toEqual([{ pid: initialized[0]!.pid, initialize: 'first-client' }]);
+});
+
+test('a client that comes late: the process started before it goes without its exit grace, which serves the client', async () => {
+  // A grace of ten minutes on a server that ignores the end of its stdin: the client would wait that long for its
+  // answer if the process that never served it were given the grace too.
+  const { cli, session, events } = proxy(['--ignore-eof'], '    exitGraceMs: 600000\n');
+  await cli.waitForStderr(/upstream \\?"view\\?" is up/);
+  const [early] = events();
+  expect(early).toEqual({ pid: early!.pid, initialize: 'mcp-offload' });
+
+  expect(await session()).toEqual({ name: 'first-client', version: '3.1' });
+  const later = events().filter((event) => event.pid !== early!.pid);
+  expect(events().filter((event) => event.pid === early!.pid)).toEqual([early, { pid: early!.pid, signal: 'SIGTERM' }]);
+  expect(later).toEqual([{ pid: later[0]!.pid, initialize: 'first-client' }]);
+  // The process that serves the client has its ten minutes at shutdown: ended here, so the test does not wait.
+  process.kill(later[0]!.pid, 'SIGTERM');
+});
