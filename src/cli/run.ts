@@ -8,7 +8,7 @@ import { DecoratedTransport } from '../transports/decorated-transport.js';
 import { holdInbound, type InboundHold } from '../transports/hold-inbound.js';
 import { watchListens } from '../gateway/resource-watch.js';
 import { LeanDispatch } from '../fast-path/lean-dispatch.js';
-import { identityOf, type ClientIdentity } from '../upstreams/client-identity.js';
+import { firstClientOf, type FirstClient } from '../upstreams/client-identity.js';
 import { bannerFacts, bannerText } from './banner.js';
 import type { SharedState } from '../shared/shared-state.js';
 
@@ -25,7 +25,8 @@ function closeDeadline(config: Config): number {
 
 /**
  * How long the upstreams wait for the client's first message on stdio before they start as the proxy. A client
- * that has started the proxy sends its `initialize` at once; the upstreams are then started as that client.
+ * that has started the proxy sends it at once (`initialize`, or a 2026-07-28 client's `server/discover`); the
+ * upstreams are then started as that client.
  */
 const FIRST_MESSAGE_WAIT_MS = 1000;
 
@@ -79,7 +80,7 @@ export async function run(config: Config, tokens: AuthToken[], log: Logger): Pro
     }
   }
   const stdio = config.http ? undefined : serveStdioHeld(gateway, log, () => void shutdown('stdin closed', false));
-  await gateway.start(stdio && (await legacyClientOf(stdio.hold)));
+  await gateway.start(stdio && (await firstClient(stdio.hold)));
   const only = gateway.upstreams.length === 1 ? gateway.upstreams[0] : undefined;
   if (!config.file && only?.state === 'failed') {
     // One wrapped server that cannot be started: nothing to serve, and the client should hear so at once.
@@ -106,7 +107,7 @@ export async function run(config: Config, tokens: AuthToken[], log: Logger): Pro
 
 /**
  * Serves the client on stdin/stdout, holding its messages until open(): they are read at once, so the upstreams
- * can be started as the client that sends `initialize` (legacyClientOf), and handled once the upstreams are up.
+ * can be started as the client that sends them (firstClient), and handled once the upstreams are up.
  */
 function serveStdioHeld(
   gateway: Gateway,
@@ -143,10 +144,10 @@ function serveStdioHeld(
 }
 
 /**
- * The legacy client whose `initialize` is the first message, if it comes soon; none for a person at a terminal,
- * or a 2026-07-28 client (it does not initialize: the upstreams meet it with every request's envelope).
+ * The client whose first message comes soon, if that message says who it is (firstClientOf); none for a person at
+ * a terminal.
  */
-async function legacyClientOf(stdio: InboundHold): Promise<ClientIdentity | undefined> {
+async function firstClient(stdio: InboundHold): Promise<FirstClient | undefined> {
   if (process.stdin.isTTY) return undefined;
   let timer: NodeJS.Timeout | undefined;
   const first = await Promise.race([
@@ -154,6 +155,5 @@ async function legacyClientOf(stdio: InboundHold): Promise<ClientIdentity | unde
     new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), FIRST_MESSAGE_WAIT_MS))),
   ]);
   clearTimeout(timer);
-  if (!first || !('method' in first) || first.method !== 'initialize' || !('id' in first)) return undefined;
-  return identityOf((first.params ?? {}) as Parameters<typeof identityOf>[0]);
+  return firstClientOf(first);
 }

@@ -12,7 +12,7 @@ import type { Logger } from '../logger.js';
 import { VERSION } from '../version.js';
 import { CONNECTION_CLOSED, ClientError, forwardedError } from '../upstreams/errors.js';
 import type { CatalogKind } from '../upstreams/catalog-fetch.js';
-import { identityOf, type ClientIdentity } from '../upstreams/client-identity.js';
+import { identityOf, type ClientIdentity, type FirstClient } from '../upstreams/client-identity.js';
 import { ServerPool } from '../upstreams/server-pool.js';
 import { Upstream, type ServerRequestExtra } from '../upstreams/upstream.js';
 import { Catalog } from './catalog.js';
@@ -102,12 +102,12 @@ export class Gateway {
 
   /**
    * Connects every upstream, waiting at most `startupTimeoutMs`: one slow or broken upstream
-   * does not hold the others back, and it joins the catalog when it comes up. In one-client mode, `legacyClient`
-   * is the client whose `initialize` is waiting: the upstreams are started as it (see initializeSession).
+   * does not hold the others back, and it joins the catalog when it comes up. In one-client mode, `first` is the
+   * client whose first message is waiting: the upstreams are started as it (see initializeSession).
    */
-  async start(legacyClient?: ClientIdentity): Promise<void> {
+  async start(first?: FirstClient): Promise<void> {
     await this.offload.init();
-    const as = this.options.oneClient ? legacyClient : undefined;
+    const as = this.options.oneClient ? first : undefined;
     await this.withinStartup(Promise.all(this.upstreams.map((u) => u.start(as))));
     const down = this.upstreams.filter((u) => u.state === 'down' || u.state === 'connecting').map((u) => u.name);
     const failed = this.upstreams.filter((u) => u.state === 'failed').map((u) => u.name);

@@ -1,4 +1,11 @@
-import { Client, type ClientCapabilities, type Implementation } from '@modelcontextprotocol/client';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  Client,
+  type ClientCapabilities,
+  type Implementation,
+  type JSONRPCMessage,
+} from '@modelcontextprotocol/client';
 import type { UpstreamProtocol } from '../config/types.js';
 import {
   FIRST_MODERN_PROTOCOL_VERSION,
@@ -35,6 +42,26 @@ export function identityOf(params: {
     capabilities: params.capabilities ?? {},
     ...(params.protocolVersion !== undefined ? { protocolVersion: params.protocolVersion } : {}),
   };
+}
+
+/** A client known from its first message, and whether it is of the legacy era (it sent `initialize`). */
+export interface FirstClient {
+  identity: ClientIdentity;
+  legacy: boolean;
+}
+
+/**
+ * Who sent `message`, the first a client sent: a legacy client's `initialize`, or a 2026-07-28 request that names
+ * its client in the `_meta` envelope (a pinned client's `server/discover` does).
+ */
+export function firstClientOf(message: JSONRPCMessage | undefined): FirstClient | undefined {
+  if (!message || !('method' in message) || !('id' in message)) return undefined;
+  const params = (message.params ?? {}) as Parameters<typeof identityOf>[0] & { _meta?: Record<string, unknown> };
+  if (message.method === 'initialize') return { identity: identityOf(params), legacy: true };
+  const clientInfo = params._meta?.[CLIENT_INFO_META_KEY] as Implementation | undefined;
+  if (clientInfo === undefined) return undefined;
+  const capabilities = (params._meta?.[CLIENT_CAPABILITIES_META_KEY] ?? {}) as ClientCapabilities;
+  return { identity: { clientInfo, capabilities }, legacy: false };
 }
 
 /** Whether two identities introduce the same client the same way. */

@@ -39,6 +39,7 @@ import {
   PROXY_IDENTITY,
   sameIdentity,
   type ClientIdentity,
+  type FirstClient,
   type EraChoice,
 } from './client-identity.js';
 import { carryWireError } from '../transports/wire-errors.js';
@@ -234,15 +235,17 @@ export class Upstream {
   }
 
   /**
-   * The first connection attempt. Never throws: a failure is logged and retried in the background. With
-   * `legacyClient`, the connection is opened as that client, as reconnectAs would open it again for it, and its
-   * reconnectAs then only waits for this.
+   * The first connection attempt. Never throws: a failure is logged and retried in the background. With `client`,
+   * the connection is opened as that client: a legacy one as reconnectAs would open it again for it (its
+   * reconnectAs then only waits for this), a modern one as it would open a legacy server itself.
    */
-  async start(legacyClient?: ClientIdentity): Promise<void> {
-    if (legacyClient) {
-      this.identity = legacyClient;
-      this.startedFor = legacyClient;
-      this.followLegacyClient('modern');
+  async start(client?: FirstClient): Promise<void> {
+    if (client) {
+      this.identity = client.identity;
+      if (client.legacy) {
+        this.startedFor = client.identity;
+        this.followLegacyClient('modern');
+      }
     }
     this.starting = this.connect();
     await this.starting;

@@ -19,8 +19,8 @@ afterAll(() => removeArtifactDir());
 type Message = Record<string, unknown> & { id?: unknown; result?: { content?: { text?: string }[] } };
 type Event = { pid: number; initialize?: string; signal?: string };
 
-/** The proxy over the client-view fixture, from a config file with `serverKeys` (YAML lines) in its entry. */
-function proxy(fixtureArgs: string[], serverKeys = '') {
+/** The CLI's arguments for the client-view fixture, from a config file with `serverKeys` (YAML lines) in its entry. */
+function proxyArgs(fixtureArgs: string[], serverKeys = '') {
   const dir = mkdtempSync(join(tmpdir(), 'mcp-offload-first-client-'));
   dirs.push(dir);
   const recordFile = join(dir, 'record.jsonl');
@@ -30,9 +30,22 @@ function proxy(fixtureArgs: string[], serverKeys = '') {
     config,
     `servers:\n  view:\n    command: ${JSON.stringify(NODE)}\n    args: [${args.join(', ')}]\n${serverKeys}`,
   );
-  const cli: CliProcess = startCli(['--config', config, '--artifact-dir', join(dir, 'artifacts')]);
+  const events = (): Event[] =>
+    existsSync(recordFile)
+      ? readFileSync(recordFile, 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => JSON.parse(line) as Event)
+      : [];
+  return { args: ['--config', config, '--artifact-dir', join(dir, 'artifacts')], events };
+}
+
+/** The proxy over the client-view fixture, driven with raw JSON lines. */
+function proxy(fixtureArgs: string[], serverKeys = '') {
+  const { args, events } = proxyArgs(fixtureArgs, serverKeys);
+  const cli: CliProcess = startCli(args);
   const send = (message: object) => cli.child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
-  const answer = (id: number) =>
+  const answer = (id: number | string) =>
     waitFor(
       () =>
         cli
@@ -45,13 +58,6 @@ function proxy(fixtureArgs: string[], serverKeys = '') {
       10,
       `the answer to request ${id}`,
     );
-  const events = (): Event[] =>
-    existsSync(recordFile)
-      ? readFileSync(recordFile, 'utf8')
-          .split('\n')
-          .filter(Boolean)
-          .map((line) => JSON.parse(line) as Event)
-      : [];
   /** Introduces the client and asks the server who it thinks its client is. */
   const session = async () => {
     send({
@@ -65,7 +71,7 @@ function proxy(fixtureArgs: string[], serverKeys = '') {
     const seen = JSON.parse((await answer(2))!.result!.content![0]!.text!) as { clientInfo: { name: string } };
     return seen.clientInfo;
   };
-  return { cli, session, events };
+  return { cli, send, answer, session, events };
 }
 
 test("a client's initialize starts the server once, as that client", async () => {
@@ -73,6 +79,26 @@ test("a client's initialize starts the server once, as that client", async () =>
   expect(await session()).toEqual({ name: 'first-client', version: '3.1' });
   const initialized = events().filter((event) => event.initialize !== undefined);
   expect(initialized).toEqual([{ pid: initialized[0]!.pid, initialize: 'first-client' }]);
+});
+
+test('a 2026-07-28 client: a legacy server is started once, as the client its server/discover names', async () => {
+  // Raw lines, as the SDK's pinned client writes them: the SDK's stdio client itself starts its server twice.
+  const { send, answer, events } = proxy([]);
+  const envelope = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientInfo': { name: 'modern-first', version: '2.0' },
+    'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
+  };
+  send({ id: 'probe', method: 'server/discover', params: { _meta: envelope } });
+  expect(await answer('probe')).toHaveProperty('result.supportedVersions', expect.arrayContaining(['2026-07-28']));
+  send({ id: 2, method: 'tools/call', params: { name: 'client', arguments: {}, _meta: envelope } });
+  const seen = JSON.parse((await answer(2))!.result!.content![0]!.text!) as Record<string, unknown>;
+  expect(seen).toMatchObject({
+    clientInfo: { name: 'modern-first', version: '2.0' },
+    capabilities: { elicitation: { form: {} } },
+  });
+  const initialized = events().filter((event) => event.initialize !== undefined);
+  expect(initialized).toEqual([{ pid: initialized[0]!.pid, initialize: 'modern-first' }]);
 });
 
 test('a client that comes late: the process started before it goes without its exit grace, which serves the client', async () => {
