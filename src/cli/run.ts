@@ -17,11 +17,6 @@ import type { SharedState } from '../shared/shared-state.js';
  * anyway.
  */
 const CLOSE_DEADLINE_MS = 10_000;
-/** The close deadline, long enough for every stdio server's `exitGraceMs` and the SIGKILL after it. */
-function closeDeadline(config: Config): number {
-  const graces = config.servers.map((server) => (server.kind === 'stdio' ? (server.exitGraceMs ?? 0) : 0));
-  return Math.max(CLOSE_DEADLINE_MS, 2 * Math.max(...graces, 0) + 1000);
-}
 
 /**
  * How long the upstreams wait for the client's first message on stdio before they start as the proxy. A client
@@ -103,6 +98,12 @@ export async function run(config: Config, tokens: AuthToken[], log: Logger): Pro
     if (process.stdin.isTTY) process.stderr.write(bannerText(bannerFacts(gateway)));
   }
   return done;
+}
+
+/** The close deadline, long enough for every stdio server's `exitGraceMs` and the SIGKILL after it. */
+function closeDeadline(config: Config): number {
+  const graces = config.servers.map((server) => (server.kind === 'stdio' ? (server.exitGraceMs ?? 0) : 0));
+  return Math.max(CLOSE_DEADLINE_MS, 2 * Math.max(...graces, 0) + 1000);
 }
 
 /**
