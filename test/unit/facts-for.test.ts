@@ -59,6 +59,21 @@ describe('factsFor: PDF', () => {
     expect(await factsFor(encrypted, 'application/pdf')).toEqual({});
   });
 
+  test('a PDF without object streams whose pages the scan does not find is not read back', async () => {
+    const pdf = text('%PDF-1.4\n' + 'filler '.repeat(1000));
+    const watcher = factsWatcher('application/pdf');
+    for (let at = 0; at < pdf.length; at += 100) watcher.add(pdf.subarray(at, at + 100));
+    // The file at the path is another PDF, whose page tree pdf.js would count: had it been read back, there would be
+    // pages. The bytes that passed had no object stream, so there is nothing for pdf.js to find.
+    const path = join(tmpdir(), `facts-pdf-not-read-${process.pid}.pdf`);
+    await writeFile(path, makeObjectStreamPdf('Elsewhere', 4));
+    try {
+      expect(await watcher.finish({ path, size: pdf.length, head: pdf.subarray(0, 4096) })).toEqual({});
+    } finally {
+      await rm(path, { force: true });
+    }
+  });
+
   test('counts pages of a plain PDF', async () => {
     expect(await factsFor(fx.pdf(12), 'application/pdf')).toEqual({ pages: 12 });
     expect(await factsFor(fx.pdf(1), 'application/pdf; name=x.pdf')).toEqual({ pages: 1 });

@@ -79,6 +79,9 @@ describe('the page count of a PDF fed in pieces', () => {
     'Type',
     'Page',
     'a',
+    '/Obj',
+    'Stm',
+    '/ObjStm',
   );
 
   test('is the count of the regular expression over the whole, wherever the pieces are cut', () => {
@@ -93,6 +96,7 @@ describe('the page count of a PDF fed in pieces', () => {
         }
         counter.add(bytes.subarray(at));
         expect(counter.finish()).toBe((bytes.toString('latin1').match(REFERENCE) ?? []).length);
+        expect(counter.objectStreams).toBe(bytes.includes('/ObjStm'));
       }),
       { numRuns: 2000 },
     );

@@ -70,7 +70,7 @@ export function factsWatcher(mimeType: string): FactsWatcher {
   }
   if (essence === 'application/pdf') {
     const counter = new PageCounter();
-    const finish = (file: WrittenFile) => pdfFactsOrParsed(counter.finish(), file.head, () => readAll(file), file.size);
+    const finish = (file: WrittenFile) => pdfFactsOrParsed(counter, file.head, () => readAll(file), file.size);
     return courtesy({ add: (piece) => counter.add(piece), finish });
   }
   if (!isTextMimeType(essence)) return { add() {}, finish: async () => ({}) };

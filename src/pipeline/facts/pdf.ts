@@ -20,22 +20,23 @@ const LINEARIZED_PAGES = /\/Linearized\s[^>]{0,200}?\/N\s+(\d+)/;
 export async function pdfFacts(bytes: Buffer): Promise<{ pages?: number }> {
   const counter = new PageCounter();
   counter.add(bytes);
-  return pdfFactsOrParsed(counter.finish(), bytes, async () => bytes, bytes.length);
+  return pdfFactsOrParsed(counter, bytes, async () => bytes, bytes.length);
 }
 
-/** The facts of the byte scan, else of the page tree when the file is small enough to parse. */
+/**
+ * The facts of the byte scan (`counter`, fed the whole file), else of the page tree when the file is small enough
+ * to parse and has compressed object streams: page objects the scan cannot see sit in them, and without any pdf.js
+ * finds none either. So a file without them is never read back.
+ */
 export async function pdfFactsOrParsed(
-  pageObjects: number,
+  counter: PageCounter,
   head: Buffer,
   readAll: () => Promise<Uint8Array>,
   size: number,
 ): Promise<{ pages?: number }> {
-  const scanned = pdfFactsOf(pageObjects, head);
-  if (scanned.pages !== undefined || size > MAX_PARSED_BYTES) return scanned;
-  const bytes = await readAll();
-  // Page objects the scan cannot see are in compressed object streams; without any, pdf.js finds none either.
-  if (Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).indexOf(OBJECT_STREAM) === -1) return scanned;
-  const pages = await pdfPageCount(bytes);
+  const scanned = pdfFactsOf(counter.finish(), head);
+  if (scanned.pages !== undefined || size > MAX_PARSED_BYTES || !counter.objectStreams) return scanned;
+  const pages = await pdfPageCount(await readAll());
   return pages !== undefined ? { pages } : {};
 }
 
@@ -60,8 +61,13 @@ export class PageCounter {
   private scanned = 0;
   /** The start of a match not decided yet, or the end of the last piece if it may begin `/Type`. */
   private pending: Buffer = Buffer.alloc(0);
+  /** Whether `/ObjStm` (a compressed object stream) is anywhere in what was fed, scanned part or not. */
+  objectStreams = false;
+  /** The end of what was fed, as much of it as may begin `/ObjStm`. */
+  private streamTail: Buffer = Buffer.alloc(0);
 
   add(piece: Uint8Array): void {
+    this.noteObjectStreams(piece);
     const room = MAX_SCAN_BYTES - this.scanned;
     if (room <= 0 || piece.length === 0) return;
     const bytes = Buffer.from(piece.buffer, piece.byteOffset, Math.min(piece.length, room));
@@ -82,6 +88,19 @@ export class PageCounter {
     // A piece shorter than `/Typ` may end a `/Type` begun in the carried bytes ("/Type/" then "T").
     const tail = bytes.length >= TYPE.length - 1 ? bytes : Buffer.concat([this.pending, bytes]);
     this.pending = carried ?? (undecided !== -1 ? squeeze(bytes.subarray(undecided)) : typeStartAtEnd(tail));
+  }
+
+  private noteObjectStreams(piece: Uint8Array): void {
+    if (this.objectStreams || piece.length === 0) return;
+    const bytes = Buffer.from(piece.buffer, piece.byteOffset, piece.length);
+    const keep = OBJECT_STREAM.length - 1;
+    const start = Buffer.concat([this.streamTail, bytes.subarray(0, keep)]);
+    if (start.includes(OBJECT_STREAM) || bytes.includes(OBJECT_STREAM)) {
+      this.objectStreams = true;
+      return;
+    }
+    const end = bytes.length >= keep ? bytes : start;
+    this.streamTail = Buffer.from(end.subarray(Math.max(0, end.length - keep)));
   }
 
   /** The count, the end of what was fed being the end of the file (or of the scanned part). */
