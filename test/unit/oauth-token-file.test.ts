@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loginCommand } from '../../src/upstreams/oauth/login-required.js';
+import { TokenFileProvider } from '../../src/upstreams/oauth/provider.js';
 import {
   defaultTokenDir,
   readTokenFile,
@@ -51,4 +52,23 @@ test('the login command names the config file, or the --url (and --name) it was 
   expect(loginCommand(server, { cliName: 'lin' })).toBe(
     'mcp-offload login --url https://mcp.linear.app/mcp --name lin',
   );
+});
+
+test('tokens the SDK rejects are the ones it was offered: tokens another process wrote meanwhile are offered next', () => {
+  const file = join(dir, 'shared.json');
+  const url = 'https://mcp.example.com/mcp';
+  const provider = new TokenFileProvider({ name: 'shared', url, oauth: { tokenFile: file } }, {});
+  const first = { access_token: 'a1', refresh_token: 'r1', token_type: 'Bearer' };
+  writeTokenFile(file, { url, tokens: first });
+  expect(provider.tokens()).toEqual(first);
+  // Another proxy refreshed first; this one's refresh with r1 was refused, and the SDK invalidates what it used.
+  const second = { access_token: 'a2', refresh_token: 'r2', token_type: 'Bearer' };
+  writeTokenFile(file, { url, tokens: second });
+  provider.invalidateCredentials('tokens');
+  expect(provider.tokens()).toEqual(second);
+  // Rejected in turn, they are not offered again until the file changes.
+  provider.invalidateCredentials('tokens');
+  expect(provider.tokens()).toBeUndefined();
+  writeTokenFile(file, { url, tokens: { ...second, access_token: 'a3' } });
+  expect(provider.tokens()?.access_token).toBe('a3');
 });

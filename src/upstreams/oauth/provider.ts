@@ -38,6 +38,8 @@ export class TokenFileProvider implements OAuthClientProvider {
   private expectedState?: string;
   /** In the proxy: tokens the server or a failed refresh rejected, not offered again until the file changes. */
   private rejected?: string;
+  /** In the proxy: the access token last handed to the SDK, the one a rejection is about. */
+  private offered?: string;
   /** In `login`: only tokens of this login count. */
   private fresh?: StoredOAuthTokens;
   /** In `login`: where this login's authorization started (the code exchange must go to the same server). */
@@ -118,6 +120,7 @@ export class TokenFileProvider implements OAuthClientProvider {
     const { tokens, url } = readTokenFile(this.file);
     if (!tokens || (url !== undefined && url !== this.server.url)) return undefined;
     if (this.rejected !== undefined && this.rejected === tokens.access_token) return undefined;
+    this.offered = tokens.access_token;
     return tokens;
   }
 
@@ -165,14 +168,16 @@ export class TokenFileProvider implements OAuthClientProvider {
   }
 
   /**
-   * What the SDK found no longer valid. The proxy only stops offering rejected tokens (the file is the login's,
-   * and a later `mcp-offload login` replaces it); a login forgets what it would otherwise reuse.
+   * What the SDK found no longer valid. The proxy only stops offering the tokens it offered (the file is the
+   * login's, and a later `mcp-offload login` replaces it): tokens another process wrote meanwhile (its refresh won
+   * the race for a rotating refresh token) are offered next, and the SDK's retry uses them; a login forgets what it
+   * would otherwise reuse.
    */
   invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): void {
     if (scope === 'verifier') this.verifier = undefined;
     if (scope === 'all' || scope === 'tokens') {
       if (this.login) this.fresh = undefined;
-      else this.rejected = this.readTokens()?.access_token;
+      else this.rejected = this.offered ?? this.readTokens()?.access_token;
     }
     if (this.login && (scope === 'all' || scope === 'client')) {
       this.registered = undefined;
