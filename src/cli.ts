@@ -53,6 +53,12 @@ async function main(argv: string[]): Promise<number> {
   }
   if (args.command === 'login' || args.command === 'logout') return loginCommand(args, config);
   if (args.command === 'validate') {
+    // What the proxy would refuse to start with, in this environment, is a problem of the config too.
+    const refused = config.http ? httpStartup(config, config.http) : undefined;
+    if (refused && 'problem' in refused) {
+      process.stderr.write(`${config.file}: ${refused.problem}\n`);
+      return 1;
+    }
     process.stderr.write(`${config.file}: ok (${config.servers.length} server(s))\n`);
     return 0;
   }
@@ -74,28 +80,34 @@ async function main(argv: string[]): Promise<number> {
   }
   let tokens: AuthToken[] = [];
   if (config.http) {
-    try {
-      tokens = configuredTokens(config.auth, process.env);
-    } catch (error) {
-      process.stderr.write(`mcp-offload: ${(error as Error).message}\n`);
+    const started = httpStartup(config, config.http);
+    if ('problem' in started) {
+      process.stderr.write(`mcp-offload: ${started.problem}\n`);
       return 1;
     }
-    const key = config.artifacts.links.signingKey;
-    if (key !== undefined && key.length < 32) {
-      process.stderr.write(`mcp-offload: ${SIGNING_KEY_ENV} must be at least 32 characters long\n`);
-      return 1;
-    }
-    const problem =
-      exposureProblem(config.http.host, tokens, config.auth) ??
-      oauthProblem(config.auth.oauth, config, config.http.host);
-    if (problem) {
-      process.stderr.write(`mcp-offload: ${problem}\n`);
-      return 1;
-    }
+    tokens = started.tokens;
   }
   // Loaded only to run: --help, --version and validate answer without loading the MCP SDK and the rest.
   const { run } = await import('./cli/run.js');
   return run(config, tokens, createLogger(config.logLevel));
+}
+
+/**
+ * The checks before serving HTTP: the tokens from the environment, the signing key's length, no listening beyond
+ * this machine without authentication, and a usable `auth.oauth`. The tokens, or the first problem.
+ */
+function httpStartup(config: Config, http: NonNullable<Config['http']>): { tokens: AuthToken[] } | { problem: string } {
+  let tokens: AuthToken[];
+  try {
+    tokens = configuredTokens(config.auth, process.env);
+  } catch (error) {
+    return { problem: (error as Error).message };
+  }
+  const key = config.artifacts.links.signingKey;
+  if (key !== undefined && key.length < 32)
+    return { problem: `${SIGNING_KEY_ENV} must be at least 32 characters long` };
+  const problem = exposureProblem(http.host, tokens, config.auth) ?? oauthProblem(config.auth.oauth, config, http.host);
+  return problem ? { problem } : { tokens };
 }
 
 /** `login` and `logout`: the named server of the config file, or the wrapped --url. */

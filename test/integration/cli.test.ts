@@ -419,6 +419,36 @@ describe('usage and validation', () => {
     expect(r.stderr).toBe(`${join(REPO_ROOT, 'config/example.yaml')}: ok (1 server(s))\n`);
   });
 
+  test('validate refuses what the proxy would refuse to start with: HTTP beyond this machine without authentication', async () => {
+    const open = yaml(
+      'open.yaml',
+      'http:',
+      '  host: 0.0.0.0',
+      '  port: 8080',
+      'servers:',
+      '  one:',
+      '    command: node',
+    );
+    const refused = await runCli(['validate', '--config', open]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(
+      new RegExp(`^${escape(open)}: refusing to listen on 0\\.0\\.0\\.0 without authentication`),
+    );
+    const local = yaml(
+      'local.yaml',
+      'http:',
+      '  host: 127.0.0.1',
+      '  port: 8080',
+      'servers:',
+      '  one:',
+      '    command: node',
+    );
+    expect(await runCli(['validate', '--config', local])).toMatchObject({
+      code: 0,
+      stderr: `${local}: ok (1 server(s))\n`,
+    });
+  });
+
   test('validate lists every problem at its file:line:column', async () => {
     const file = yaml(
       'bad.yaml',
