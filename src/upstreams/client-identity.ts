@@ -64,11 +64,6 @@ export function firstClientOf(message: JSONRPCMessage | undefined): FirstClient 
   return { identity: { clientInfo, capabilities }, legacy: false };
 }
 
-/** Whether two identities introduce the same client the same way. */
-export function sameIdentity(a: ClientIdentity, b: ClientIdentity): boolean {
-  return a === b || JSON.stringify(a) === JSON.stringify(b);
-}
-
 /**
  * The protocol versions a connection speaking as `identity` offers: the client's own first, so the upstream is
  * asked for the version the client asked the proxy for (the SDK offers the first legacy version of the list).

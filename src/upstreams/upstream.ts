@@ -37,7 +37,6 @@ import { nameFromPackage } from '../config/server-name.js';
 import {
   identifiedClient,
   PROXY_IDENTITY,
-  sameIdentity,
   type ClientIdentity,
   type FirstClient,
   type EraChoice,
@@ -178,8 +177,8 @@ export class Upstream {
   refusedLegacy = false;
   /** The connection is being opened again as the client (reconnectAs). */
   private reintroducing?: Promise<void>;
-  /** The legacy client the first connection was opened as (start): its `initialize` finds it introduced already. */
-  private startedFor?: ClientIdentity;
+  /** The first connection was opened as a legacy client (start): its `initialize` finds it introduced already. */
+  private startedAsClient = false;
   private starting: Promise<void> = Promise.resolve();
   /** Why a hung upstream was ended, for the messages that follow. */
   private hung?: string;
@@ -243,7 +242,7 @@ export class Upstream {
     if (client) {
       this.identity = client.identity;
       if (client.legacy) {
-        this.startedFor = client.identity;
+        this.startedAsClient = true;
         this.followLegacyClient('modern');
       }
     }
@@ -268,9 +267,15 @@ export class Upstream {
   }
 
   private async reintroduce(identity: ClientIdentity, client: { legacy?: boolean }): Promise<void> {
-    const startedFor = this.startedFor;
-    this.startedFor = undefined;
-    if (startedFor && client.legacy && sameIdentity(startedFor, identity)) return this.starting;
+    // The first legacy client after a start as one is that client: its `initialize` is the message the start was
+    // given (cli/run.ts holds the client's messages until the start is done). Its identity as the SDK parsed it is
+    // kept for restarts; the two differ only in form (key order, `elicitation: {}` read as form mode).
+    const startedAsClient = this.startedAsClient;
+    this.startedAsClient = false;
+    if (startedAsClient && client.legacy) {
+      this.identity = identity;
+      return this.starting;
+    }
     if (this.stopping || this.state === 'failed') return;
     this.identity = identity;
     // The same request would get the same 401: the login, when it comes, connects as this identity.

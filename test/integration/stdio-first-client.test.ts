@@ -60,10 +60,16 @@ function proxy(fixtureArgs: string[], serverKeys = '') {
     );
   /** Introduces the client and asks the server who it thinks its client is. */
   const session = async () => {
+    // Written as a client may write it, not as the SDK reads it back (keys in another order, `elicitation: {}`
+    // for form mode): the server is started once all the same.
     send({
       id: 1,
       method: 'initialize',
-      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'first-client', version: '3.1' } },
+      params: {
+        capabilities: { elicitation: {} },
+        clientInfo: { version: '3.1', name: 'first-client' },
+        protocolVersion: '2025-11-25',
+      },
     });
     expect(await answer(1)).toHaveProperty('result.serverInfo.name', 'client-view');
     send({ method: 'notifications/initialized' });
