@@ -1,3 +1,4 @@
+import { afterReads } from './after-reads.js';
 import {
   CLIENT_CAPABILITIES_META_KEY,
   CLIENT_INFO_META_KEY,
@@ -456,7 +457,7 @@ export class Upstream {
       // What the upstream sent before its answer (log messages, in the same read) is passed on first: the SDK
       // client hands notifications over in microtasks, which all run before this. And a closing connection fails
       // its calls before the close is told (onClosed), so why it closed is known by then.
-      setImmediate(() =>
+      afterReads(() =>
         done(
           'result' in answer ? { result: answer.result, blobs } : { error: this.describe(answer.error, 'tools/call') },
         ),

@@ -150,6 +150,32 @@ describe('a legacy stdio client through the lean entry', () => {
     expect((call.params!._meta as { progressToken: unknown }).progressToken).not.toBe('mine');
   });
 
+  test('what the upstream logs before an answer reaches the client before it, for calls in flight together', async () => {
+    const p = await proxy();
+    const ids = [1, 2, 3, 4, 5, 6];
+    p.send(
+      ...ids.map((id) => ({ id, method: 'tools/call', params: { name: 'chatty', arguments: { text: `c${id}` } } })),
+    );
+    await waitFor(() => ids.every((id) => answerTo(p.lines(), id)), 15_000);
+    const seen = p.lines().filter((m) => m.method === 'notifications/message' || ids.includes(m.id as number));
+    // Each call's two log messages come before its answer (answers read together may follow them all), and the
+    // calls end in the order the upstream ended them.
+    const order = seen.map((m) => (m.method ? String((m.params as { data: string }).data) : `answer ${String(m.id)}`));
+    for (const id of ids) {
+      expect(order.indexOf(`c${id} 1`)).toBeLessThan(order.indexOf(`c${id} 2`));
+      expect(order.indexOf(`c${id} 2`)).toBeLessThan(order.indexOf(`answer ${id}`));
+    }
+    expect(order.filter((line) => line.startsWith('answer'))).toEqual(ids.map((id) => `answer ${id}`));
+    expect(order).toHaveLength(3 * ids.length);
+    for (const id of ids) {
+      expect(answerTo(p.lines(), id)).toEqual({
+        jsonrpc: '2.0',
+        id,
+        result: { content: [{ type: 'text', text: `said: c${id}` }] },
+      });
+    }
+  });
+
   test('a cancelled call is never answered, and the upstream is told to cancel its own request', async () => {
     const p = await proxy();
     p.send({ id: 'slow', method: 'tools/call', params: { name: 'hold', arguments: {} } });
