@@ -14,7 +14,7 @@
 // b-url (mcp-offload --http --url in front of it; bench/lib/http-front.mjs); the CPU figures are then of the front's
 // process. Prints, per phase and mode: the pooled median, p90, each run's median (the spread), the added median over
 // direct, the added median as a multiple of the relay's (stdio and --url), and the proxy process's CPU time per call
-// (median of the runs).
+// (median of the runs). AB_MODES=<mode,mode,...> runs only those modes of --url (e.g. without http-relay).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -90,7 +90,7 @@ const MODES = {
   }),
 };
 const modes = values.url
-  ? ['direct-http', 'relay-url', 'http-relay', 'a-url', 'b-url']
+  ? (process.env.AB_MODES?.split(',') ?? ['direct-http', 'relay-url', 'http-relay', 'a-url', 'b-url'])
   : values.http
     ? ['direct-http', 'a-http', 'b-http']
     : ['direct', 'relay', 'json-relay', 'a', 'b'];

@@ -11,9 +11,13 @@ import type {
 import { relaysDirectly } from './eligibility.js';
 import { HttpPoster } from './http-post.js';
 import { DecoratedTransport } from '../transports/decorated-transport.js';
+import { handedOver } from '../upstreams/after-reads.js';
 
 /** How a relayed request ended: the upstream's result as it sent it, or the error it ended with. */
 export type DirectAnswer = { result: Result } | { error: Error };
+
+/** Where a relayed request's answer goes; `read`: it is the upstream's own answer (not a failure of the proxy's). */
+export type Settle = (answer: DirectAnswer, read?: boolean) => void;
 
 /** Ids of relayed requests: apart from the SDK client's numbers on the connection, so neither reuses the other's. */
 const ID_PREFIX = 'mcp-offload-';
@@ -40,7 +44,7 @@ const routes = new WeakMap<Client, DirectRequests>();
  * timeout error, and a closed connection rejects what is pending with the SDK's connection-closed error.
  */
 export class DirectRequests {
-  private readonly pending = new Map<RequestId, (answer: DirectAnswer) => void>();
+  private readonly pending = new Map<RequestId, Settle>();
   private next = 0;
   private closed = false;
 
@@ -61,11 +65,7 @@ export class DirectRequests {
    * Sends a request; `settle` gets its answer, once, unless it is cancelled first. Undefined (nothing sent) when the
    * connection is closed.
    */
-  send(
-    method: string,
-    params: Record<string, unknown> | undefined,
-    settle: (answer: DirectAnswer) => void,
-  ): RequestId | undefined {
+  send(method: string, params: Record<string, unknown> | undefined, settle: Settle): RequestId | undefined {
     if (this.closed) return undefined;
     const id = `${ID_PREFIX}${this.next++}`;
     this.pending.set(id, settle);
@@ -115,10 +115,10 @@ export class DirectRequests {
     const settle = this.pending.get(message.id);
     if (!settle || !('result' in message || 'error' in message)) return message;
     this.pending.delete(message.id);
-    if ('result' in message) settle({ result: message.result });
+    if ('result' in message) settle({ result: message.result }, true);
     else {
       const { code, message: text, data } = message.error;
-      settle({ error: ProtocolError.fromError(code, text, data) });
+      settle({ error: ProtocolError.fromError(code, text, data) }, true);
     }
     return undefined;
   }
@@ -158,7 +158,9 @@ export function relayDirectly(
   const { onmessage, onclose } = transport;
   transport.onmessage = (message, extra) => {
     const rest = requests.take(message);
-    if (rest) onmessage?.(rest, extra);
+    if (!rest) return;
+    handedOver();
+    onmessage?.(rest, extra);
   };
   transport.onclose = () => {
     poster?.close();

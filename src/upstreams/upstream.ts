@@ -1,4 +1,4 @@
-import { afterReads } from './after-reads.js';
+import { afterReads, whenReadsAllow } from './after-reads.js';
 import {
   CLIENT_CAPABILITIES_META_KEY,
   CLIENT_INFO_META_KEY,
@@ -451,13 +451,14 @@ export class Upstream {
       channel?.release(progress.token);
     };
     const meta = { ...(params._meta as Record<string, unknown> | undefined), progressToken: progress.token };
-    const id = direct.send('tools/call', { ...params, _meta: meta }, (answer) => {
+    const id = direct.send('tools/call', { ...params, _meta: meta }, (answer, read) => {
       const blobs = 'result' in answer ? (channel?.take(progress.token) ?? Blobs.NONE) : Blobs.NONE;
       finish();
       // What the upstream sent before its answer (log messages, in the same read) is passed on first: the SDK
-      // client hands notifications over in microtasks, which all run before this. And a closing connection fails
-      // its calls before the close is told (onClosed), so why it closed is known by then.
-      afterReads(() =>
+      // client hands notifications over in microtasks, so an answer read in a turn that handed one over waits for
+      // the check phase, when they have all run (whenReadsAllow). A closing connection's failures always wait: it
+      // fails its calls before the close is told (onClosed), so why it closed is known by then.
+      (read ? whenReadsAllow : afterReads)(() =>
         done(
           'result' in answer ? { result: answer.result, blobs } : { error: this.describe(answer.error, 'tools/call') },
         ),

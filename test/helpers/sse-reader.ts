@@ -68,3 +68,23 @@ function parseEvent(block: string): SseEvent | undefined {
   }
   return fields > 0 ? event : undefined;
 }
+
+/**
+ * The message of a POST's response that satisfies `wanted`, whether the server answered with one JSON body (or a
+ * batch) or with an SSE stream: Streamable HTTP lets it choose.
+ */
+export async function messageOf(
+  res: Response,
+  wanted: (message: Record<string, unknown>) => boolean,
+): Promise<Record<string, unknown>> {
+  if (!res.headers.get('content-type')?.startsWith('application/json')) return new SseReader(res.body!).message(wanted);
+  const body = (await res.json()) as Record<string, unknown> | Record<string, unknown>[];
+  const found = (Array.isArray(body) ? body : [body]).find(wanted);
+  if (!found) throw new Error(`the JSON answer holds no message wanted: ${JSON.stringify(body).slice(0, 400)}`);
+  return found;
+}
+
+/** The response to request `id` in a POST's response, JSON or SSE. */
+export function responseOf(res: Response, id: number | string): Promise<{ result?: unknown; error?: unknown }> {
+  return messageOf(res, (m) => m.id === id && ('result' in m || 'error' in m));
+}

@@ -2,8 +2,8 @@
 // Node's request and response past the SDK's Node adapter (http/lean-post.ts), and the call reaches a legacy
 // Streamable HTTP upstream on Node's own HTTP client past the SDK's fetch transport (fast-path/http-post.ts). These
 // tests drive dist/cli.js --http --url in front of the SDK v1 fixture over real sockets: what the client reads is
-// checked on the wire (SSE framing, event ids kept for a reconnect, the SDK's own refusals), and so is what the
-// upstream saw (no fetch user-agent: the call did not go through the SDK's transport).
+// checked on the wire (a JSON answer, SSE framing, event ids kept for a reconnect, the SDK's own refusals), and so is
+// what the upstream saw (no fetch user-agent: the call did not go through the SDK's transport).
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { ChildProcess } from 'node:child_process';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -19,7 +19,7 @@ import { startCli, stopAllCli } from '../helpers/cli.js';
 import { NODE, startListening } from '../helpers/fixtures.js';
 import { textOf } from '../helpers/results.js';
 import { handshake, LEGACY_PROTOCOL } from '../helpers/raw-session.js';
-import { SseReader } from '../helpers/sse-reader.js';
+import { messageOf, SseReader } from '../helpers/sse-reader.js';
 
 const SERVER = fileURLToPath(new URL('../fixtures/legacy-era-server.mjs', import.meta.url));
 const ACCEPT = 'application/json, text/event-stream';
@@ -86,9 +86,30 @@ describe('a legacy session in front of a legacy Streamable HTTP upstream that st
     endpoint = await proxy(target);
   }, 30_000);
 
-  test('a call is answered on an SSE stream whose events the SDK stores: a reconnect replays the answer', async () => {
+  test('a call answered at once comes back as one JSON body, byte for byte what the upstream answered', async () => {
     const { post, session } = await rawSession(endpoint);
-    const res = await post({ id: 'call-1', method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' } } });
+    const direct = await rawSession(target);
+    const call = { id: 'call-1', method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' } } };
+    const upstreamEvents = new SseReader((await direct.post(call)).body!);
+    let sent = await upstreamEvents.next();
+    while (sent && !sent.data) sent = await upstreamEvents.next();
+    // Answered within the proxy's first 50 ms: on a loaded machine one call of a few may not be.
+    let res: Response | undefined;
+    for (let attempt = 0; attempt < 5 && res?.headers.get('content-type') !== 'application/json'; attempt++) {
+      if (res) await res.text();
+      res = await post(call);
+    }
+    expect(res!.status).toBe(200);
+    expect(res!.headers.get('content-type')).toBe('application/json');
+    expect(res!.headers.get('mcp-session-id')).toBe(session);
+    const text = await res!.text();
+    expect(res!.headers.get('content-length')).toBe(String(Buffer.byteLength(text)));
+    expect(text).toBe(sent!.data);
+  });
+
+  test('a call not answered within 50 ms is an SSE stream the SDK stores: a reconnect replays it', async () => {
+    const { post, session } = await rawSession(endpoint);
+    const res = await post({ id: 'call-2', method: 'tools/call', params: { name: 'slow', arguments: { ms: 400 } } });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/event-stream');
     expect(res.headers.get('mcp-session-id')).toBe(session);
@@ -98,9 +119,10 @@ describe('a legacy session in front of a legacy Streamable HTTP upstream that st
     const answer = await reader.next();
     expect(JSON.parse(answer!.data)).toEqual({
       jsonrpc: '2.0',
-      id: 'call-1',
-      result: { content: [{ type: 'text', text: 'hi' }] },
+      id: 'call-2',
+      result: { content: [{ type: 'text', text: 'slept 400' }] },
     });
+    expect(answer!.id).toEqual(expect.any(String));
     expect(await reader.next()).toBeUndefined();
 
     // The stream's events are in the event store, as the SDK's own streams' are: a client that lost the stream
@@ -109,22 +131,49 @@ describe('a legacy session in front of a legacy Streamable HTTP upstream that st
       headers: { accept: 'text/event-stream', 'mcp-session-id': session, 'last-event-id': priming!.id! },
     });
     expect(replay.status).toBe(200);
-    const again = await new SseReader(replay.body!).message((m) => m.id === 'call-1');
+    const again = await new SseReader(replay.body!).message((m) => m.id === 'call-2');
     expect(again).toEqual(JSON.parse(answer!.data));
+  });
+
+  test('a call whose log messages come first is a stream: the messages in order, then the answer', async () => {
+    const { post } = await rawSession(endpoint);
+    await (await post({ id: 'level', method: 'logging/setLevel', params: { level: 'debug' } })).text();
+    const res = await post({
+      id: 'call-3',
+      method: 'tools/call',
+      params: { name: 'log_then', arguments: { text: 'x' } },
+    });
+    expect(res.headers.get('content-type')).toBe('text/event-stream');
+    const reader = new SseReader(res.body!);
+    const messages: unknown[] = [];
+    for (let event = await reader.next(); event; event = await reader.next()) {
+      if (event.data) messages.push(JSON.parse(event.data));
+    }
+    expect(messages).toEqual([
+      expect.objectContaining({
+        method: 'notifications/message',
+        params: expect.objectContaining({ data: 'log 1 of x' }),
+      }),
+      expect.objectContaining({
+        method: 'notifications/message',
+        params: expect.objectContaining({ data: 'log 2 of x' }),
+      }),
+      { jsonrpc: '2.0', id: 'call-3', result: { content: [{ type: 'text', text: 'x' }] } },
+    ]);
   });
 
   test("ids of every kind come back as sent; the upstream's refusal of bad arguments reaches the client as it was", async () => {
     const { post } = await rawSession(endpoint);
     for (const id of [0, 7, -3, 2 ** 40, '', 'x y', 'ü']) {
       const res = await post({ id, method: 'tools/call', params: { name: 'echo', arguments: { text: String(id) } } });
-      const answer = await new SseReader(res.body!).message((m) => 'result' in m || 'error' in m);
+      const answer = await messageOf(res, (m) => 'result' in m || 'error' in m);
       expect(answer).toEqual({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: String(id) }] } });
     }
     const direct = await rawSession(target);
     // The upstream refuses arguments that do not fit the tool's schema.
     const call = { id: 9, method: 'tools/call', params: { name: 'echo', arguments: { text: 5 } } };
     const expected = await new SseReader((await direct.post(call)).body!).message((m) => m.id === 9);
-    const got = await new SseReader((await post(call)).body!).message((m) => m.id === 9);
+    const got = await messageOf(await post(call), (m) => m.id === 9);
     expect(got).toEqual(expected);
   });
 

@@ -15,7 +15,7 @@ import { FIXTURES, NODE, waitFor } from '../helpers/fixtures.js';
 import { freePort } from '../helpers/ports.js';
 import { startRedis, type RedisServer } from '../helpers/redis-server.js';
 import { handshake, rpc } from '../helpers/raw-session.js';
-import { SseReader, type SseEvent } from '../helpers/sse-reader.js';
+import { responseOf, SseReader, type SseEvent } from '../helpers/sse-reader.js';
 import { bearer, connectHttp, downloadUrlOf, textsOf } from '../helpers/sidecar.js';
 
 const ROUND_ROBIN = fileURLToPath(new URL('../fixtures/round-robin-proxy.mjs', import.meta.url));
@@ -113,7 +113,7 @@ async function openSession(base: string, token = ALICE): Promise<RawSession> {
     call: async (to, n, name, args) => {
       const response = await session.post(to, rpc(n, 'tools/call', { name, arguments: args }));
       expect(response.status).toBe(200);
-      const answer = await new SseReader(response.body!).response(n);
+      const answer = await responseOf(response, n);
       if (answer.error) throw new Error(`tools/call ${name} failed: ${JSON.stringify(answer.error)}`);
       return answer.result;
     },
@@ -171,7 +171,7 @@ describe('two replicas sharing state through redis', () => {
       headers: { ...headers(ALICE, session.id), 'x-mcp-offload-forwarded-for': `${holder} forged-mac` },
       body: JSON.stringify(rpc(6, 'tools/call', { name: 'art__echo', arguments: { message: 'forged' } })),
     });
-    expect(textsOf((await new SseReader(forged.body!).response(6)).result)).toBe('forged');
+    expect(textsOf((await responseOf(forged, 6)).result)).toBe('forged');
     expect(b.cli.stderr()).not.toMatch(/adopting a session/);
 
     expect((await session.delete(b.base)).status).toBe(200);

@@ -2,7 +2,7 @@ import { describe, expect, test } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterReads } from '../../src/upstreams/after-reads.js';
+import { afterReads, handedOver, whenReadsAllow } from '../../src/upstreams/after-reads.js';
 
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -41,5 +41,42 @@ describe('afterReads: tasks run once the loop has handled this turn, in order', 
     const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
     expect(run.stderr).toBe('');
     expect(run.stdout).toBe('after the failure\nuncaught: task failed\n');
+  });
+});
+
+describe('whenReadsAllow: an answer goes at once unless something read before it may still be on its way', () => {
+  test('nothing handed over, nothing queued: the task runs at once', async () => {
+    await turn();
+    const order: string[] = [];
+    whenReadsAllow(() => order.push('answer'));
+    order.push('after the call');
+    expect(order).toEqual(['answer', 'after the call']);
+  });
+
+  test('after a message was handed over this turn, the task waits for its microtasks, until the next check phase', async () => {
+    await turn();
+    const order: string[] = [];
+    handedOver();
+    // The SDK's handler of the message handed over: a chain of microtasks that ends in a write to the client.
+    void Promise.resolve()
+      .then(() => undefined)
+      .then(() => order.push('log message'));
+    whenReadsAllow(() => order.push('answer'));
+    expect(order).toEqual([]);
+    await turn();
+    expect(order).toEqual(['log message', 'answer']);
+    // The turn is over: the next answer goes at once again.
+    whenReadsAllow(() => order.push('next answer'));
+    expect(order).toEqual(['log message', 'answer', 'next answer']);
+  });
+
+  test('an answer behind one already queued waits its turn, in order', async () => {
+    await turn();
+    const order: string[] = [];
+    afterReads(() => order.push('queued answer'));
+    whenReadsAllow(() => order.push('answer'));
+    expect(order).toEqual([]);
+    await turn();
+    expect(order).toEqual(['queued answer', 'answer']);
   });
 });

@@ -47,11 +47,13 @@ describe('Deadlines: many deadlines of one length on one timer', () => {
     const first = deadlines.add(refreshed.fire);
     deadlines.add(other.fire);
     await sleep(50);
+    // From the moment of the refresh: a timer may wake a fraction of a millisecond before the 50 ms are up.
+    const refreshedAt = performance.now() - start;
     deadlines.refresh(first);
     const otherAfter = await other.fired;
     expect(otherAfter).toBeGreaterThanOrEqual(80);
     expect(refreshed.count()).toBe(0);
-    expect(await refreshed.fired).toBeGreaterThanOrEqual(130);
+    expect(await refreshed.fired).toBeGreaterThanOrEqual(refreshedAt + 80);
   });
 
   test('deadlines fire in the order they fall due, each once, and the timer goes once none is pending', async () => {
