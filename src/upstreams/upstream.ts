@@ -434,6 +434,7 @@ export class Upstream {
     const direct = directRequestsOf(connection.client);
     if (!direct) return undefined;
     this.carried = true;
+    const stdio = connection.transport instanceof ProcessTransport;
     const channel = connection.transport instanceof ProcessTransport ? connection.transport.blobs : undefined;
     const timeout = this.config.timeoutMs;
     const deadlines = this.relayDeadlines;
@@ -455,10 +456,12 @@ export class Upstream {
       const blobs = 'result' in answer ? (channel?.take(progress.token) ?? Blobs.NONE) : Blobs.NONE;
       finish();
       // What the upstream sent before its answer (log messages, in the same read) is passed on first: the SDK
-      // client hands notifications over in microtasks, so an answer read in a turn that handed one over waits for
-      // the check phase, when they have all run (whenReadsAllow). A closing connection's failures always wait: it
-      // fails its calls before the close is told (onClosed), so why it closed is known by then.
-      (read ? whenReadsAllow : afterReads)(() =>
+      // client hands notifications over in microtasks, which all run before the check phase. Over HTTP an answer
+      // read in a turn that handed none over goes at once (whenReadsAllow), ahead of the rest of its response's
+      // handling; over stdio nothing stands between the read and the check phase, and a burst of answers shares
+      // one immediate. A closing connection's failures always wait: it fails its calls before the close is told
+      // (onClosed), so why it closed is known by then.
+      (read && !stdio ? whenReadsAllow : afterReads)(() =>
         done(
           'result' in answer ? { result: answer.result, blobs } : { error: this.describe(answer.error, 'tools/call') },
         ),
