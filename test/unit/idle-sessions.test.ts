@@ -13,13 +13,16 @@ describe('IdleSessions', () => {
 
   test('ends a session with nothing open once it has been silent for idleMs, and only once', () => {
     const end = sessions.begin('a');
+    // The clock may tick between the end and either reading: silence is at most 999 ms from `before`, at least
+    // 1000 ms from `after`.
+    const before = Date.now();
     end();
-    const now = Date.now();
-    sessions.sweep(now + 999);
+    const after = Date.now();
+    sessions.sweep(before + 999);
     expect(expired).toEqual([]);
-    sessions.sweep(now + 1000);
+    sessions.sweep(after + 1000);
     expect(expired).toEqual(['a']);
-    sessions.sweep(now + 5000);
+    sessions.sweep(after + 5000);
     expect(expired).toEqual(['a']);
   });
 
