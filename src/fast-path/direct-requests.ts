@@ -16,8 +16,12 @@ import { handedOver } from '../upstreams/after-reads.js';
 /** How a relayed request ended: the upstream's result as it sent it, or the error it ended with. */
 export type DirectAnswer = { result: Result } | { error: Error };
 
-/** Where a relayed request's answer goes; `read`: it is the upstream's own answer (not a failure of the proxy's). */
-export type Settle = (answer: DirectAnswer, read?: boolean) => void;
+/**
+ * Where a relayed request's answer goes; `atOnce`: it is the upstream's own answer over HTTP, which may be passed on
+ * without waiting for the check phase when nothing read before it is still on its way (after-reads.ts). Over stdio,
+ * and for the proxy's own failures (a closing connection), it is never set.
+ */
+export type Settle = (answer: DirectAnswer, atOnce?: boolean) => void;
 
 /** Ids of relayed requests: apart from the SDK client's numbers on the connection, so neither reuses the other's. */
 const ID_PREFIX = 'mcp-offload-';
@@ -52,6 +56,7 @@ export class DirectRequests {
   constructor(
     private readonly transport: Pick<Transport, 'send'>,
     private readonly onerror: (error: Error) => void,
+    private readonly overHttp = false,
   ) {}
 
   /** Whether a request sent with these options may go this way. */
@@ -115,10 +120,10 @@ export class DirectRequests {
     const settle = this.pending.get(message.id);
     if (!settle || !('result' in message || 'error' in message)) return message;
     this.pending.delete(message.id);
-    if ('result' in message) settle({ result: message.result }, true);
+    if ('result' in message) settle({ result: message.result }, this.overHttp);
     else {
       const { code, message: text, data } = message.error;
-      settle({ error: ProtocolError.fromError(code, text, data) }, true);
+      settle({ error: ProtocolError.fromError(code, text, data) }, this.overHttp);
     }
     return undefined;
   }
@@ -145,6 +150,7 @@ export function relayDirectly(
   const { client } = connection;
   const transport = client.transport;
   if (!transport || !relaysDirectly(connection)) return;
+  const overHttp = connection.transport instanceof StreamableHTTPClientTransport;
   const poster = server && transport instanceof DecoratedTransport ? httpPoster(connection, server) : undefined;
   const requests = new DirectRequests(
     poster && transport instanceof DecoratedTransport
@@ -154,12 +160,14 @@ export function relayDirectly(
         }
       : transport,
     (error) => client.onerror?.(error),
+    overHttp,
   );
   const { onmessage, onclose } = transport;
   transport.onmessage = (message, extra) => {
     const rest = requests.take(message);
     if (!rest) return;
-    handedOver();
+    // Only answers over HTTP may go at once, so only there is what the SDK client still handles worth knowing.
+    if (overHttp) handedOver();
     onmessage?.(rest, extra);
   };
   transport.onclose = () => {

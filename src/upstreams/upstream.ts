@@ -434,7 +434,6 @@ export class Upstream {
     const direct = directRequestsOf(connection.client);
     if (!direct) return undefined;
     this.carried = true;
-    const stdio = connection.transport instanceof ProcessTransport;
     const channel = connection.transport instanceof ProcessTransport ? connection.transport.blobs : undefined;
     const timeout = this.config.timeoutMs;
     const deadlines = this.relayDeadlines;
@@ -452,7 +451,7 @@ export class Upstream {
       channel?.release(progress.token);
     };
     const meta = { ...(params._meta as Record<string, unknown> | undefined), progressToken: progress.token };
-    const id = direct.send('tools/call', { ...params, _meta: meta }, (answer, read) => {
+    const id = direct.send('tools/call', { ...params, _meta: meta }, (answer, atOnce) => {
       const blobs = 'result' in answer ? (channel?.take(progress.token) ?? Blobs.NONE) : Blobs.NONE;
       finish();
       // What the upstream sent before its answer (log messages, in the same read) is passed on first: the SDK
@@ -461,7 +460,7 @@ export class Upstream {
       // handling; over stdio nothing stands between the read and the check phase, and a burst of answers shares
       // one immediate. A closing connection's failures always wait: it fails its calls before the close is told
       // (onClosed), so why it closed is known by then.
-      (read && !stdio ? whenReadsAllow : afterReads)(() =>
+      (atOnce ? whenReadsAllow : afterReads)(() =>
         done(
           'result' in answer ? { result: answer.result, blobs } : { error: this.describe(answer.error, 'tools/call') },
         ),

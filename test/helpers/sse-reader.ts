@@ -45,7 +45,7 @@ export class SseReader {
 
   /** The response to request `id`. */
   response(id: number): Promise<{ result?: unknown; error?: unknown }> {
-    return this.message((m) => m.id === id && ('result' in m || 'error' in m));
+    return this.message(answerTo(id));
   }
 
   cancel(): Promise<void> {
@@ -86,5 +86,10 @@ export async function messageOf(
 
 /** The response to request `id` in a POST's response, JSON or SSE. */
 export function responseOf(res: Response, id: number | string): Promise<{ result?: unknown; error?: unknown }> {
-  return messageOf(res, (m) => m.id === id && ('result' in m || 'error' in m));
+  return messageOf(res, answerTo(id));
+}
+
+/** Whether a message is the response (result or error) to request `id`. */
+function answerTo(id: number | string): (message: Record<string, unknown>) => boolean {
+  return (m) => m.id === id && ('result' in m || 'error' in m);
 }
