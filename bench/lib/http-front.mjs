@@ -27,16 +27,26 @@ const stop = () => {
 process.on('SIGTERM', stop);
 process.on('SIGINT', stop);
 
-/** Starts a process and resolves with the first match of `pattern` on its stderr or stdout. */
+/**
+ * Starts a process and resolves with the first match of `pattern` on its stderr or stdout. Its output is read to the
+ * end (a child writing to a full pipe would block), but once matched only its last 500 characters are kept: this
+ * process is the relay of the relay fronts, and server-everything writes a line for every POST, so matching the
+ * whole output again on each line cost it more per call, call after call, than the relaying did.
+ */
 function started(command, args, env, pattern) {
   const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   return new Promise((resolveMatch, reject) => {
     let seen = '';
+    let matched = false;
     const look = (chunk) => {
-      seen += chunk;
+      seen = matched ? (seen + chunk).slice(-500) : seen + chunk;
+      if (matched) return;
       const match = pattern.exec(seen);
-      if (match) resolveMatch(Object.assign(match, { pid: child.pid }));
+      if (!match) return;
+      matched = true;
+      seen = seen.slice(-500);
+      resolveMatch(Object.assign(match, { pid: child.pid }));
     };
     child.stdout.setEncoding('utf8').on('data', look);
     child.stderr.setEncoding('utf8').on('data', look);
