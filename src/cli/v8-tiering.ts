@@ -27,7 +27,8 @@ export const HTTP_INTERRUPT_BUDGET = 6000;
  * hundred small functions of Node's HTTP stack and ours, allocating it at the first call let them reach optimized
  * code sooner: in front of a Streamable HTTP server (`ab-small-calls --url`, 8 interleaved rounds) a fresh proxy's
  * CPU per call with 16 in flight fell by a quarter, and its sequential added median by 12 and 33 % in two runs
- * (docs/performance.md, "Feedback from the first call"). Over stdio it changed nothing measurable, so stdio keeps V8's default.
+ * (docs/performance.md, "Feedback from the first call"). Over stdio it changed nothing measurable, so stdio keeps
+ * V8's default.
  */
 export const HTTP_FEEDBACK_FLAG = '--no-lazy-feedback-allocation';
 
