@@ -6,6 +6,7 @@ import {
   type Implementation,
   type JSONRPCMessage,
 } from '@modelcontextprotocol/client';
+import { isDeepStrictEqual } from 'node:util';
 import type { UpstreamProtocol } from '../config/types.js';
 import {
   FIRST_MODERN_PROTOCOL_VERSION,
@@ -42,6 +43,24 @@ export function identityOf(params: {
     capabilities: params.capabilities ?? {},
     ...(params.protocolVersion !== undefined ? { protocolVersion: params.protocolVersion } : {}),
   };
+}
+
+/**
+ * Whether two introductions name the same client with the same capabilities, in whatever form: key order aside,
+ * and `elicitation: {}` being form mode, as the SDK reads it.
+ */
+export function sameClient(a: ClientIdentity, b: ClientIdentity): boolean {
+  return (
+    a.clientInfo.name === b.clientInfo.name &&
+    a.clientInfo.version === b.clientInfo.version &&
+    isDeepStrictEqual(inForm(a.capabilities), inForm(b.capabilities))
+  );
+}
+
+function inForm(capabilities: ClientCapabilities): ClientCapabilities {
+  const { elicitation } = capabilities;
+  if (!elicitation || typeof elicitation !== 'object' || Object.keys(elicitation).length > 0) return capabilities;
+  return { ...capabilities, elicitation: { form: {} } };
 }
 
 /** A client known from its first message, and whether it is of the legacy era (it sent `initialize`). */

@@ -38,6 +38,7 @@ import { nameFromPackage } from '../config/server-name.js';
 import {
   identifiedClient,
   PROXY_IDENTITY,
+  sameClient,
   type ClientIdentity,
   type FirstClient,
   type EraChoice,
@@ -180,6 +181,11 @@ export class Upstream {
   private reintroducing?: Promise<void>;
   /** The first connection was opened as a legacy client (start): its `initialize` finds it introduced already. */
   private startedAsClient = false;
+  /**
+   * The first connection was opened as the client a 2026-07-28 envelope named (start): if that client then
+   * initializes after all, as itself and in the version the server speaks, the connection already is its own.
+   */
+  private startedForEnvelope?: ClientIdentity;
   private starting: Promise<void> = Promise.resolve();
   /** Why a hung upstream was ended, for the messages that follow. */
   private hung?: string;
@@ -245,6 +251,8 @@ export class Upstream {
       if (client.legacy) {
         this.startedAsClient = true;
         this.followLegacyClient('modern');
+      } else {
+        this.startedForEnvelope = client.identity;
       }
     }
     this.starting = this.connect();
@@ -277,6 +285,12 @@ export class Upstream {
       this.identity = identity;
       return this.starting;
     }
+    const envelope = this.startedForEnvelope;
+    this.startedForEnvelope = undefined;
+    if (envelope && client.legacy && (await this.introducedAs(envelope, identity))) {
+      this.identity = identity;
+      return;
+    }
     if (this.stopping || this.state === 'failed') return;
     this.identity = identity;
     // The same request would get the same 401: the login, when it comes, connects as this identity.
@@ -293,6 +307,19 @@ export class Upstream {
     this.schedule.reset();
     this.setState('connecting');
     await this.connect();
+  }
+
+  /**
+   * Whether the connection opened for a 2026-07-28 client's envelope (`envelope`) already is what that client's own
+   * `initialize` (`identity`) would open: a legacy-era server, initialized with the same client and capabilities, in
+   * the protocol version the client now asks for. On stdio the one client probed with `server/discover` and then fell
+   * back to the legacy era; starting its server again would only cost it the server's start.
+   */
+  private async introducedAs(envelope: ClientIdentity, identity: ClientIdentity): Promise<boolean> {
+    await this.starting;
+    if (this.state !== 'up' || this.era !== 'legacy' || this.carried) return false;
+    const asked = identity.protocolVersion;
+    return (asked === undefined || asked === this.protocolVersion) && sameClient(envelope, identity);
   }
 
   /**

@@ -122,3 +122,37 @@ test('a client that comes late: the process started before it goes without its e
   // The process that serves the client has its ten minutes at shutdown: ended here, so the test does not wait.
   process.kill(later[0]!.pid, 'SIGTERM');
 });
+
+test('a client that probes with server/discover and then initializes: the server started for its probe serves it', async () => {
+  const { send, answer, session, events } = proxy([]);
+  const envelope = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientInfo': { name: 'first-client', version: '3.1' },
+    'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
+  };
+  send({ id: 'probe', method: 'server/discover', params: { _meta: envelope } });
+  expect(await answer('probe')).toHaveProperty('result.supportedVersions', expect.arrayContaining(['2026-07-28']));
+  expect(await session()).toEqual({ name: 'first-client', version: '3.1' });
+  const initialized = events().filter((event) => event.initialize !== undefined);
+  expect(initialized).toEqual([{ pid: initialized[0]!.pid, initialize: 'first-client' }]);
+});
+
+test('a client that probes and then initializes in another protocol version gets a server initialized in it', async () => {
+  const { send, answer, events } = proxy([]);
+  const envelope = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientInfo': { name: 'first-client', version: '3.1' },
+    'io.modelcontextprotocol/clientCapabilities': {},
+  };
+  send({ id: 'probe', method: 'server/discover', params: { _meta: envelope } });
+  await answer('probe');
+  send({
+    id: 1,
+    method: 'initialize',
+    params: { capabilities: {}, clientInfo: { name: 'first-client', version: '3.1' }, protocolVersion: '2025-06-18' },
+  });
+  expect(await answer(1)).toHaveProperty('result.protocolVersion', '2025-06-18');
+  const initialized = events().filter((event) => event.initialize !== undefined);
+  expect(initialized.map((event) => event.initialize)).toEqual(['first-client', 'first-client']);
+  expect(new Set(initialized.map((event) => event.pid)).size).toBe(2);
+});
