@@ -77,33 +77,40 @@ function proxy(fixtureArgs: string[], serverKeys = '') {
     const seen = JSON.parse((await answer(2))!.result!.content![0]!.text!) as { clientInfo: { name: string } };
     return seen.clientInfo;
   };
-  return { cli, send, answer, session, events };
+  /** A 2026-07-28 client's `server/discover`, naming it in the envelope; resolves with the envelope, once answered. */
+  const probe = async (clientInfo: { name: string; version: string }, capabilities: object) => {
+    const envelope = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientInfo': clientInfo,
+      'io.modelcontextprotocol/clientCapabilities': capabilities,
+    };
+    send({ id: 'probe', method: 'server/discover', params: { _meta: envelope } });
+    expect(await answer('probe')).toHaveProperty('result.supportedVersions', expect.arrayContaining(['2026-07-28']));
+    return envelope;
+  };
+  /** The processes' `initialize`s, in order. */
+  const introductions = () => events().filter((event) => event.initialize !== undefined);
+  return { cli, send, answer, session, events, probe, introductions };
 }
 
 test("a client's initialize starts the server once, as that client", async () => {
-  const { session, events } = proxy([]);
+  const { session, introductions } = proxy([]);
   expect(await session()).toEqual({ name: 'first-client', version: '3.1' });
-  const initialized = events().filter((event) => event.initialize !== undefined);
+  const initialized = introductions();
   expect(initialized).toEqual([{ pid: initialized[0]!.pid, initialize: 'first-client' }]);
 });
 
 test('a 2026-07-28 client: a legacy server is started once, as the client its server/discover names', async () => {
   // Raw lines, as the SDK's pinned client writes them: the SDK's stdio client itself starts its server twice.
-  const { send, answer, events } = proxy([]);
-  const envelope = {
-    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-    'io.modelcontextprotocol/clientInfo': { name: 'modern-first', version: '2.0' },
-    'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
-  };
-  send({ id: 'probe', method: 'server/discover', params: { _meta: envelope } });
-  expect(await answer('probe')).toHaveProperty('result.supportedVersions', expect.arrayContaining(['2026-07-28']));
+  const { send, answer, probe, introductions } = proxy([]);
+  const envelope = await probe({ name: 'modern-first', version: '2.0' }, { elicitation: { form: {} } });
   send({ id: 2, method: 'tools/call', params: { name: 'client', arguments: {}, _meta: envelope } });
   const seen = JSON.parse((await answer(2))!.result!.content![0]!.text!) as Record<string, unknown>;
   expect(seen).toMatchObject({
     clientInfo: { name: 'modern-first', version: '2.0' },
     capabilities: { elicitation: { form: {} } },
   });
-  const initialized = events().filter((event) => event.initialize !== undefined);
+  const initialized = introductions();
   expect(initialized).toEqual([{ pid: initialized[0]!.pid, initialize: 'modern-first' }]);
 });
 
@@ -124,35 +131,23 @@ test('a client that comes late: the process started before it goes without its e
 });
 
 test('a client that probes with server/discover and then initializes: the server started for its probe serves it', async () => {
-  const { send, answer, session, events } = proxy([]);
-  const envelope = {
-    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-    'io.modelcontextprotocol/clientInfo': { name: 'first-client', version: '3.1' },
-    'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
-  };
-  send({ id: 'probe', method: 'server/discover', params: { _meta: envelope } });
-  expect(await answer('probe')).toHaveProperty('result.supportedVersions', expect.arrayContaining(['2026-07-28']));
+  const { probe, session, introductions } = proxy([]);
+  await probe({ name: 'first-client', version: '3.1' }, { elicitation: { form: {} } });
   expect(await session()).toEqual({ name: 'first-client', version: '3.1' });
-  const initialized = events().filter((event) => event.initialize !== undefined);
+  const initialized = introductions();
   expect(initialized).toEqual([{ pid: initialized[0]!.pid, initialize: 'first-client' }]);
 });
 
 test('a client that probes and then initializes in another protocol version gets a server initialized in it', async () => {
-  const { send, answer, events } = proxy([]);
-  const envelope = {
-    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-    'io.modelcontextprotocol/clientInfo': { name: 'first-client', version: '3.1' },
-    'io.modelcontextprotocol/clientCapabilities': {},
-  };
-  send({ id: 'probe', method: 'server/discover', params: { _meta: envelope } });
-  await answer('probe');
+  const { send, answer, probe, introductions } = proxy([]);
+  await probe({ name: 'first-client', version: '3.1' }, {});
   send({
     id: 1,
     method: 'initialize',
     params: { capabilities: {}, clientInfo: { name: 'first-client', version: '3.1' }, protocolVersion: '2025-06-18' },
   });
   expect(await answer(1)).toHaveProperty('result.protocolVersion', '2025-06-18');
-  const initialized = events().filter((event) => event.initialize !== undefined);
+  const initialized = introductions();
   expect(initialized.map((event) => event.initialize)).toEqual(['first-client', 'first-client']);
   expect(new Set(initialized.map((event) => event.pid)).size).toBe(2);
 });
