@@ -40,8 +40,11 @@ function started(command, args, env, pattern) {
     let seen = '';
     let matched = false;
     const look = (chunk) => {
-      seen = matched ? (seen + chunk).slice(-500) : seen + chunk;
-      if (matched) return;
+      if (matched) {
+        seen = (seen + chunk).slice(-500);
+        return;
+      }
+      seen += chunk;
       const match = pattern.exec(seen);
       if (!match) return;
       matched = true;

@@ -99,20 +99,21 @@ function open(
       answer.end();
     },
   };
+  /** The stream's timers stop, and the SDK's table of streams lets go of it unless it has a newer one there. */
+  const release = () => {
+    stop();
+    if (web._streamMapping.get(streamId) === entry) web._streamMapping.delete(streamId);
+  };
   const lean: LeanStream = {
     answer,
     others: false,
     finish: () => {
-      stop();
-      if (web._streamMapping.get(streamId) === entry) web._streamMapping.delete(streamId);
+      release();
       if (web._requestToStreamMapping.get(request.id) === streamId) web._requestToStreamMapping.delete(request.id);
     },
   };
   // A client that goes away leaves the answer to the event store (for its reconnect), as the SDK's stream does.
-  res.once('close', () => {
-    stop();
-    if (web._streamMapping.get(streamId) === entry) web._streamMapping.delete(streamId);
-  });
+  res.once('close', release);
   web._streamMapping.set(streamId, entry);
   web._requestToStreamMapping.set(request.id, streamId);
   streams.set(request.id, lean);

@@ -179,13 +179,12 @@ export class Upstream {
   refusedLegacy = false;
   /** The connection is being opened again as the client (reconnectAs). */
   private reintroducing?: Promise<void>;
-  /** The first connection was opened as a legacy client (start): its `initialize` finds it introduced already. */
-  private startedAsClient = false;
   /**
-   * The first connection was opened as the client a 2026-07-28 envelope named (start): if that client then
-   * initializes after all, as itself and in the version the server speaks, the connection already is its own.
+   * The client the first connection was opened as (start), until that client introduces itself: a legacy client's
+   * `initialize` finds it introduced already; a 2026-07-28 client that initializes after all, as itself and in the
+   * version the server speaks, finds the connection its own (introducedAs).
    */
-  private startedForEnvelope?: ClientIdentity;
+  private startedFor?: FirstClient;
   private starting: Promise<void> = Promise.resolve();
   /** Why a hung upstream was ended, for the messages that follow. */
   private hung?: string;
@@ -248,12 +247,8 @@ export class Upstream {
   async start(client?: FirstClient): Promise<void> {
     if (client) {
       this.identity = client.identity;
-      if (client.legacy) {
-        this.startedAsClient = true;
-        this.followLegacyClient('modern');
-      } else {
-        this.startedForEnvelope = client.identity;
-      }
+      this.startedFor = client;
+      if (client.legacy) this.followLegacyClient('modern');
     }
     this.starting = this.connect();
     await this.starting;
@@ -279,15 +274,13 @@ export class Upstream {
     // The first legacy client after a start as one is that client: its `initialize` is the message the start was
     // given (cli/run.ts holds the client's messages until the start is done). Its identity as the SDK parsed it is
     // kept for restarts; the two differ only in form (key order, `elicitation: {}` read as form mode).
-    const startedAsClient = this.startedAsClient;
-    this.startedAsClient = false;
-    if (startedAsClient && client.legacy) {
+    const first = this.startedFor;
+    this.startedFor = undefined;
+    if (first?.legacy && client.legacy) {
       this.identity = identity;
       return this.starting;
     }
-    const envelope = this.startedForEnvelope;
-    this.startedForEnvelope = undefined;
-    if (envelope && client.legacy && (await this.introducedAs(envelope, identity))) {
+    if (first && client.legacy && (await this.introducedAs(first.identity, identity))) {
       this.identity = identity;
       return;
     }
