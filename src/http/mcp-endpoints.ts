@@ -15,7 +15,7 @@ import { paramHeaderRejection } from './param-header-check.js';
 import { replayHandshake } from './session-adoption.js';
 import { servedLean } from './lean-post.js';
 import { ModernEndpoints } from './modern-endpoints.js';
-import { headersOnly, isLegacy, isListen, unknownRequestId } from './post-kind.js';
+import { headerReader, isLegacy, isListen, unknownRequestId } from './post-kind.js';
 import { SessionRouting } from './session-routing.js';
 import { FORWARDED_HEADER, forwardRequest } from './session-forwarder.js';
 import type { SessionRecord } from '../shared/session-directory.js';
@@ -119,7 +119,7 @@ export class McpEndpoints {
       // catalog's (modern requests are served by the shared connections, so the shared catalog is the one listed).
       const mismatch = paramHeaderRejection(
         body,
-        headersOnly(req).headers,
+        headerReader(req),
         (name) => this.ctx.gateway.catalog.tool(name)?.item,
       );
       if (mismatch !== undefined) return sendJson(res, mismatch.status, mismatch.body);

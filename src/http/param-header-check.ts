@@ -28,7 +28,7 @@ export interface ParamHeaderRejection {
  */
 export function paramHeaderRejection(
   body: unknown,
-  headers: Headers,
+  headers: Pick<Headers, 'get'>,
   toolNamed: (name: string) => Tool | undefined,
 ): ParamHeaderRejection | undefined {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;

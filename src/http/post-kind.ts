@@ -6,14 +6,24 @@ import type { HttpContext } from './context.js';
 
 // What kind of POST to /mcp a body is, as the SDK's entry would see it (mcp-endpoints.ts routes on these).
 
-/** The request's headers as a web Request, for the Mcp-Param-* header check of a modern request. */
-export function headersOnly(req: IncomingMessage): Request {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value === undefined || name.startsWith(':')) continue;
-    for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
-  }
-  return new Request(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`, { method: req.method, headers });
+/** HTTP whitespace around a header value, which the web `Headers` drops. */
+const HTTP_WHITESPACE = /^[\t\n\r ]+|[\t\n\r ]+$/g;
+
+/**
+ * The request's headers read as the web `Headers`' `get` reads them (for the Mcp-Param-* check of a modern request):
+ * any case of the name, a repeated header's values joined with ", ", null when absent. Building a web Request for
+ * this cost each modern POST about 30 µs, for a check most tools never need.
+ */
+export function headerReader(req: IncomingMessage): Pick<Headers, 'get'> {
+  return {
+    get: (name) => {
+      const value = req.headers[name.toLowerCase()];
+      if (value === undefined) return null;
+      return Array.isArray(value)
+        ? value.map((item) => item.replace(HTTP_WHITESPACE, '')).join(', ')
+        : value.replace(HTTP_WHITESPACE, '');
+    },
+  };
 }
 
 /**
