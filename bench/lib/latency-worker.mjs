@@ -18,8 +18,12 @@
 //   call         { name, arguments }: string arguments get " <i>" appended (a different message each call)
 //   expect       the text the first content block must hold, with "{arg}" for the call's string argument
 //   warmup, sequential, concurrent, concurrency: call counts (concurrent calls keep `concurrency` in flight)
+//   client       "sdk1" (default): the SDK 1.32 Client, which speaks 2025-11-25; "v2-legacy": the SDK v2 Client in
+//                its 2025 mode (initialize); "v2-modern": the SDK v2 Client pinned to 2026-07-28 (no initialize, an
+//                envelope in every request)
 //
-// output: { ok, connectMs, phases: { sequential: { ms[], wallMs, childCpuMs }, concurrent: {...} },
+// output: { ok, connectMs, protocolVersion (the v2 client's),
+//           phases: { sequential: { ms[], wallMs, childCpuMs }, concurrent: {...} },
 //           memory: { client, child }, leftBehind }
 //   ms       per call, performance.now() from callTool() to its resolved promise, in call order
 //   wallMs   the whole phase, first call to last resolution
@@ -31,6 +35,11 @@ import { createServer } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  Client as ClientV2,
+  StreamableHTTPClientTransport as StreamableHTTPClientTransportV2,
+} from '@modelcontextprotocol/client';
+import { StdioClientTransport as StdioClientTransportV2 } from '@modelcontextprotocol/client/stdio';
 import { killDescendants, killTree } from './cleanup.mjs';
 import { now, procCpuMs, procMemory } from './measure.mjs';
 
@@ -113,16 +122,39 @@ async function startHttp(job) {
   return { child, url, frontPid };
 }
 
+/** The client a job asks for, its transports, and how it calls a tool (the two SDKs take the timeout differently). */
+function clientFor(kind) {
+  const info = { name: 'mcp-offload-bench', version: '0.0.0' };
+  if (kind === 'sdk1') {
+    const client = new Client(info, { capabilities: {} });
+    return {
+      client,
+      Stdio: StdioClientTransport,
+      Http: StreamableHTTPClientTransport,
+      call: (params) => client.callTool(params, undefined, { timeout: CALL_TIMEOUT_MS }),
+    };
+  }
+  if (kind !== 'v2-legacy' && kind !== 'v2-modern') throw new Error(`unknown client ${JSON.stringify(kind)}`);
+  const mode = kind === 'v2-modern' ? { pin: '2026-07-28' } : 'legacy';
+  const client = new ClientV2(info, { capabilities: {}, versionNegotiation: { mode } });
+  return {
+    client,
+    Stdio: StdioClientTransportV2,
+    Http: StreamableHTTPClientTransportV2,
+    call: (params) => client.callTool(params, { timeout: CALL_TIMEOUT_MS }),
+  };
+}
+
 async function main() {
   const job = JSON.parse(process.argv[2] ?? 'null');
   const out = { ok: true, label: job.label, phases: {}, memory: {} };
-  const client = new Client({ name: 'mcp-offload-bench', version: '0.0.0' }, { capabilities: {} });
+  const { client, Stdio, Http, call } = clientFor(job.client ?? 'sdk1');
   let childPid;
   let httpChild;
   try {
     let transport;
     if (job.transport === 'stdio') {
-      transport = new StdioClientTransport({
+      transport = new Stdio({
         command: job.spawn.command,
         args: job.spawn.args,
         env: { ...process.env },
@@ -134,11 +166,12 @@ async function main() {
       httpChild = child;
       childPid = frontPid ?? child.pid;
       out.url = url;
-      transport = new StreamableHTTPClientTransport(new URL(url));
+      transport = new Http(new URL(url));
     }
     const t0 = now();
     await client.connect(transport);
     out.connectMs = now() - t0;
+    out.protocolVersion = client.getNegotiatedProtocolVersion?.();
     childPid ??= transport.pid;
 
     let seq = 0;
@@ -148,9 +181,7 @@ async function main() {
         Object.entries(job.call.arguments ?? {}).map(([k, v]) => [k, typeof v === 'string' ? `${v} ${i}` : v]),
       );
       const start = now();
-      const result = await client.callTool({ name: job.call.name, arguments: args }, undefined, {
-        timeout: CALL_TIMEOUT_MS,
-      });
+      const result = await call({ name: job.call.name, arguments: args });
       const ms = now() - start;
       const arg = Object.values(args).find((v) => typeof v === 'string');
       const want = job.expect?.replaceAll('{arg}', arg);

@@ -15,6 +15,8 @@
 //              BENCH_SMALL_CALLS_MODES=stdio-direct,stdio-relay,stdio-json-relay,stdio-mcp-offload,
 //                                      http-direct,http-mcp-offload,http-mcp-proxy,
 //                                      url-direct,url-relay,url-http-relay,url-mcp-offload,
+//                                      v2-stdio-direct,v2-stdio-relay,v2-stdio-mcp-offload,v2-stdio-mcp-offload-modern,
+//                                      v2-http-direct,v2-http-mcp-offload,v2-http-mcp-offload-modern,
 //                                      stdio-direct-steady,stdio-relay-steady,stdio-mcp-offload-steady,
 //                                      url-direct-steady,url-relay-steady,url-mcp-offload-steady
 import { EVERYTHING, WARMUP, collect, echoJob, httpFrontJob, intFromEnv } from '../lib/echo-calls.mjs';
@@ -137,6 +139,60 @@ const MODES = [
     job: urlFront('offload'),
   },
 ];
+// The SDK v2 client in its 2025 mode and pinned to 2026-07-28 (issue #13): server-everything speaks only 2025, so a
+// 2026-07-28 client reaches it only through a proxy that bridges the eras, and the reference for its calls is the same
+// client in its 2025 mode talking to the server directly.
+const v2 = (client, job) => (tmp, ctx) => ({ ...job(tmp, ctx), client });
+const stdioDirect = MODES.find((m) => m.id === 'stdio-direct').job;
+const stdioRelay = MODES.find((m) => m.id === 'stdio-relay').job;
+const stdioOffload = MODES.find((m) => m.id === 'stdio-mcp-offload').job;
+const httpDirect = MODES.find((m) => m.id === 'http-direct').job;
+const httpOffload = MODES.find((m) => m.id === 'http-mcp-offload').job;
+MODES.push(
+  { id: 'v2-stdio-direct', transport: 'v2-stdio', mode: 'direct (2025 mode)', job: v2('v2-legacy', stdioDirect) },
+  {
+    id: 'v2-stdio-relay',
+    transport: 'v2-stdio',
+    mode: 'stdio-relay (floor; 2025 mode)',
+    baseline: 'v2-stdio-direct',
+    job: v2('v2-legacy', stdioRelay),
+  },
+  {
+    id: 'v2-stdio-mcp-offload',
+    transport: 'v2-stdio',
+    mode: 'mcp-offload (2025 mode)',
+    baseline: 'v2-stdio-direct',
+    job: v2('v2-legacy', stdioOffload),
+  },
+  {
+    id: 'v2-stdio-mcp-offload-modern',
+    transport: 'v2-stdio',
+    mode: 'mcp-offload (pinned to 2026-07-28)',
+    baseline: 'v2-stdio-direct',
+    job: v2('v2-modern', stdioOffload),
+  },
+  {
+    id: 'v2-http-direct',
+    transport: 'v2-http',
+    mode: 'direct (server-everything streamableHttp; 2025 mode)',
+    job: v2('v2-legacy', httpDirect),
+  },
+  {
+    id: 'v2-http-mcp-offload',
+    transport: 'v2-http',
+    mode: 'mcp-offload --http (2025 mode)',
+    baseline: 'v2-http-direct',
+    job: v2('v2-legacy', httpOffload),
+  },
+  {
+    id: 'v2-http-mcp-offload-modern',
+    transport: 'v2-http',
+    mode: 'mcp-offload --http (pinned to 2026-07-28)',
+    baseline: 'v2-http-direct',
+    job: v2('v2-modern', httpOffload),
+  },
+);
+
 // The same modes once more in the steady state: after BENCH_SMALL_CALLS_STEADY_WARMUP warm-up calls.
 for (const id of ['stdio-direct', 'stdio-relay', 'stdio-mcp-offload', 'url-direct', 'url-relay', 'url-mcp-offload']) {
   const mode = MODES.find((m) => m.id === id);
@@ -165,12 +221,16 @@ const TRANSPORT_LABELS = {
   stdio: 'stdio',
   http: 'Streamable HTTP',
   url: 'Streamable HTTP to a Streamable HTTP server',
+  'v2-stdio': 'stdio, SDK v2 client',
+  'v2-http': 'Streamable HTTP, SDK v2 client',
 };
 /** Table sections: each transport fresh, then the steady-state measurements. */
 const TABLE_ORDER = [
   ['stdio', false],
   ['http', false],
   ['url', false],
+  ['v2-stdio', false],
+  ['v2-http', false],
   ['stdio', true],
   ['url', true],
 ];
@@ -232,7 +292,43 @@ function goals(rows) {
     'url-mcp-offload-steady',
     'url-relay-steady',
   );
+  relayLine(
+    lines,
+    rows,
+    'stdio, a 2026-07-28 client (SDK v2), fresh process',
+    'v2-stdio-mcp-offload-modern',
+    'v2-stdio-relay',
+    'v2-stdio-mcp-offload',
+  );
+  eraLine(lines, rows, 'stdio', 'v2-stdio-mcp-offload-modern', 'v2-stdio-mcp-offload');
+  eraLine(lines, rows, 'HTTP', 'v2-http-mcp-offload-modern', 'v2-http-mcp-offload');
   return lines;
+}
+
+/**
+ * Issue #13's goal for 2026-07-28 traffic, where no byte relay can stand in (the server speaks only 2025): a
+ * 2026-07-28 client's call costs no more than the same client's call in its 2025 mode, judged on sequential calls.
+ */
+function eraLine(lines, rows, label, modernId, legacyId) {
+  const parts = [];
+  let met;
+  for (const phase of PHASES) {
+    const modern = find(rows, modernId, phase);
+    const legacy = find(rows, legacyId, phase);
+    if (modern?.addedMedian === undefined || legacy?.addedMedian === undefined) continue;
+    parts.push(
+      `${phase}: ${fmt.signedLatency(modern.addedMedian)} against ${fmt.signedLatency(legacy.addedMedian)} in the 2025 mode` +
+        ` (proxy CPU per call ${fmt.latency(modern.cpuPerCall)} against ${fmt.latency(legacy.cpuPerCall)})` +
+        (phase === 'concurrent' ? ', not judged' : ''),
+    );
+    if (phase === 'sequential') met = modern.addedMedian <= legacy.addedMedian;
+  }
+  if (!parts.length) return;
+  lines.push({
+    goal: `Small calls, ${label}, a 2026-07-28 client (SDK v2): mcp-offload adds no more than for the same client in its 2025 mode (issue #13)`,
+    measured: parts.join('; '),
+    met,
+  });
 }
 
 /**
@@ -303,6 +399,12 @@ export default {
   connections, the answer streamed back: the floor for a proxy that reads HTTP), and **mcp-offload --http --url** (\`node dist/cli.js
   --log-level warn --artifact-dir <tmp> --http 127.0.0.1:0 --url <server>\`). CPU per call is the front's (the wrapper's own process for
   the two relays, mcp-offload's for mcp-offload; the direct row's is the idle wrapper's).
+- **SDK v2 client** (\`@modelcontextprotocol/client\` 2.4): the same calls with the v2 client, in its 2025 mode (\`versionNegotiation:
+  { mode: 'legacy' }\`: \`initialize\`, then 2025-11-25) direct, through the stdio byte relay and through mcp-offload, and pinned to
+  2026-07-28 (\`{ pin: '2026-07-28' }\`: no \`initialize\`, the per-request \`_meta\` envelope) through mcp-offload, which bridges it to
+  the 2025 server; the same over HTTP (server-everything's own Streamable HTTP in the 2025 mode, and \`mcp-offload --http\`). A
+  2026-07-28 client cannot reach server-everything without a proxy that bridges the eras, so its reference is the same client's
+  2025 mode direct.
 - **steady state**: stdio direct, relay and mcp-offload, and the direct, TCP relay and mcp-offload fronts over HTTP once more, each after
   5000 warm-up calls (\`BENCH_SMALL_CALLS_STEADY_WARMUP\`) instead of ${WARMUP}: a fresh Node process runs its hot code interpreted until
   V8 has optimized it, which takes the proxy (and the server, and the client) a few thousand calls; a proxy lives as long as its
