@@ -3,6 +3,7 @@ import type { Logger } from '../logger.js';
 import { Gateway } from '../gateway/gateway.js';
 import type { HttpHandle } from '../gateway/http-server.js';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import type { Transport } from '@modelcontextprotocol/server';
 import { StdioServerTransport } from '../transports/stdio-server-transport.js';
 import { DecoratedTransport } from '../transports/decorated-transport.js';
 import { holdInbound, type InboundHold } from '../transports/hold-inbound.js';
@@ -107,28 +108,30 @@ function closeDeadline(config: Config): number {
 }
 
 /**
- * Serves the client on stdin/stdout, holding its messages until open(): they are read at once, so the upstreams
- * can be started as the client that sends them (firstClient), and handled once the upstreams are up.
+ * Serves the client on stdin/stdout (or on `transport`, in tests), holding its messages until open(): they are read
+ * at once, so the upstreams can be started as the client that sends them (firstClient), and handled once the
+ * upstreams are up.
  */
-function serveStdioHeld(
+export function serveStdioHeld(
   gateway: Gateway,
   log: Logger,
   onclose: () => void,
+  transport: Transport = new StdioServerTransport(log),
 ): { hold: InboundHold; close(): Promise<void> } {
-  const transport = new StdioServerTransport(log);
   transport.onclose = onclose;
   const hold = holdInbound();
   // The SDK's stdio entry decides the connection's era from its first messages (an `initialize`, or a request
   // with a 2026-07-28 envelope) and asks for a session of that era; our transport stays the wire. The decorator
   // keeps our onclose, which the entry would otherwise replace with its own, and sees the listen streams open
   // and close, whose resource URIs are subscribed upstream meanwhile.
-  // A legacy session's lean dispatcher takes its calls off the wire before the entry (fast-path/lean-dispatch.ts).
+  // The session's lean dispatcher takes its calls off the wire before the entry (fast-path/lean-dispatch.ts): a
+  // legacy session's, and a 2026-07-28 session's once the entry has pinned the connection to it.
   let lean: LeanDispatch | undefined;
   const hooks = LeanDispatch.beneathEntry(watchListens(gateway.resourceWatch), () => lean);
   serveStdio(
     ({ era }) => {
       const session = gateway.createSession({}, { era });
-      lean = era === 'legacy' ? session.lean : undefined;
+      lean = session.lean;
       return session.server;
     },
     {

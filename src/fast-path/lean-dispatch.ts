@@ -1,5 +1,6 @@
 import { SdkError, SdkErrorCode } from '@modelcontextprotocol/server';
 import type {
+  Implementation,
   JSONRPCMessage,
   Result,
   JSONRPCRequest,
@@ -15,6 +16,7 @@ import type {
 } from '@modelcontextprotocol/server';
 import { ResultSchema } from '@modelcontextprotocol/core';
 import { isLeanMessage, isLeanRequest } from './eligibility.js';
+import { encodeModernCallResult, encodeModernErrorCode, isModernLeanRequest, liftEnvelope } from './modern-wire.js';
 import { isLegacyVersion } from '../protocol/versions.js';
 import type { TransportHooks } from '../transports/decorated-transport.js';
 
@@ -22,6 +24,7 @@ import type { TransportHooks } from '../transports/decorated-transport.js';
 export interface LeanSession {
   readonly server: Server;
   readonly isClosed: boolean;
+  readonly era: 'modern' | 'legacy';
   readonly view: { catalog: { tool(name: string): { upstream: { protocolVersion?: string } } | undefined } };
   /** The session's handler, for a request whose answer is written as the handler gives it (no SDK encoding). */
   serveLean(request: JSONRPCRequest, ctx: ServerContext): Promise<Result>;
@@ -33,6 +36,14 @@ export interface LeanSession {
 }
 
 const noRequestState = () => undefined;
+
+/** What the lean dispatcher reads of the SDK server's 2026-07-28 codec (SDK 2.4 internals, checked before use). */
+interface ModernCodec {
+  checkInboundEnvelope(material: { envelope?: Record<string, unknown> }): string | undefined;
+}
+
+/** Envelope verdicts kept per dispatcher: a client sends the same envelope with every request. */
+const ENVELOPE_VERDICTS_KEPT = 32;
 
 /**
  * Serves a legacy-era session's calls without the SDK server's dispatcher: the request goes to the same handler
@@ -52,6 +63,14 @@ const noRequestState = () => undefined;
  */
 export class LeanDispatch {
   private readonly inflight = new Map<RequestId, AbortController>();
+  /**
+   * A 2026-07-28 stdio session's entry has pinned the connection to the session's server (it delivered it a request
+   * other than server/discover): from then on the entry passes requests straight to it, so they may be taken here.
+   */
+  private modernPinned = false;
+  /** The SDK's rule for a 2026-07-28 envelope, and its verdicts on the envelopes seen (JSON text to the error). */
+  private modernCodec?: ModernCodec | null;
+  private readonly envelopeVerdicts = new Map<string, string | undefined>();
   /** Calls the session's relay lane took (gateway/relay-lane.ts), by id, with what cancels each. */
   private readonly lanes = new Map<RequestId, (reason: unknown) => void>();
   private transport?: Transport;
@@ -82,9 +101,63 @@ export class LeanDispatch {
   }
 
   private takeFromWire(message: JSONRPCMessage, wire: Transport): boolean {
+    if (this.session.era === 'modern') {
+      if (!this.modernPinned) return false;
+      this.wire = wire;
+      return this.takeModern(message);
+    }
     if (!this.transport) return false;
     this.wire = wire;
     return this.take(message);
+  }
+
+  /**
+   * Hooks for a 2026-07-28 stdio session's server: the first request other than server/discover that the entry
+   * delivers to it means the entry has pinned the connection (before that, a probe may still be discarded), and a
+   * closing transport aborts the handlers this dispatcher runs.
+   */
+  modernHooks(): TransportHooks {
+    return {
+      inbound: (message) => {
+        if ('method' in message && 'id' in message && message.method !== 'server/discover') this.modernPinned = true;
+        return message;
+      },
+      closed: () => this.close(),
+    };
+  }
+
+  /** A 2026-07-28 message off the wire: taken when it is a call the SDK would serve, with an envelope that holds. */
+  private takeModern(message: JSONRPCMessage): boolean {
+    if ('method' in message && message.method === 'notifications/cancelled') return this.take(message);
+    if (!isModernLeanRequest(message) || !this.acceptsModern(message)) return false;
+    const { request, envelope } = liftEnvelope(message);
+    if (!this.envelopeHolds(envelope)) return false;
+    this.serve(request, this.wire!, envelope);
+    return true;
+  }
+
+  private acceptsModern(request: JSONRPCRequest): boolean {
+    const { session } = this;
+    if (session.isClosed || this.inflight.has(request.id)) return false;
+    const name = (request.params as { name?: unknown }).name;
+    if (typeof name !== 'string') return false;
+    const route = session.view.catalog.tool(name);
+    return route === undefined || isLegacyVersion(route.upstream.protocolVersion);
+  }
+
+  /**
+   * Whether the SDK would accept this envelope (its codec's own check, so its verdict and error text stay the SDK's:
+   * one it would refuse is left to it). Without the codec (an SDK whose internals moved) nothing is taken.
+   */
+  private envelopeHolds(envelope: Record<string, unknown>): boolean {
+    this.modernCodec ??= modernCodecOf(this.session.server) ?? null;
+    if (!this.modernCodec) return false;
+    const key = JSON.stringify(envelope);
+    if (!this.envelopeVerdicts.has(key)) {
+      if (this.envelopeVerdicts.size >= ENVELOPE_VERDICTS_KEPT) this.envelopeVerdicts.clear();
+      this.envelopeVerdicts.set(key, this.modernCodec.checkInboundEnvelope({ envelope }));
+    }
+    return this.envelopeVerdicts.get(key) === undefined;
   }
 
   /**
@@ -157,7 +230,6 @@ export class LeanDispatch {
 
   private dispatch(request: JSONRPCRequest, extra?: MessageExtraInfo): void {
     const transport = this.wire ?? this.transport!;
-    const { server } = this.session;
     const { id } = request;
     const cancel = this.session.relayCall(request, (answer) => {
       if (this.lanes.delete(id)) this.write(transport, id, answer);
@@ -166,6 +238,21 @@ export class LeanDispatch {
       this.lanes.set(id, cancel);
       return;
     }
+    this.serve(request, transport, undefined, extra);
+  }
+
+  /**
+   * Runs the session's handler with the context the SDK would build and writes its answer; with a 2026-07-28
+   * `envelope`, the context carries it and the answer is encoded for that revision, as the SDK's server does.
+   */
+  private serve(
+    request: JSONRPCRequest,
+    transport: Transport,
+    envelope?: Record<string, unknown>,
+    extra?: MessageExtraInfo,
+  ): void {
+    const { server } = this.session;
+    const { id } = request;
     const controller = new AbortController();
     this.inflight.set(id, controller);
     const related = { relatedRequestId: id };
@@ -177,6 +264,7 @@ export class LeanDispatch {
         id,
         method: request.method,
         _meta: request.params?._meta,
+        ...(envelope ? { envelope } : {}),
         requestState: noRequestState,
         signal: controller.signal,
         send: (r: Request, schemaOrOptions?: unknown, maybeOptions?: RequestOptions) =>
@@ -191,8 +279,12 @@ export class LeanDispatch {
     Promise.resolve()
       .then(() => this.session.serveLean(request, ctx))
       .then(
-        (result) => controller.signal.aborted || this.write(transport, id, { result }),
-        (error: unknown) => controller.signal.aborted || this.write(transport, id, { error }),
+        (result) => {
+          if (controller.signal.aborted) return;
+          const encoded = envelope ? encodeModernCallResult(result, serverInfoOf(server)) : result;
+          this.write(transport, id, { result: encoded });
+        },
+        (error: unknown) => controller.signal.aborted || this.write(transport, id, { error }, envelope !== undefined),
       )
       .finally(() => {
         if (this.inflight.get(id) === controller) this.inflight.delete(id);
@@ -200,12 +292,18 @@ export class LeanDispatch {
   }
 
   /** Answers request `id` as the SDK writes an answer: the result as it is, an error by its code, message and data. */
-  private write(transport: Transport, id: RequestId, answer: { result: Result } | { error: unknown }): void {
+  private write(
+    transport: Transport,
+    id: RequestId,
+    answer: { result: Result } | { error: unknown },
+    modern = false,
+  ): void {
     let message: JSONRPCMessage;
     if ('result' in answer) message = { result: answer.result, jsonrpc: '2.0', id };
     else {
       const error = answer.error as { code?: unknown; message?: string; data?: unknown } | undefined;
-      const code = Number.isSafeInteger(error?.code) ? (error!.code as number) : -32603;
+      const thrown = Number.isSafeInteger(error?.code) ? (error!.code as number) : -32603;
+      const code = modern ? encodeModernErrorCode(thrown) : thrown;
       message = {
         jsonrpc: '2.0',
         id,
@@ -220,6 +318,17 @@ export class LeanDispatch {
       .send(message)
       .catch((error: unknown) => this.session.server.onerror?.(new Error(`Failed to send response: ${String(error)}`)));
   }
+}
+
+/** The 2026-07-28 codec of the SDK server, when its internals are where SDK 2.4 keeps them. */
+function modernCodecOf(server: Server): ModernCodec | undefined {
+  const codec = (server as unknown as { _wireCodec?: () => Partial<ModernCodec> })._wireCodec?.();
+  return typeof codec?.checkInboundEnvelope === 'function' ? (codec as ModernCodec) : undefined;
+}
+
+/** The identity the SDK server stamps into a 2026-07-28 result's `_meta` (its `_outboundServerInfo`). */
+function serverInfoOf(server: Server): Implementation | undefined {
+  return (server as unknown as { _outboundServerInfo?: () => Implementation | undefined })._outboundServerInfo?.();
 }
 
 function isSchema(value: unknown): boolean {

@@ -160,6 +160,8 @@ export class DownstreamSession {
     // A legacy client gets the upstreams' answers as they were (see VerbatimResponses). A modern one gets what the
     // SDK's 2026 encoder makes of them: the revision requires its stamps (resultType, ttlMs, cacheScope) and its
     // error codes, and that encoder rewrites nothing else.
+    // A modern stdio session's calls are taken past the SDK too, once the entry has pinned the connection (an HTTP
+    // one lives for a single request, served by the SDK's stateless entry).
     const decorate =
       kind.era === 'legacy'
         ? (transport: Transport) =>
@@ -170,7 +172,9 @@ export class DownstreamSession {
                 outbound: (message) => this.answers.restore(message),
               }),
             )
-        : undefined;
+        : kind.transient
+          ? undefined
+          : (transport: Transport) => new DecoratedTransport(transport, this.lean.modernHooks());
     this.server = new RelayServer(
       setup.serverInfo,
       {

@@ -166,6 +166,7 @@ describe('LeanDispatch.beneathEntry: a legacy session takes its calls before the
   const session = (version: string | undefined): LeanSession => ({
     server: { getNegotiatedProtocolVersion: () => version } as unknown as LeanSession['server'],
     isClosed: false,
+    era: 'legacy',
     view: { catalog: { tool: () => ({ upstream: { protocolVersion: '2025-11-25' } }) } },
     relayCall: () => undefined,
     serveLean: (request) =>

@@ -1,0 +1,84 @@
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  LOG_LEVEL_META_KEY,
+  PROTOCOL_VERSION_META_KEY,
+  SERVER_INFO_META_KEY,
+} from '@modelcontextprotocol/server';
+import type { Implementation, JSONRPCMessage, JSONRPCRequest, Result } from '@modelcontextprotocol/server';
+
+// The SDK's own steps for a 2026-07-28 `tools/call` (its Protocol's request dispatch and the revision's codec), for the
+// lean dispatcher to take such a call past the SDK (lean-dispatch.ts): the envelope lifted out of `_meta`, the result
+// stamped, the error code mapped. Each mirrors the SDK 2.4 function named in its comment.
+
+/** The `_meta` keys of the per-request envelope (the SDK's RESERVED_ENVELOPE_META_KEYS). */
+const ENVELOPE_KEYS = [
+  PROTOCOL_VERSION_META_KEY,
+  CLIENT_INFO_META_KEY,
+  CLIENT_CAPABILITIES_META_KEY,
+  LOG_LEVEL_META_KEY,
+];
+/** The params of a multi-round-trip retry: such a request is left to the SDK. */
+const RETRY_PARAMS = ['inputResponses', 'requestState'];
+
+/**
+ * Whether a message is a 2026-07-28 `tools/call` the lean dispatcher may take: an id, plain params that are not a
+ * retry, and a `_meta` that claims the era. Whether the envelope holds is checked with the SDK's own rule after this.
+ */
+export function isModernLeanRequest(message: JSONRPCMessage): message is JSONRPCRequest {
+  if (!('method' in message) || message.method !== 'tools/call' || !('id' in message)) return false;
+  if (typeof message.id !== 'string' && typeof message.id !== 'number') return false;
+  const { params } = message;
+  if (!isPlainObject(params)) return false;
+  for (const key of RETRY_PARAMS) if (key in params) return false;
+  return isPlainObject(params._meta) && PROTOCOL_VERSION_META_KEY in params._meta;
+}
+
+/**
+ * The request as its handler sees it and the envelope apart, as the SDK's `liftWireOnlyMaterial` splits them: the
+ * envelope keys leave `_meta`, and a `_meta` left empty leaves the params.
+ */
+export function liftEnvelope(request: JSONRPCRequest): { request: JSONRPCRequest; envelope: Record<string, unknown> } {
+  const params = request.params as Record<string, unknown>;
+  const meta = { ...(params._meta as Record<string, unknown>) };
+  const envelope: Record<string, unknown> = {};
+  for (const key of ENVELOPE_KEYS) {
+    if (!(key in meta)) continue;
+    envelope[key] = meta[key];
+    delete meta[key];
+  }
+  const next: Record<string, unknown> = { ...params };
+  if (Object.keys(meta).length > 0) next._meta = meta;
+  else delete next._meta;
+  return { request: { ...request, params: next }, envelope };
+}
+
+/**
+ * A `tools/call` result as the revision's codec encodes it (`encodeResult`): a `tasks` capability (deleted from the
+ * revision) dropped, `resultType` stamped `complete` unless the handler gave one (a `tools/call` may be
+ * `input_required`), and the server's identity stamped into `_meta` unless it is there (or `_meta` is not an object).
+ */
+export function encodeModernCallResult(result: Result, serverInfo: Implementation | undefined): Result {
+  let encoded: Record<string, unknown> = result;
+  const { capabilities } = encoded;
+  if (isPlainObject(capabilities) && 'tasks' in capabilities) {
+    const rest = { ...capabilities };
+    delete rest.tasks;
+    encoded = { ...encoded, capabilities: rest };
+  }
+  if (encoded.resultType === undefined) encoded = { ...encoded, resultType: 'complete' };
+  if (serverInfo === undefined) return encoded as Result;
+  const meta = encoded._meta;
+  if (meta === undefined) return { ...encoded, _meta: { [SERVER_INFO_META_KEY]: serverInfo } } as Result;
+  if (!isPlainObject(meta) || meta[SERVER_INFO_META_KEY] !== undefined) return encoded as Result;
+  return { ...encoded, _meta: { ...meta, [SERVER_INFO_META_KEY]: serverInfo } } as Result;
+}
+
+/** An error code as the revision's codec writes it (`encodeErrorCode`): the old resource-not-found is -32602. */
+export function encodeModernErrorCode(code: number): number {
+  return code === -32002 ? -32602 : code;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
