@@ -55,6 +55,10 @@ const ENVELOPE_VERDICTS_KEPT = 32;
  * negotiated a legacy version, a request without 2026-07-28 vocabulary (eligibility.ts), a route to a legacy-era
  * upstream (whose results cannot be input_required). Everything else goes to the SDK as before.
  *
+ * A 2026-07-28 stdio session's first-round `tools/call` to a legacy-era upstream is taken too, once the SDK's stdio
+ * entry has pinned the connection: for it the dispatcher does those steps itself, as the SDK does them
+ * (modern-wire.ts), and leaves to the SDK an envelope the SDK's own check refuses.
+ *
  * As the SDK does: a notifications/cancelled for a request it serves aborts the handler's signal and the request
  * is not answered; a closing transport aborts every handler.
  *
