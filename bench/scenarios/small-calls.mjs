@@ -306,29 +306,38 @@ function goals(rows) {
 }
 
 /**
- * Issue #13's goal for 2026-07-28 traffic, where no byte relay can stand in (the server speaks only 2025): a
- * 2026-07-28 client's call costs no more than the same client's call in its 2025 mode, judged on sequential calls.
+ * A goal line that compares mode `id` with mode `otherId` phase by phase: `describe(row, other, phase)` says what was
+ * measured, `judge(row, other)` whether the goal is met; only sequential calls are judged (one call's latency).
  */
-function eraLine(lines, rows, label, modernId, legacyId) {
+function comparedLine(lines, rows, goal, id, otherId, describe, judge) {
   const parts = [];
   let met;
   for (const phase of PHASES) {
-    const modern = find(rows, modernId, phase);
-    const legacy = find(rows, legacyId, phase);
-    if (modern?.addedMedian === undefined || legacy?.addedMedian === undefined) continue;
-    parts.push(
-      `${phase}: ${fmt.signedLatency(modern.addedMedian)} against ${fmt.signedLatency(legacy.addedMedian)} in the 2025 mode` +
-        ` (proxy CPU per call ${fmt.latency(modern.cpuPerCall)} against ${fmt.latency(legacy.cpuPerCall)})` +
-        (phase === 'concurrent' ? ', not judged' : ''),
-    );
-    if (phase === 'sequential') met = modern.addedMedian <= legacy.addedMedian;
+    const r = find(rows, id, phase);
+    const other = find(rows, otherId, phase);
+    if (r?.addedMedian === undefined || other?.addedMedian === undefined) continue;
+    parts.push(describe(r, other, phase) + (phase === 'concurrent' ? ', not judged' : ''));
+    if (phase === 'sequential') met = judge(r, other);
   }
-  if (!parts.length) return;
-  lines.push({
-    goal: `Small calls, ${label}, a 2026-07-28 client (SDK v2): mcp-offload adds no more than for the same client in its 2025 mode (issue #13)`,
-    measured: parts.join('; '),
-    met,
-  });
+  if (parts.length) lines.push({ goal, measured: parts.join('; '), met });
+}
+
+/**
+ * Issue #13's goal for 2026-07-28 traffic, where no byte relay can stand in (the server speaks only 2025): a
+ * 2026-07-28 client's call costs no more than the same client's call in its 2025 mode.
+ */
+function eraLine(lines, rows, label, modernId, legacyId) {
+  comparedLine(
+    lines,
+    rows,
+    `Small calls, ${label}, a 2026-07-28 client (SDK v2): mcp-offload adds no more than for the same client in its 2025 mode (issue #13)`,
+    modernId,
+    legacyId,
+    (modern, legacy, phase) =>
+      `${phase}: ${fmt.signedLatency(modern.addedMedian)} against ${fmt.signedLatency(legacy.addedMedian)} in the 2025 mode` +
+      ` (proxy CPU per call ${fmt.latency(modern.cpuPerCall)} against ${fmt.latency(legacy.cpuPerCall)})`,
+    (modern, legacy) => modern.addedMedian <= legacy.addedMedian,
+  );
 }
 
 /**
@@ -341,31 +350,29 @@ function eraLine(lines, rows, label, modernId, legacyId) {
 function relayLine(lines, rows, label, id, relayId, readerId) {
   const multiple = (r, floor) =>
     r?.addedMedian !== undefined && floor?.addedMedian > 0 ? r.addedMedian / floor.addedMedian : undefined;
-  const parts = [];
-  let met;
-  for (const phase of PHASES) {
-    const r = find(rows, id, phase);
-    const floor = find(rows, relayId, phase);
-    if (r?.addedMedian === undefined || floor?.addedMedian === undefined) continue;
-    const reader = readerId ? find(rows, readerId, phase) : undefined;
-    const m = multiple(r, floor);
-    const readerM = multiple(reader, floor);
-    parts.push(
-      `${phase}: ${fmt.signedLatency(r.addedMedian)} against the relay's ${fmt.signedLatency(floor.addedMedian)}` +
+  comparedLine(
+    lines,
+    rows,
+    `Small calls, ${label}: mcp-offload's added median within ${RELAY_MULTIPLE}× of a bare byte relay's (issue #13)`,
+    id,
+    relayId,
+    (r, floor, phase) => {
+      const m = multiple(r, floor);
+      const reader = readerId ? find(rows, readerId, phase) : undefined;
+      const readerM = multiple(reader, floor);
+      return (
+        `${phase}: ${fmt.signedLatency(r.addedMedian)} against the relay's ${fmt.signedLatency(floor.addedMedian)}` +
         (m !== undefined ? ` = ${m.toFixed(2)}×` : ' (no multiple: the relay added nothing)') +
         (reader?.addedMedian !== undefined
           ? ` (${reader.mode}: ${fmt.signedLatency(reader.addedMedian)}${readerM !== undefined ? `, ${readerM.toFixed(2)}×` : ''})`
-          : '') +
-        (phase === 'concurrent' ? ', not judged' : ''),
-    );
-    if (phase === 'sequential') met = m !== undefined && m <= RELAY_MULTIPLE;
-  }
-  if (!parts.length) return;
-  lines.push({
-    goal: `Small calls, ${label}: mcp-offload's added median within ${RELAY_MULTIPLE}× of a bare byte relay's (issue #13)`,
-    measured: parts.join('; '),
-    met,
-  });
+          : '')
+      );
+    },
+    (r, floor) => {
+      const m = multiple(r, floor);
+      return m !== undefined && m <= RELAY_MULTIPLE;
+    },
+  );
 }
 
 export default {
