@@ -1,5 +1,7 @@
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { Client, JSONRPCMessage, JSONRPCRequest, MessageExtraInfo } from '@modelcontextprotocol/client';
+import { PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/client';
+import { isPlainObject } from '../config/pointer.js';
 import { isLegacyVersion } from '../protocol/versions.js';
 import { ProcessTransport } from '../transports/process-transport.js';
 import type { Transport } from '@modelcontextprotocol/client';
@@ -45,6 +47,20 @@ export function isLeanRequest(message: JSONRPCMessage, extra?: MessageExtraInfo)
 }
 
 /**
+ * Whether a message is a 2026-07-28 request the lean dispatcher may take (modern-wire.ts does the SDK's steps for
+ * it): one of its methods with a string or number id, plain params that are not a multi-round-trip retry, and a
+ * `_meta` that claims the era. Whether the envelope holds is checked with the SDK's own rule after this.
+ */
+export function isModernLeanRequest(message: JSONRPCMessage): message is JSONRPCRequest {
+  if (!('method' in message) || !('id' in message) || !LEAN_METHODS.has(message.method)) return false;
+  if (typeof message.id !== 'string' && typeof message.id !== 'number') return false;
+  const { params } = message;
+  if (!isPlainObject(params)) return false;
+  for (const key of RETRY_PARAMS) if (key in params) return false;
+  return isPlainObject(params._meta) && PROTOCOL_VERSION_META_KEY in params._meta;
+}
+
+/**
  * Whether a parsed JSON body is a well-formed JSON-RPC request (version 2.0, a string or number id) that
  * isLeanRequest accepts: for a POST that is served past the SDK's Node adapter (http/lean-post.ts), and for telling
  * such a POST's era without the SDK's guards (http/post-kind.ts).
@@ -54,8 +70,4 @@ export function isLeanMessage(value: unknown): value is JSONRPCRequest {
   const { jsonrpc, id } = value;
   if (jsonrpc !== '2.0' || (typeof id !== 'string' && typeof id !== 'number')) return false;
   return isLeanRequest(value as JSONRPCMessage);
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -15,8 +15,8 @@ import type {
   Transport,
 } from '@modelcontextprotocol/server';
 import { ResultSchema } from '@modelcontextprotocol/core';
-import { isLeanMessage, isLeanRequest } from './eligibility.js';
-import { encodeModernCallResult, encodeModernErrorCode, isModernLeanRequest, liftEnvelope } from './modern-wire.js';
+import { isLeanMessage, isLeanRequest, isModernLeanRequest } from './eligibility.js';
+import { encodeModernCallResult, encodeModernErrorCode, liftEnvelope } from './modern-wire.js';
 import { isLegacyVersion } from '../protocol/versions.js';
 import type { TransportHooks } from '../transports/decorated-transport.js';
 
@@ -141,12 +141,7 @@ export class LeanDispatch {
   }
 
   private acceptsModern(request: JSONRPCRequest): boolean {
-    const { session } = this;
-    if (session.isClosed || this.inflight.has(request.id)) return false;
-    const name = (request.params as { name?: unknown }).name;
-    if (typeof name !== 'string') return false;
-    const route = session.view.catalog.tool(name);
-    return route === undefined || isLegacyVersion(route.upstream.protocolVersion);
+    return !this.session.isClosed && !this.inflight.has(request.id) && this.routesToLegacy(request);
   }
 
   /**
@@ -224,11 +219,15 @@ export class LeanDispatch {
     const { session } = this;
     if (!this.transport || session.isClosed || this.inflight.has(request.id) || this.lanes.has(request.id))
       return false;
-    if (!isLegacyVersion(session.server.getNegotiatedProtocolVersion())) return false;
+    return isLegacyVersion(session.server.getNegotiatedProtocolVersion()) && this.routesToLegacy(request);
+  }
+
+  /** Whether a call names a tool of a legacy-era upstream, or no upstream's: the proxy's own, or an unknown one. */
+  private routesToLegacy(request: JSONRPCRequest): boolean {
     const name = (request.params as { name?: unknown }).name;
     if (typeof name !== 'string') return false;
-    // No route: the proxy's own tool, or an unknown one (the handler answers "not found" either way).
-    const route = session.view.catalog.tool(name);
+    // No route: the handler answers the proxy's own tool, and "not found" for an unknown one.
+    const route = this.session.view.catalog.tool(name);
     return route === undefined || isLegacyVersion(route.upstream.protocolVersion);
   }
 
@@ -283,11 +282,7 @@ export class LeanDispatch {
     Promise.resolve()
       .then(() => this.session.serveLean(request, ctx))
       .then(
-        (result) => {
-          if (controller.signal.aborted) return;
-          const encoded = envelope ? encodeModernCallResult(result, serverInfoOf(server)) : result;
-          this.write(transport, id, { result: encoded });
-        },
+        (result) => controller.signal.aborted || this.write(transport, id, { result }, envelope !== undefined),
         (error: unknown) => controller.signal.aborted || this.write(transport, id, { error }, envelope !== undefined),
       )
       .finally(() => {
@@ -295,7 +290,10 @@ export class LeanDispatch {
       });
   }
 
-  /** Answers request `id` as the SDK writes an answer: the result as it is, an error by its code, message and data. */
+  /**
+   * Answers request `id` as the SDK writes an answer: the result as it is, an error by its code, message and data;
+   * for a 2026-07-28 call (`modern`) both encoded as that revision's codec encodes them.
+   */
   private write(
     transport: Transport,
     id: RequestId,
@@ -303,8 +301,10 @@ export class LeanDispatch {
     modern = false,
   ): void {
     let message: JSONRPCMessage;
-    if ('result' in answer) message = { result: answer.result, jsonrpc: '2.0', id };
-    else {
+    if ('result' in answer) {
+      const result = modern ? encodeModernCallResult(answer.result, serverInfoOf(this.session.server)) : answer.result;
+      message = { result, jsonrpc: '2.0', id };
+    } else {
       const error = answer.error as { code?: unknown; message?: string; data?: unknown } | undefined;
       const thrown = Number.isSafeInteger(error?.code) ? (error!.code as number) : -32603;
       const code = modern ? encodeModernErrorCode(thrown) : thrown;

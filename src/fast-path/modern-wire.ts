@@ -5,11 +5,13 @@ import {
   PROTOCOL_VERSION_META_KEY,
   SERVER_INFO_META_KEY,
 } from '@modelcontextprotocol/server';
-import type { Implementation, JSONRPCMessage, JSONRPCRequest, Result } from '@modelcontextprotocol/server';
+import type { Implementation, JSONRPCRequest, Result } from '@modelcontextprotocol/server';
+import { isPlainObject } from '../config/pointer.js';
 
 // The SDK's own steps for a 2026-07-28 `tools/call` (its Protocol's request dispatch and the revision's codec), for the
-// lean dispatcher to take such a call past the SDK (lean-dispatch.ts): the envelope lifted out of `_meta`, the result
-// stamped, the error code mapped. Each mirrors the SDK 2.4 function named in its comment.
+// lean dispatcher to take such a call past the SDK (lean-dispatch.ts; which calls it takes: eligibility.ts): the
+// envelope lifted out of `_meta`, the result stamped, the error code mapped. Each mirrors the SDK 2.4 function named
+// in its comment.
 
 /** The `_meta` keys of the per-request envelope (the SDK's RESERVED_ENVELOPE_META_KEYS). */
 const ENVELOPE_KEYS = [
@@ -18,22 +20,6 @@ const ENVELOPE_KEYS = [
   CLIENT_CAPABILITIES_META_KEY,
   LOG_LEVEL_META_KEY,
 ];
-/** The params of a multi-round-trip retry: such a request is left to the SDK. */
-const RETRY_PARAMS = ['inputResponses', 'requestState'];
-
-/**
- * Whether a message is a 2026-07-28 `tools/call` the lean dispatcher may take: an id, plain params that are not a
- * retry, and a `_meta` that claims the era. Whether the envelope holds is checked with the SDK's own rule after this.
- */
-export function isModernLeanRequest(message: JSONRPCMessage): message is JSONRPCRequest {
-  if (!('method' in message) || message.method !== 'tools/call' || !('id' in message)) return false;
-  if (typeof message.id !== 'string' && typeof message.id !== 'number') return false;
-  const { params } = message;
-  if (!isPlainObject(params)) return false;
-  for (const key of RETRY_PARAMS) if (key in params) return false;
-  return isPlainObject(params._meta) && PROTOCOL_VERSION_META_KEY in params._meta;
-}
-
 /**
  * The request as its handler sees it and the envelope apart, as the SDK's `liftWireOnlyMaterial` splits them: the
  * envelope keys leave `_meta`, and a `_meta` left empty leaves the params.
@@ -77,8 +63,4 @@ export function encodeModernCallResult(result: Result, serverInfo: Implementatio
 /** An error code as the revision's codec writes it (`encodeErrorCode`): the old resource-not-found is -32602. */
 export function encodeModernErrorCode(code: number): number {
   return code === -32002 ? -32602 : code;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

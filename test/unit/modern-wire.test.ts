@@ -2,12 +2,8 @@ import { describe, expect, test } from '@jest/globals';
 import { InMemoryTransport, Server } from '@modelcontextprotocol/server';
 import type { JSONRPCMessage, Result } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import {
-  encodeModernCallResult,
-  encodeModernErrorCode,
-  isModernLeanRequest,
-  liftEnvelope,
-} from '../../src/fast-path/modern-wire.js';
+import { isModernLeanRequest } from '../../src/fast-path/eligibility.js';
+import { encodeModernCallResult, encodeModernErrorCode, liftEnvelope } from '../../src/fast-path/modern-wire.js';
 
 // The lean dispatcher's copies of the SDK's steps for a 2026-07-28 tools/call, held to the SDK's own codec: a server
 // pinned to 2026-07-28 by the SDK's stdio entry lends its codec, and every result is encoded both ways.
