@@ -71,3 +71,20 @@ export function isLeanMessage(value: unknown): value is JSONRPCRequest {
   if (jsonrpc !== '2.0' || (typeof id !== 'string' && typeof id !== 'number')) return false;
   return isLeanRequest(value as JSONRPCMessage);
 }
+
+/** What the lean paths read of a catalog: a tool's route, and the era of the upstream that serves it. */
+export interface ToolRoutes {
+  tool(name: string): { upstream: { protocolVersion?: string } } | undefined;
+}
+
+/**
+ * Whether a call names a tool of a legacy-era upstream, or no upstream's (the proxy's own, or an unknown one): a call
+ * whose answer cannot be input_required, which the lean paths may take.
+ */
+export function routesToLegacy(catalog: ToolRoutes, request: JSONRPCRequest): boolean {
+  const name = (request.params as { name?: unknown }).name;
+  if (typeof name !== 'string') return false;
+  // No route: the handler answers the proxy's own tool, and "not found" for an unknown one.
+  const route = catalog.tool(name);
+  return route === undefined || isLegacyVersion(route.upstream.protocolVersion);
+}

@@ -1,6 +1,5 @@
 import { SdkError, SdkErrorCode } from '@modelcontextprotocol/server';
 import type {
-  Implementation,
   JSONRPCMessage,
   Result,
   JSONRPCRequest,
@@ -15,8 +14,9 @@ import type {
   Transport,
 } from '@modelcontextprotocol/server';
 import { ResultSchema } from '@modelcontextprotocol/core';
-import { isLeanMessage, isLeanRequest, isModernLeanRequest } from './eligibility.js';
-import { encodeModernCallResult, encodeModernErrorCode, liftEnvelope } from './modern-wire.js';
+import { isLeanMessage, isLeanRequest, isModernLeanRequest, routesToLegacy, type ToolRoutes } from './eligibility.js';
+import { liftEnvelope, serverInfoOf } from './modern-wire.js';
+import { answerMessage, leanContext } from './lean-call.js';
 import { isLegacyVersion } from '../protocol/versions.js';
 import type { TransportHooks } from '../transports/decorated-transport.js';
 
@@ -25,7 +25,7 @@ export interface LeanSession {
   readonly server: Server;
   readonly isClosed: boolean;
   readonly era: 'modern' | 'legacy';
-  readonly view: { catalog: { tool(name: string): { upstream: { protocolVersion?: string } } | undefined } };
+  readonly view: { catalog: ToolRoutes };
   /** The session's handler, for a request whose answer is written as the handler gives it (no SDK encoding). */
   serveLean(request: JSONRPCRequest, ctx: ServerContext): Promise<Result>;
   /** The relay lane's take on a call: what cancels it, or undefined when the handler serves it. */
@@ -34,8 +34,6 @@ export interface LeanSession {
     answer: (answer: { result: Result } | { error: Error }) => void,
   ): ((reason: unknown) => void) | undefined;
 }
-
-const noRequestState = () => undefined;
 
 /** What the lean dispatcher reads of the SDK server's 2026-07-28 codec (SDK 2.4 internals, checked before use). */
 interface ModernCodec {
@@ -141,7 +139,8 @@ export class LeanDispatch {
   }
 
   private acceptsModern(request: JSONRPCRequest): boolean {
-    return !this.session.isClosed && !this.inflight.has(request.id) && this.routesToLegacy(request);
+    const { session } = this;
+    return !session.isClosed && !this.inflight.has(request.id) && routesToLegacy(session.view.catalog, request);
   }
 
   /**
@@ -219,16 +218,9 @@ export class LeanDispatch {
     const { session } = this;
     if (!this.transport || session.isClosed || this.inflight.has(request.id) || this.lanes.has(request.id))
       return false;
-    return isLegacyVersion(session.server.getNegotiatedProtocolVersion()) && this.routesToLegacy(request);
-  }
-
-  /** Whether a call names a tool of a legacy-era upstream, or no upstream's: the proxy's own, or an unknown one. */
-  private routesToLegacy(request: JSONRPCRequest): boolean {
-    const name = (request.params as { name?: unknown }).name;
-    if (typeof name !== 'string') return false;
-    // No route: the handler answers the proxy's own tool, and "not found" for an unknown one.
-    const route = this.session.view.catalog.tool(name);
-    return route === undefined || isLegacyVersion(route.upstream.protocolVersion);
+    return (
+      isLegacyVersion(session.server.getNegotiatedProtocolVersion()) && routesToLegacy(session.view.catalog, request)
+    );
   }
 
   private dispatch(request: JSONRPCRequest, extra?: MessageExtraInfo): void {
@@ -259,17 +251,13 @@ export class LeanDispatch {
     const controller = new AbortController();
     this.inflight.set(id, controller);
     const related = { relatedRequestId: id };
-    // What the proxy's handlers use of the context the SDK would build (its log, elicitInput and requestSampling
-    // helpers are for servers that answer themselves; a relay asks through the upstream's requests instead).
-    const ctx = {
+    const ctx = leanContext({
+      request,
+      signal: controller.signal,
+      envelope,
       sessionId: transport.sessionId,
-      mcpReq: {
-        id,
-        method: request.method,
-        _meta: request.params?._meta,
-        ...(envelope ? { envelope } : {}),
-        requestState: noRequestState,
-        signal: controller.signal,
+      authInfo: extra?.authInfo,
+      wire: {
         send: (r: Request, schemaOrOptions?: unknown, maybeOptions?: RequestOptions) =>
           isSchema(schemaOrOptions)
             ? server.request(r, schemaOrOptions as typeof ResultSchema, { ...maybeOptions, ...related })
@@ -277,8 +265,7 @@ export class LeanDispatch {
         notify: (notification: Notification, options?: NotificationOptions) =>
           server.notification(notification, { ...options, ...related }),
       },
-      ...(extra?.authInfo ? { http: { authInfo: extra.authInfo } } : {}),
-    } as unknown as ServerContext;
+    });
     Promise.resolve()
       .then(() => this.session.serveLean(request, ctx))
       .then(
@@ -290,36 +277,16 @@ export class LeanDispatch {
       });
   }
 
-  /**
-   * Answers request `id` as the SDK writes an answer: the result as it is, an error by its code, message and data;
-   * for a 2026-07-28 call (`modern`) both encoded as that revision's codec encodes them.
-   */
+  /** Answers request `id` as the SDK writes an answer (lean-call.ts); `modern` for a 2026-07-28 call. */
   private write(
     transport: Transport,
     id: RequestId,
     answer: { result: Result } | { error: unknown },
     modern = false,
   ): void {
-    let message: JSONRPCMessage;
-    if ('result' in answer) {
-      const result = modern ? encodeModernCallResult(answer.result, serverInfoOf(this.session.server)) : answer.result;
-      message = { result, jsonrpc: '2.0', id };
-    } else {
-      const error = answer.error as { code?: unknown; message?: string; data?: unknown } | undefined;
-      const thrown = Number.isSafeInteger(error?.code) ? (error!.code as number) : -32603;
-      const code = modern ? encodeModernErrorCode(thrown) : thrown;
-      message = {
-        jsonrpc: '2.0',
-        id,
-        error: {
-          code,
-          message: error?.message ?? 'Internal error',
-          ...(error?.data !== undefined ? { data: error.data } : {}),
-        },
-      };
-    }
+    const encoding = modern ? { serverInfo: serverInfoOf(this.session.server) } : undefined;
     transport
-      .send(message)
+      .send(answerMessage(id, answer, encoding))
       .catch((error: unknown) => this.session.server.onerror?.(new Error(`Failed to send response: ${String(error)}`)));
   }
 }
@@ -328,11 +295,6 @@ export class LeanDispatch {
 function modernCodecOf(server: Server): ModernCodec | undefined {
   const codec = (server as unknown as { _wireCodec?: () => Partial<ModernCodec> })._wireCodec?.();
   return typeof codec?.checkInboundEnvelope === 'function' ? (codec as ModernCodec) : undefined;
-}
-
-/** The identity the SDK server stamps into a 2026-07-28 result's `_meta` (its `_outboundServerInfo`). */
-function serverInfoOf(server: Server): Implementation | undefined {
-  return (server as unknown as { _outboundServerInfo?: () => Implementation | undefined })._outboundServerInfo?.();
 }
 
 function isSchema(value: unknown): boolean {

@@ -5,7 +5,7 @@ import {
   PROTOCOL_VERSION_META_KEY,
   SERVER_INFO_META_KEY,
 } from '@modelcontextprotocol/server';
-import type { Implementation, JSONRPCRequest, Result } from '@modelcontextprotocol/server';
+import type { Implementation, JSONRPCRequest, Result, Server } from '@modelcontextprotocol/server';
 import { isPlainObject } from '../config/pointer.js';
 
 // The SDK's own steps for a 2026-07-28 `tools/call` (its Protocol's request dispatch and the revision's codec), for the
@@ -63,4 +63,9 @@ export function encodeModernCallResult(result: Result, serverInfo: Implementatio
 /** An error code as the revision's codec writes it (`encodeErrorCode`): the old resource-not-found is -32602. */
 export function encodeModernErrorCode(code: number): number {
   return code === -32002 ? -32602 : code;
+}
+
+/** The identity the SDK server stamps into a 2026-07-28 result's `_meta` (its `_outboundServerInfo`, SDK 2.4). */
+export function serverInfoOf(server: Server): Implementation | undefined {
+  return (server as unknown as { _outboundServerInfo?: () => Implementation | undefined })._outboundServerInfo?.();
 }

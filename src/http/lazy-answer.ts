@@ -49,12 +49,17 @@ export class LazyAnswer {
     }
   }
 
+  /** A frame for an open stream only (a keep-alive): dropped while the answer may still go as JSON, or after it. */
+  whileStreaming(frame: string): void {
+    if (this.state === 'sse') this.res.write(frame);
+  }
+
   /** Sends `json` (one message) as the whole response, if nothing went or waits to go before it; else false. */
-  json(json: string): boolean {
+  json(json: string, status = 200): boolean {
     if (this.state !== 'undecided' || this.held !== undefined) return false;
     this.state = 'done';
     this.res.writeHead(
-      200,
+      status,
       this.withSession({ 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(json)) }),
     );
     this.res.end(json);

@@ -50,7 +50,7 @@ export class McpEndpoints {
 
   constructor(private readonly ctx: HttpContext) {
     this.idle = new IdleSessions(ctx.config.httpOptions.sessionIdleMs, (id, idleMs) => this.expire(id, idleMs));
-    this.modern = new ModernEndpoints(ctx, (token, request) => this.modernIdentity(token, request));
+    this.modern = new ModernEndpoints(ctx, (token, origin) => this.modernIdentity(token, origin));
     if (ctx.shared) {
       this.routing = new SessionRouting(
         ctx.shared.directory,
@@ -328,8 +328,8 @@ export class McpEndpoints {
       .then(() => found.session.close());
   }
 
-  private modernIdentity(token: string, request: Request | undefined): SessionIdentity {
-    const base = this.ctx.config.artifacts.publicUrl ?? (request ? new URL(request.url).origin : 'http://localhost');
+  private modernIdentity(token: string, origin: string | undefined): SessionIdentity {
+    const base = this.ctx.config.artifacts.publicUrl ?? origin ?? 'http://localhost';
     return this.identityOf(tokenOwner(token), token, base);
   }
 

@@ -2,14 +2,17 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import type { McpHttpHandler, Notification } from '@modelcontextprotocol/server';
 import { toNodeHandler, type NodeMcpRequestHandler } from '@modelcontextprotocol/node';
-import type { SessionIdentity } from '../gateway/session.js';
+import type { DownstreamSession, SessionIdentity } from '../gateway/session.js';
 import type { HttpContext } from './context.js';
 import { IdleSessions } from './idle-sessions.js';
+import { ModernLeanPosts } from './lean-modern-post.js';
 
 /** The stateless modern endpoint of one token: its listen streams hear what concerns that token. */
 interface ModernEndpoint {
   handler: McpHttpHandler;
   serve: NodeMcpRequestHandler;
+  /** A session for one request of the token's, for a client at `origin` (its artifact links point there). */
+  session(origin: string | undefined): DownstreamSession;
 }
 
 /**
@@ -20,12 +23,15 @@ interface ModernEndpoint {
 export class ModernEndpoints {
   private readonly endpoints = new Map<string, ModernEndpoint>();
   private readonly idle: IdleSessions;
+  /** Plain calls to legacy-era upstreams, served past the SDK's entry (lean-modern-post.ts). */
+  private readonly lean: ModernLeanPosts;
 
   constructor(
     private readonly ctx: HttpContext,
-    /** Who a principal's requests act for, given the web Request the SDK built for one. */
-    private readonly identity: (token: string, request: Request | undefined) => SessionIdentity,
+    /** Who a principal's requests act for, given the origin its client reached the proxy at. */
+    private readonly identity: (token: string, origin: string | undefined) => SessionIdentity,
   ) {
+    this.lean = new ModernLeanPosts(ctx.gateway.catalog);
     this.idle = new IdleSessions(ctx.config.httpOptions.sessionIdleMs, (token, idleMs) => this.letGo(token, idleMs));
     ctx.gateway.onSharedChange((notification) => {
       for (const { handler } of this.endpoints.values()) publish(handler, notification);
@@ -35,7 +41,12 @@ export class ModernEndpoints {
   /** Serves a modern POST (already checked by mcp-endpoints.ts) for the principal `token`. */
   serve(token: string, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
     res.once('close', this.idle.begin(token));
-    return this.endpointOf(token).serve(req, res, body);
+    const endpoint = this.endpointOf(token);
+    const call = this.lean.callOf(req, body);
+    const origin = call && originOf(req);
+    if (!call || origin === null) return endpoint.serve(req, res, body);
+    this.lean.serve(call, res, endpoint.session(origin));
+    return Promise.resolve();
   }
 
   async closeAll(): Promise<void> {
@@ -54,16 +65,18 @@ export class ModernEndpoints {
     if (found) return found;
     const { gateway, log, maxBodyBytes } = this.ctx;
     const onerror = (error: Error) => log.debug({ err: error.message, token }, 'modern http request');
+    const session = (origin: string | undefined) =>
+      gateway.createSession(this.identity(token, origin), {
+        era: 'modern',
+        transient: true,
+        changes: (notification) => publish(handler, notification),
+      });
     const handler: McpHttpHandler = createMcpHandler(
-      ({ requestInfo }) =>
-        gateway.createSession(this.identity(token, requestInfo), {
-          era: 'modern',
-          transient: true,
-          changes: (notification) => publish(handler, notification),
-        }).server,
+      ({ requestInfo }) => session(requestInfo && new URL(requestInfo.url).origin).server,
       { legacy: 'reject', onerror, maxRequestBodySize: maxBodyBytes },
     );
-    const endpoint = { handler, serve: toNodeHandler(handler, { onerror, maxRequestBodySize: maxBodyBytes }) };
+    const serve = toNodeHandler(handler, { onerror, maxRequestBodySize: maxBodyBytes });
+    const endpoint = { handler, serve, session };
     this.endpoints.set(token, endpoint);
     return endpoint;
   }
@@ -75,6 +88,29 @@ export class ModernEndpoints {
     this.ctx.log.debug({ token, idleMs }, 'modern endpoint let go: unused for http.sessionIdleMs');
     endpoint.handler.close().catch(() => undefined);
   }
+}
+
+/** The last Host header seen and its origin: a client sends the same one with every request. */
+let lastOrigin: { host: string; origin: string | null } = { host: '', origin: null };
+
+/**
+ * The origin of the URL the SDK's Node adapter makes of a request (`http://` and its Host header), so a call served
+ * past the adapter links its artifacts as one served through it; undefined with no Host, null when the SDK could not
+ * make a URL of it either (the POST then goes to the SDK, which answers it).
+ */
+function originOf(req: IncomingMessage): string | undefined | null {
+  const host = req.headers.host;
+  if (host === undefined) return undefined;
+  if (lastOrigin.host !== host) {
+    let origin: string | null;
+    try {
+      origin = new URL(`http://${host}`).origin;
+    } catch {
+      origin = null;
+    }
+    lastOrigin = { host, origin };
+  }
+  return lastOrigin.origin;
 }
 
 /** A change in what the token's client sees, onto the listen streams that asked for it. */

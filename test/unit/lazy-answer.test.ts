@@ -15,10 +15,13 @@ const listening = new Promise<string>((resolve) =>
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 /** What a client reads when the response is written by `run`. */
-async function served(run: Script): Promise<{ type: string | null; length: string | null; body: string }> {
+async function served(
+  run: Script,
+  status = 200,
+): Promise<{ type: string | null; length: string | null; body: string }> {
   script = run;
   const res = await fetch(await listening);
-  expect(res.status).toBe(200);
+  expect(res.status).toBe(status);
   expect(res.headers.get('mcp-session-id')).toBe('session-1');
   return { type: res.headers.get('content-type'), length: res.headers.get('content-length'), body: await res.text() };
 }
@@ -102,6 +105,29 @@ describe('LazyAnswer', () => {
       answer.end();
     });
     expect(got).toEqual({ type: 'text/event-stream', length: null, body: frame(ANSWER) });
+  });
+
+  test('a JSON answer may carry another status (the SDK answers a missing client capability with 400)', async () => {
+    const got = await served((answer) => void answer.json(ANSWER, 400), 400);
+    expect(got).toEqual({ type: 'application/json', length: String(Buffer.byteLength(ANSWER)), body: ANSWER });
+  });
+
+  test('a keep-alive for a 2026-07-28 answer is dropped until the stream is open, and written on it after', async () => {
+    const dropped = await served((answer) => {
+      answer.whileStreaming(': keepalive\n\n');
+      answer.json(ANSWER);
+      answer.whileStreaming(': keepalive\n\n');
+    });
+    expect(dropped).toMatchObject({ type: 'application/json', body: ANSWER });
+    const kept = await served(async (answer) => {
+      answer.enqueue(frame(LOG));
+      await nextTurn();
+      answer.whileStreaming(': keepalive\n\n');
+      answer.enqueue(frame(ANSWER));
+      answer.end();
+      answer.whileStreaming(': keepalive\n\n');
+    });
+    expect(kept).toMatchObject({ type: 'text/event-stream', body: `${frame(LOG)}: keepalive\n\n${frame(ANSWER)}` });
   });
 
   test('after the JSON answer, nothing more is written and the stream cannot be opened', async () => {

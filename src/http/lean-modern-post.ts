@@ -1,0 +1,173 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  classifyInboundRequest,
+  isJsonContentType,
+  PROTOCOL_VERSION_META_KEY,
+  ProtocolErrorCode,
+  SdkError,
+  SdkErrorCode,
+} from '@modelcontextprotocol/server';
+import type { JSONRPCRequest, Notification, Result } from '@modelcontextprotocol/server';
+import { isPlainObject } from '../config/pointer.js';
+import { isModernLeanRequest, routesToLegacy, type ToolRoutes } from '../fast-path/eligibility.js';
+import { answerMessage, leanContext } from '../fast-path/lean-call.js';
+import { liftEnvelope, serverInfoOf } from '../fast-path/modern-wire.js';
+import type { DownstreamSession } from '../gateway/session.js';
+import { MODERN_PROTOCOL_VERSIONS } from '../protocol/versions.js';
+import { LazyAnswer } from './lazy-answer.js';
+
+/** The SDK's keep-alive for a 2026-07-28 POST's SSE answer (DEFAULT_SSE_KEEP_ALIVE_MS; createMcpHandler's default). */
+const KEEP_ALIVE_MS = 15_000;
+const KEEP_ALIVE_FRAME = ': keepalive\n\n';
+/** The notifications a call's handler sends its client on the call's own stream (progress and log messages). */
+const CALL_NOTIFICATIONS = new Set(['notifications/progress', 'notifications/message']);
+/** An Mcp-Name header in this form is Base64 the SDK decodes; such a POST is left to it. */
+const BASE64_SENTINEL_PREFIX = '=?base64?';
+/** Envelope verdicts kept: a client sends the same envelope with every request. */
+const VERDICTS_KEPT = 32;
+/** A 2026-07-28 call: the request as its handler sees it, and the envelope lifted out of its `_meta`. */
+export type ModernCall = ReturnType<typeof liftEnvelope>;
+
+/** RFC 9110 optional whitespace around a field value, which the SDK strips before comparing. */
+const HTTP_OWS = /^[\t ]+|[\t ]+$/g;
+/** The error the SDK answers with HTTP 400 even when a handler produced it (its LADDER_ERROR_HTTP_STATUS). */
+const MISSING_CAPABILITY_STATUS = 400;
+
+/**
+ * A 2026-07-28 client's POST of a first-round `tools/call` to a legacy-era upstream's tool (or the proxy's own),
+ * served on Node's request and response instead of through the SDK's stateless entry (`createMcpHandler` behind
+ * `toNodeHandler`), which for every such POST builds a web Request and reads the body back out of it, classifies and
+ * validates the message with zod, connects a Server to a per-request transport, pipes a web Response into Node's,
+ * and closes the Server again: together 2.5 times what a 2025 client's POST costs the proxy (docs/performance.md).
+ *
+ * It does the entry's steps for such a call itself, as the SDK 2.4 entry does them: the body's era and the
+ * MCP-Protocol-Version, Mcp-Method and Mcp-Name headers against it (the SDK's own classification, kept per envelope);
+ * the envelope lifted out of `_meta` into the handler's context; the answer encoded for the revision
+ * (modern-wire.ts), as one JSON body, or as an SSE stream once something else is sent for the call first (the
+ * entry's `auto` response mode, lazy-answer.ts), with the SDK's keep-alive; a client that goes away aborts the
+ * handler. It takes nothing the SDK would refuse, or treat otherwise: retries (`inputResponses`, `requestState`),
+ * calls to 2026-07-28 upstreams (whose answers may be input_required), repeated or Base64 headers, a progress token
+ * or an id the SDK's schema would refuse: those POSTs go to the SDK as before.
+ */
+export class ModernLeanPosts {
+  /** The SDK's verdict on each envelope seen (JSON text to whether it classifies as a servable 2026-07-28 request). */
+  private readonly verdicts = new Map<string, boolean>();
+
+  constructor(private readonly catalog: ToolRoutes) {}
+
+  /**
+   * The call a POST carries, as its handler sees it and its envelope apart, when it is served here; undefined leaves
+   * the POST to the SDK's entry.
+   */
+  callOf(req: IncomingMessage, body: unknown): ModernCall | undefined {
+    if (!isPlainObject(body) || body.jsonrpc !== '2.0' || !isModernLeanRequest(body as never)) return undefined;
+    const request = body as unknown as JSONRPCRequest;
+    if (typeof request.id === 'number' && !Number.isSafeInteger(request.id)) return undefined;
+    if (!isJsonContentType(req.headers['content-type'] ?? null)) return undefined;
+    const params = request.params as { name?: unknown; _meta: Record<string, unknown> };
+    const version = params._meta[PROTOCOL_VERSION_META_KEY];
+    if (typeof version !== 'string' || !MODERN_PROTOCOL_VERSIONS.includes(version)) return undefined;
+    const { headers } = req;
+    if (owsStripped(headers['mcp-protocol-version']) !== version) return undefined;
+    if (owsStripped(headers['mcp-method']) !== 'tools/call') return undefined;
+    const name = owsStripped(headers['mcp-name']);
+    if (name === undefined || name !== params.name || name.startsWith(BASE64_SENTINEL_PREFIX)) return undefined;
+    const { progressToken } = params._meta;
+    if (progressToken !== undefined && typeof progressToken !== 'string' && !Number.isSafeInteger(progressToken))
+      return undefined;
+    if (!routesToLegacy(this.catalog, request)) return undefined;
+    const call = liftEnvelope(request);
+    return this.envelopeHolds(call.envelope, version) ? call : undefined;
+  }
+
+  /**
+   * Serves `call` (from callOf) with `session`, a session of its own, closed once the call is answered or its client
+   * has gone away.
+   */
+  serve({ request, envelope }: ModernCall, res: ServerResponse, session: DownstreamSession): void {
+    const answer = new LazyAnswer(res, undefined);
+    const controller = new AbortController();
+    let answered = false;
+    const keepAlive = setInterval(() => answer.whileStreaming(KEEP_ALIVE_FRAME), KEEP_ALIVE_MS);
+    keepAlive.unref();
+    // As the SDK's per-request transport closes when its client goes away: the handler is aborted, nothing is sent.
+    res.once('close', () => {
+      if (answered) return;
+      controller.abort(new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed'));
+      void session.close();
+    });
+    const frame = (message: object) => `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+    const ctx = leanContext({
+      request,
+      signal: controller.signal,
+      envelope,
+      wire: {
+        send: (asked) =>
+          Promise.reject(
+            new SdkError(SdkErrorCode.NotConnected, `${asked.method} cannot be sent to a 2026-07-28 client`),
+          ),
+        notify: async (notification: Notification) => {
+          if (!CALL_NOTIFICATIONS.has(notification.method)) throw unsupported(notification.method);
+          if (notification.method === 'notifications/message' && !session.server.getCapabilities().logging)
+            throw new SdkError(SdkErrorCode.CapabilityNotSupported, 'Server does not support logging');
+          if (!answered && !controller.signal.aborted)
+            answer.enqueue(frame({ jsonrpc: '2.0', ...notification } as object));
+        },
+      },
+    });
+    const finish = (outcome: { result: Result } | { error: unknown }) => {
+      answered = true;
+      clearInterval(keepAlive);
+      if (!controller.signal.aborted) {
+        const message = answerMessage(request.id, outcome, { serverInfo: serverInfoOf(session.server) });
+        const code = 'error' in message ? message.error.code : undefined;
+        const status = code === ProtocolErrorCode.MissingRequiredClientCapability ? MISSING_CAPABILITY_STATUS : 200;
+        if (!answer.json(JSON.stringify(message), status)) {
+          answer.enqueue(frame(message));
+          answer.end();
+        }
+      }
+      void session.close();
+    };
+    Promise.resolve()
+      .then(() => session.serveLean(request, ctx))
+      .then(
+        (result) => finish({ result }),
+        (error: unknown) => finish({ error }),
+      );
+  }
+
+  /**
+   * Whether the SDK's entry classifies a request with this envelope as a 2026-07-28 request it serves (headers that
+   * name the same version and method, checked before this): its own classification, so its verdict stays its own.
+   */
+  private envelopeHolds(envelope: Record<string, unknown>, version: string): boolean {
+    const key = JSON.stringify(envelope);
+    let verdict = this.verdicts.get(key);
+    if (verdict === undefined) {
+      if (this.verdicts.size >= VERDICTS_KEPT) this.verdicts.clear();
+      const probe = { jsonrpc: '2.0', id: 0, method: 'tools/call', params: { name: '', _meta: envelope } };
+      const route = classifyInboundRequest({
+        httpMethod: 'POST',
+        protocolVersionHeader: version,
+        mcpMethodHeader: 'tools/call',
+        body: probe,
+      });
+      verdict = route.kind === 'modern' && route.messageKind === 'request';
+      this.verdicts.set(key, verdict);
+    }
+    return verdict;
+  }
+}
+
+/** A single header's value without the optional whitespace around it; undefined when absent or repeated. */
+function owsStripped(value: string | string[] | undefined): string | undefined {
+  return typeof value === 'string' ? value.replace(HTTP_OWS, '') : undefined;
+}
+
+function unsupported(method: string): SdkError {
+  return new SdkError(
+    SdkErrorCode.MethodNotSupportedByProtocolVersion,
+    `Notification '${method}' is not sent on a call's own stream`,
+  );
+}

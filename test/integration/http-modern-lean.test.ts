@@ -1,0 +1,230 @@
+// A 2026-07-28 client's POST of a plain tools/call to a legacy-era upstream is served past the SDK's stateless entry
+// (http/lean-modern-post.ts) and answered as the entry answers it. The gateway, its HTTP server and the upstreams are
+// the real ones, over real sockets; a wrapper on each session's Server records what the SDK dispatched. Each case
+// sends the same call twice: once as a client sends it, once with its Mcp-Name in the Base64 form the SDK decodes and
+// the lean path leaves to it, and compares the two answers byte for byte.
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { rm } from 'node:fs/promises';
+import type { RequestId } from '@modelcontextprotocol/server';
+import { Gateway } from '../../src/gateway/gateway.js';
+import { serveHttp, type HttpHandle } from '../../src/gateway/http-server.js';
+import { silentLogger } from '../../src/logger.js';
+import { FIXTURES, NODE, waitFor } from '../helpers/fixtures.js';
+import { testConfig } from '../helpers/proxy.js';
+
+const MODERN = '2026-07-28';
+const MODERN_SERVER = new URL('../fixtures/modern-server.mjs', import.meta.url).pathname;
+
+const envelope = (extra: Record<string, unknown> = {}) => ({
+  'io.modelcontextprotocol/protocolVersion': MODERN,
+  'io.modelcontextprotocol/clientInfo': { name: 'raw-modern', version: '1.0.0' },
+  'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
+  ...extra,
+});
+
+/** The Mcp-Name form the SDK decodes (its Base64 sentinel): the same name, a POST the lean path leaves to the SDK. */
+const base64Name = (name: string) => `=?base64?${Buffer.from(name, 'utf8').toString('base64')}?=`;
+
+interface Answer {
+  status: number;
+  type: string | null;
+  length: string | null;
+  text: string;
+}
+
+let gateway: Gateway;
+let http: HttpHandle;
+let endpoint: string;
+let dir: string | undefined;
+/** The requests the SDK's server dispatched (the entry's own answers, such as refusals, never get this far). */
+const sdkServed: RequestId[] = [];
+
+beforeAll(async () => {
+  const config = testConfig([
+    { name: 'basic', command: NODE, args: [FIXTURES.basic] },
+    { name: 'slow', command: NODE, args: [FIXTURES.slow] },
+    { name: 'modern', command: NODE, args: [MODERN_SERVER] },
+  ]);
+  dir = config.artifacts.dir;
+  gateway = new Gateway(config, silentLogger);
+  const create = gateway.createSession.bind(gateway);
+  gateway.createSession = (identity, kind) => {
+    const session = create(identity, kind);
+    const handler = session.server.fallbackRequestHandler!;
+    session.server.fallbackRequestHandler = (request, ctx) => {
+      sdkServed.push(request.id);
+      return handler(request, ctx);
+    };
+    return session;
+  };
+  await gateway.start();
+  http = await serveHttp(gateway, { host: '127.0.0.1', port: 0 }, silentLogger);
+  endpoint = `http://127.0.0.1:${http.port}/mcp`;
+});
+
+afterAll(async () => {
+  await http.close();
+  await gateway.stop();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+/** POSTs a 2026-07-28 request as a client sends it; `headers` replace or add to the standard ones (null: left out). */
+async function post(
+  id: RequestId,
+  params: Record<string, unknown>,
+  headers: Record<string, string | null> = {},
+  signal?: AbortSignal,
+): Promise<Answer> {
+  const all: Record<string, string | null> = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': MODERN,
+    'mcp-method': 'tools/call',
+    'mcp-name': String(params.name),
+    ...headers,
+  };
+  const response = await fetch(endpoint, {
+    method: 'POST',
+    headers: Object.fromEntries(Object.entries(all).filter((entry): entry is [string, string] => entry[1] !== null)),
+    body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params }),
+    ...(signal ? { signal } : {}),
+  });
+  return {
+    status: response.status,
+    type: response.headers.get('content-type'),
+    length: response.headers.get('content-length'),
+    text: await response.text(),
+  };
+}
+
+/** The same call served past the SDK (`lean`) and by the SDK (`sdk`), with which requests the SDK dispatched. */
+async function bothWays(params: Record<string, unknown>, ids: [RequestId, RequestId]) {
+  sdkServed.length = 0;
+  const lean = await post(ids[0], params);
+  const sdk = await post(ids[1], params, { 'mcp-name': base64Name(String(params.name)) });
+  return { lean, sdk, served: [...sdkServed] };
+}
+
+/** The answer with the request's id set aside: `"id":<id>` is the one place two answers to the same call differ. */
+const withoutId = (answer: Answer, id: RequestId) => answer.text.split(JSON.stringify(id)).join('ID');
+
+describe('a 2026-07-28 POST past the SDK', () => {
+  test.each([
+    ['a result', { name: 'basic__echo', arguments: { message: 'hello ü 😀 \u2028' } }],
+    ['an error result', { name: 'basic__fail', arguments: { message: 'on purpose' } }],
+    ['an unknown tool', { name: 'nope', arguments: {} }],
+    ['other _meta keys', { name: 'basic__echo', arguments: { message: 'x' }, _meta: { traceparent: 't-1', x: 1 } }],
+    ['a string id', { name: 'basic__echo', arguments: { message: 'string id' } }],
+  ])('%s: not dispatched by the SDK, and the same answer, as one JSON body', async (label, call) => {
+    const params = { ...call, _meta: envelope((call as { _meta?: Record<string, unknown> })._meta) };
+    const ids: [RequestId, RequestId] = label === 'a string id' ? ['lean-1', 'sdk-1'] : [101, 102];
+    const { lean, sdk, served } = await bothWays(params, ids);
+    expect(served).toEqual([ids[1]]);
+    expect(lean.status).toBe(sdk.status);
+    expect(lean.type).toBe('application/json');
+    expect(sdk.type).toBe('application/json');
+    expect(withoutId(lean, ids[0])).toBe(withoutId(sdk, ids[1]));
+    // One body with its length, where the SDK's Node adapter streams its Response.
+    expect(Number(lean.length)).toBe(Buffer.byteLength(lean.text));
+    const answer = JSON.parse(lean.text) as { result?: Record<string, unknown> };
+    if (answer.result) {
+      expect(answer.result.resultType).toBe('complete');
+      expect((answer.result._meta as Record<string, unknown>)['io.modelcontextprotocol/serverInfo']).toMatchObject({
+        name: 'mcp-offload',
+      });
+    }
+  });
+
+  test('progress before the answer makes the answer an SSE stream, frame for frame as the SDK writes it', async () => {
+    const params = (token: string) => ({
+      name: 'slow__progress',
+      arguments: { steps: 3, intervalMs: 10 },
+      _meta: envelope({ progressToken: token }),
+    });
+    sdkServed.length = 0;
+    const lean = await post(201, params('tok'));
+    const sdk = await post(202, params('tok'), { 'mcp-name': base64Name('slow__progress') });
+    expect(sdkServed).toEqual([202]);
+    expect(lean.type).toBe('text/event-stream');
+    expect(sdk.type).toBe('text/event-stream');
+    expect(withoutId(lean, 201)).toBe(withoutId(sdk, 202));
+    const frames = lean.text.split('\n\n').filter(Boolean);
+    expect(frames).toHaveLength(4);
+    expect(frames.slice(0, 3).map((f) => JSON.parse(f.replace(/^event: message\ndata: /, '')).params.progress)).toEqual(
+      [1, 2, 3],
+    );
+  });
+
+  test('a log message the call asked for (logLevel) comes on its stream, as through the SDK', async () => {
+    const params = {
+      name: 'basic__log',
+      arguments: { message: 'to the call', level: 'warning' },
+      _meta: envelope({ 'io.modelcontextprotocol/logLevel': 'info' }),
+    };
+    const { lean, sdk, served } = await bothWays(params, [301, 302]);
+    expect(served).toEqual([302]);
+    expect(lean.type).toBe('text/event-stream');
+    expect(withoutId(lean, 301)).toBe(withoutId(sdk, 302));
+    expect(lean.text).toContain('"method":"notifications/message"');
+    expect(lean.text).toContain('to the call');
+  });
+
+  test("a legacy server's question becomes input_required past the SDK; the retry goes through the SDK", async () => {
+    sdkServed.length = 0;
+    const params = { name: 'basic__elicit', arguments: { message: 'Your answer?' }, _meta: envelope() };
+    const asked = JSON.parse((await post(401, params)).text) as {
+      result: { resultType: string; inputRequests: Record<string, unknown>; requestState: string };
+    };
+    expect(asked.result.resultType).toBe('input_required');
+    const [key] = Object.keys(asked.result.inputRequests);
+    const done = await post(402, {
+      ...params,
+      inputResponses: { [key!]: { action: 'accept', content: { answer: 'forty-two' } } },
+      requestState: asked.result.requestState,
+    });
+    expect(done.text).toContain('forty-two');
+    expect(JSON.parse(done.text).result.resultType).toBe('complete');
+    expect(sdkServed).toEqual([402]);
+  });
+
+  test('a client that goes away cancels the call upstream', async () => {
+    sdkServed.length = 0;
+    const abort = new AbortController();
+    const pending = post(501, { name: 'slow__hang', arguments: {}, _meta: envelope() }, {}, abort.signal);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    abort.abort();
+    await expect(pending).rejects.toThrow();
+    const cancelled = async () => {
+      const answer = await post(502, { name: 'slow__cancellations', arguments: {}, _meta: envelope() });
+      return (JSON.parse(answer.text) as { result: { content: Array<{ text: string }> } }).result.content[0]!.text;
+    };
+    await waitFor(async () => (JSON.parse(await cancelled()) as unknown[]).length > 0, 5_000);
+    expect(sdkServed).toEqual([]);
+  });
+
+  test('a call to a 2026-07-28 upstream stays with the SDK', async () => {
+    sdkServed.length = 0;
+    const answer = await post(601, { name: 'modern__echo', arguments: { text: 'modern' }, _meta: envelope() });
+    expect(answer.text).toContain('echo: modern');
+    expect(sdkServed).toEqual([601]);
+  });
+
+  test.each([
+    ['an Mcp-Name that names another tool', {}, { 'mcp-name': 'basic__fail' }, /Mcp-Name header names/],
+    ['no MCP-Protocol-Version header', {}, { 'mcp-protocol-version': null }, /MCP-Protocol-Version/],
+    [
+      'an envelope without client capabilities',
+      { 'io.modelcontextprotocol/clientCapabilities': undefined },
+      {},
+      /clientCapabilities/,
+    ],
+    ['a progress token the schema refuses', { progressToken: 1.5 }, {}, /not a valid JSON-RPC message/],
+  ])('%s: refused by the SDK, as before', async (_, meta, headers, message) => {
+    sdkServed.length = 0;
+    const _meta = JSON.parse(JSON.stringify(envelope(meta))) as Record<string, unknown>;
+    const answer = await post(701, { name: 'basic__echo', arguments: { message: 'x' }, _meta }, headers);
+    expect(answer.status).toBe(400);
+    expect(answer.text).toMatch(message);
+    expect(sdkServed).toEqual([]);
+  });
+});
