@@ -17,6 +17,7 @@ import { ResultSchema } from '@modelcontextprotocol/core';
 import { isLeanMessage, isLeanRequest, isModernLeanRequest, routesToLegacy, type ToolRoutes } from './eligibility.js';
 import { liftEnvelope, serverInfoOf } from './modern-wire.js';
 import { answerMessage, leanContext } from './lean-call.js';
+import { EnvelopeVerdicts } from './envelope-verdicts.js';
 import { isLegacyVersion } from '../protocol/versions.js';
 import type { TransportHooks } from '../transports/decorated-transport.js';
 
@@ -32,6 +33,7 @@ export interface LeanSession {
   relayCall(
     request: JSONRPCRequest,
     answer: (answer: { result: Result } | { error: Error }) => void,
+    envelope?: Record<string, unknown>,
   ): ((reason: unknown) => void) | undefined;
 }
 
@@ -39,9 +41,6 @@ export interface LeanSession {
 interface ModernCodec {
   checkInboundEnvelope(material: { envelope?: Record<string, unknown> }): string | undefined;
 }
-
-/** Envelope verdicts kept per dispatcher: a client sends the same envelope with every request. */
-const ENVELOPE_VERDICTS_KEPT = 32;
 
 /**
  * Serves a legacy-era session's calls without the SDK server's dispatcher: the request goes to the same handler
@@ -70,9 +69,8 @@ export class LeanDispatch {
    * other than server/discover): from then on the entry passes requests straight to it, so they may be taken here.
    */
   private modernPinned = false;
-  /** The SDK's rule for a 2026-07-28 envelope, and its verdicts on the envelopes seen (JSON text to the error). */
-  private modernCodec?: ModernCodec | null;
-  private readonly envelopeVerdicts = new Map<string, string | undefined>();
+  /** The SDK's verdicts on the 2026-07-28 envelopes seen; null without its codec (SDK internals moved). */
+  private envelopeVerdicts?: EnvelopeVerdicts | null;
   /** Calls the session's relay lane took (gateway/relay-lane.ts), by id, with what cancels each. */
   private readonly lanes = new Map<RequestId, (reason: unknown) => void>();
   private transport?: Transport;
@@ -134,13 +132,14 @@ export class LeanDispatch {
     if (!isModernLeanRequest(message) || !this.acceptsModern(message)) return false;
     const { request, envelope } = liftEnvelope(message);
     if (!this.envelopeHolds(envelope)) return false;
-    this.serve(request, this.wire!, envelope);
+    this.dispatch(request, undefined, envelope);
     return true;
   }
 
   private acceptsModern(request: JSONRPCRequest): boolean {
     const { session } = this;
-    return !session.isClosed && !this.inflight.has(request.id) && routesToLegacy(session.view.catalog, request);
+    if (session.isClosed || this.inflight.has(request.id) || this.lanes.has(request.id)) return false;
+    return routesToLegacy(session.view.catalog, request);
   }
 
   /**
@@ -148,14 +147,13 @@ export class LeanDispatch {
    * one it would refuse is left to it). Without the codec (an SDK whose internals moved) nothing is taken.
    */
   private envelopeHolds(envelope: Record<string, unknown>): boolean {
-    this.modernCodec ??= modernCodecOf(this.session.server) ?? null;
-    if (!this.modernCodec) return false;
-    const key = JSON.stringify(envelope);
-    if (!this.envelopeVerdicts.has(key)) {
-      if (this.envelopeVerdicts.size >= ENVELOPE_VERDICTS_KEPT) this.envelopeVerdicts.clear();
-      this.envelopeVerdicts.set(key, this.modernCodec.checkInboundEnvelope({ envelope }));
+    if (this.envelopeVerdicts === undefined) {
+      const codec = modernCodecOf(this.session.server);
+      this.envelopeVerdicts = codec
+        ? new EnvelopeVerdicts((judged) => codec.checkInboundEnvelope({ envelope: judged }) === undefined)
+        : null;
     }
-    return this.envelopeVerdicts.get(key) === undefined;
+    return this.envelopeVerdicts?.holds(envelope) ?? false;
   }
 
   /**
@@ -223,17 +221,23 @@ export class LeanDispatch {
     );
   }
 
-  private dispatch(request: JSONRPCRequest, extra?: MessageExtraInfo): void {
+  /** A call to the session's relay lane when it takes it, else to the handler; `envelope` for a 2026-07-28 call. */
+  private dispatch(request: JSONRPCRequest, extra?: MessageExtraInfo, envelope?: Record<string, unknown>): void {
     const transport = this.wire ?? this.transport!;
     const { id } = request;
-    const cancel = this.session.relayCall(request, (answer) => {
-      if (this.lanes.delete(id)) this.write(transport, id, answer);
-    });
+    const modern = envelope !== undefined;
+    const cancel = this.session.relayCall(
+      request,
+      (answer) => {
+        if (this.lanes.delete(id)) this.write(transport, id, answer, modern);
+      },
+      envelope,
+    );
     if (cancel) {
       this.lanes.set(id, cancel);
       return;
     }
-    this.serve(request, transport, undefined, extra);
+    this.serve(request, transport, envelope, extra);
   }
 
   /**

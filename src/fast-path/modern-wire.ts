@@ -22,21 +22,29 @@ const ENVELOPE_KEYS = [
 ];
 /**
  * The request as its handler sees it and the envelope apart, as the SDK's `liftWireOnlyMaterial` splits them: the
- * envelope keys leave `_meta`, and a `_meta` left empty leaves the params.
+ * envelope keys leave `_meta`, and a `_meta` left empty leaves the params. Copied key by key, in order, where a copy
+ * and `delete` would turn each object into a slow dictionary.
  */
 export function liftEnvelope(request: JSONRPCRequest): { request: JSONRPCRequest; envelope: Record<string, unknown> } {
   const params = request.params as Record<string, unknown>;
-  const meta = { ...(params._meta as Record<string, unknown>) };
+  const meta = params._meta as Record<string, unknown>;
   const envelope: Record<string, unknown> = {};
-  for (const key of ENVELOPE_KEYS) {
-    if (!(key in meta)) continue;
-    envelope[key] = meta[key];
-    delete meta[key];
+  for (const key of ENVELOPE_KEYS) if (key in meta) envelope[key] = meta[key];
+  let rest: Record<string, unknown> | undefined;
+  for (const key of Object.keys(meta)) if (!ENVELOPE_KEYS.includes(key)) put((rest ??= {}), key, meta[key]);
+  const next: Record<string, unknown> = {};
+  for (const key of Object.keys(params)) {
+    if (key !== '_meta') put(next, key, params[key]);
+    else if (rest) next._meta = rest;
   }
-  const next: Record<string, unknown> = { ...params };
-  if (Object.keys(meta).length > 0) next._meta = meta;
-  else delete next._meta;
   return { request: { ...request, params: next }, envelope };
+}
+
+/** Sets an own property as a spread copies one: a key `__proto__` (JSON.parse makes it an own key) included. */
+function put(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__')
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
 }
 
 /**

@@ -91,7 +91,7 @@ export class Gateway {
     this.sharedView = new SessionView(this.upstreams, this.catalog);
     this.bridge = new InputBridge(config.gateway.inputHoldMs, log);
     this.resourceWatch = new ResourceWatch((uri) => this.sharedView.resourceServer(uri), log);
-    this.lane = relayLane({ offload: this.offload, events: this.events, inflight: this.inflight });
+    this.lane = relayLane({ offload: this.offload, events: this.events, inflight: this.inflight, bridge: this.bridge });
     this.handlers = createHandlers({
       pageSize: config.gateway.pageSize,
       offload: this.offload,

@@ -14,6 +14,26 @@ const INVALID_STATE = 'Invalid or expired requestState';
 /** Runs the upstream call: with the bridge's signal (it may outlive the request that started it) and progress sink. */
 export type UpstreamRun = (signal: AbortSignal, onprogress: (progress: Progress) => void) => Promise<UpstreamReply>;
 
+/** A call of a modern client in flight that a question of its upstream can be put to. */
+export interface Asked {
+  /** Who may resume it: the owner of the session that started it. */
+  readonly binding: string;
+  ask(request: JSONRPCRequest, signal: AbortSignal): Promise<Result>;
+}
+
+/** A relay lane call before any question (InputBridge.lane): the question makes it a bridged call. */
+interface PendingLane extends Asked {
+  readonly upstream: Upstream;
+}
+
+/** A relay lane call known to the bridge (InputBridge.lane). */
+export interface LaneHold {
+  /** The upstream's outcome: true when the bridge holds the call for the client's retry, false for the lane. */
+  took(outcome: UpstreamReply | { error: Error }): boolean;
+  /** The client cancelled its request before the outcome came (and before any question). */
+  drop(): void;
+}
+
 /** One question of a legacy upstream, waiting for the modern client's answer. */
 interface Ask {
   key: string;
@@ -132,6 +152,22 @@ class BridgedCall {
     }
   }
 
+  /**
+   * For a call the relay lane sent (InputBridge.lane), which no request of the client waits on in `serve`: the first
+   * question of the upstream answers the client's request with input_required through `answer`, and from then on
+   * the call is held as any other.
+   */
+  answerFirstQuestion(answer: (result: Result) => void, seal: (call: BridgedCall) => string): void {
+    this.wake = () => {
+      const waiting = this.asks.filter((ask) => !ask.shown);
+      if (waiting.length === 0) return;
+      this.wake = undefined;
+      for (const ask of waiting) ask.shown = true;
+      this.hold();
+      answer(this.inputRequired(waiting, seal(this)));
+    };
+  }
+
   /** Ends the call: cancelled upstream, its open questions refused. */
   cancel(reason: string): void {
     clearTimeout(this.expiry);
@@ -221,6 +257,8 @@ export class InputBridge {
    */
   private prefix = `mcp-offload.${randomBytes(6).toString('base64url')}.`;
   private readonly calls = new Map<string, BridgedCall>();
+  /** The relay lane's calls of modern clients that no question has made bridged calls yet (see lane). */
+  private readonly lanes = new Set<PendingLane>();
   /** With redis: this replica's id, sealed into every state so another replica knows where the call is held. */
   private replica?: string;
 
@@ -283,6 +321,72 @@ export class InputBridge {
     return call.serve(context, (c) => this.seal(c));
   }
 
+  /**
+   * A modern client's first-round call that the relay lane sends past the handler (relay-lane.ts), known to the bridge
+   * so that a question of the upstream during it finds it. Only a question makes it a bridged call: `answer` then
+   * gets the input_required result for the client's request, and the call is held from then on as one the handler
+   * started. `took` hands the bridge the upstream's outcome: false when nothing was asked (the lane delivers it; the
+   * bridge forgets the call), true when the call is held (the client's retry gets it). `cancel` stops the call
+   * upstream when the bridge ends it.
+   */
+  lane(
+    owner: string,
+    upstream: Upstream,
+    target: string,
+    capabilities: ClientCapabilities | undefined,
+    answer: (result: Result) => void,
+    cancel: (reason: unknown) => void,
+  ): LaneHold {
+    let sink: { resolve(reply: UpstreamReply): void; reject(error: unknown): void } | undefined;
+    let call: BridgedCall | undefined;
+    let asked = false;
+    const promote = (): BridgedCall => {
+      this.lanes.delete(pending);
+      const run: UpstreamRun = (signal) =>
+        new Promise<UpstreamReply>((resolve, reject) => {
+          sink = { resolve, reject };
+          signal.addEventListener('abort', () => cancel(signal.reason), { once: true });
+        });
+      const bridged = new BridgedCall(upstream, owner, target, capabilities, this.holdMs, run, (ended) =>
+        this.calls.delete(ended.id),
+      );
+      this.calls.set(bridged.id, bridged);
+      bridged.answerFirstQuestion(
+        (result) => {
+          asked = true;
+          answer(result);
+        },
+        (c) => this.seal(c),
+      );
+      return bridged;
+    };
+    const pending: PendingLane = {
+      upstream,
+      binding: owner,
+      ask: (request, signal) => (call ??= promote()).ask(request, signal),
+    };
+    this.lanes.add(pending);
+    const forget = () => {
+      this.lanes.delete(pending);
+      if (call) this.calls.delete(call.id);
+    };
+    return {
+      took: (outcome) => {
+        if (!asked) {
+          forget();
+          return false;
+        }
+        if ('error' in outcome) sink!.reject(outcome.error);
+        else sink!.resolve(outcome);
+        return true;
+      },
+      // Only before the first question: the client's request is answered with it.
+      drop: () => {
+        if (!asked) forget();
+      },
+    };
+  }
+
   /** A client's retry with the answers to a held call's questions. */
   resume(context: RequestContext, state: string): Promise<UpstreamReply> {
     const call = this.open(state);
@@ -293,9 +397,11 @@ export class InputBridge {
     return call.serve(context, (c) => this.seal(c));
   }
 
-  /** The modern clients' calls in flight on this connection, oldest first. */
-  callsOn(upstream: Upstream): BridgedCall[] {
-    return [...this.calls.values()].filter((call) => call.upstream === upstream && !call.settled);
+  /** The modern clients' calls in flight on this connection: the bridged ones oldest first, then the lane's. */
+  callsOn(upstream: Upstream): Asked[] {
+    const calls: Asked[] = [...this.calls.values()].filter((call) => call.upstream === upstream && !call.settled);
+    for (const lane of this.lanes) if (lane.upstream === upstream) calls.push(lane);
+    return calls;
   }
 
   /** Cancels every held call (shutdown). */

@@ -1,9 +1,19 @@
-import type { CallToolResult, JSONRPCRequest, Result } from '@modelcontextprotocol/server';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  LOG_LEVEL_META_KEY,
+  type CallToolResult,
+  type ClientCapabilities,
+  type Implementation,
+  type JSONRPCRequest,
+  type Result,
+} from '@modelcontextprotocol/server';
 import { ARTIFACTS_META_KEY } from '../pipeline/pipeline.js';
 import type { CallInfo } from '../pipeline/types.js';
 import type { Blobs } from '../transports/blob-set.js';
 import { artifactsOf, type CallOutcome, type GatewayEvents } from './events.js';
 import type { InFlight } from './inflight.js';
+import type { InputBridge, LaneHold } from './input-bridge.js';
 import type { Offload } from './offload.js';
 import type { DownstreamSession } from './session.js';
 
@@ -17,15 +27,22 @@ export interface LaneDeps {
   offload: Offload;
   events: GatewayEvents;
   inflight: InFlight;
+  /** Where a 2026-07-28 client's call goes when the upstream asks a question during it (input-bridge.ts). */
+  bridge: InputBridge;
 }
 
 /**
  * The relay lane: the `tools/call` handler (handlers.ts) for the calls where most of its steps do nothing, written
  * as one callback chain instead of a dozen async layers, each a few microseconds and a few allocations per call
- * (docs/performance.md, issue #13 item 5). It takes a call of a legacy-era client (the lean dispatcher's, see
- * fast-path/lean-dispatch.ts) that goes to a legacy-era stdio upstream whose requests skip the SDK client, carries
- * no client progress token (the handler orders progress before the result) and no 2025 task, to a tool that is not
- * the proxy's own, with arguments holding no artifact URI to restore. Everything else takes the handler.
+ * (docs/performance.md, issue #13 item 5). It takes a call served past the SDK (fast-path/lean-dispatch.ts,
+ * http/lean-post.ts, http/lean-modern-post.ts) that goes to a legacy-era upstream whose requests skip the SDK client,
+ * carries no client progress token (the handler orders progress before the result) and no 2025 task, to a tool that
+ * is not the proxy's own, with arguments holding no artifact URI to restore; a 2026-07-28 client's call, when it asks
+ * for no log messages (which it hears only on the call's own stream). Everything else takes the handler.
+ *
+ * A 2026-07-28 client's call is known to the input bridge while it runs (InputBridge.lane): a question the upstream
+ * asks during it answers the client's request with input_required, as the handler's bridged call does, and the
+ * bridge then holds the call for the client's retry, which the handler serves.
  *
  * What the handler does, it does: the upstream gets the call under the tool's own name with the proxy's progress
  * token and timeout (Upstream.relayCall), the result goes through the pipeline unless the pipeline certainly returns
@@ -34,15 +51,18 @@ export interface LaneDeps {
  * artifacts announce a resource list change.
  */
 export function relayLane(deps: LaneDeps) {
-  const { offload, events, inflight } = deps;
+  const { offload, events, inflight, bridge } = deps;
   return (
     session: DownstreamSession,
     request: JSONRPCRequest,
     answer: (answer: LaneAnswer) => void,
+    envelope?: Record<string, unknown>,
   ): LaneCancel | undefined => {
     const params = request.params as Record<string, unknown>;
     const meta = params._meta as { progressToken?: unknown } | undefined;
     if ('task' in params || meta?.progressToken !== undefined) return undefined;
+    // A 2026-07-28 client hears log messages only on the stream of a call that asked for them: the handler's.
+    if (session.era === 'modern' && (!envelope || envelope[LOG_LEVEL_META_KEY] !== undefined)) return undefined;
     const name = String(params.name);
     if (offload.isBuiltin(name)) return undefined;
     const route = session.view.catalog.tool(name);
@@ -54,7 +74,7 @@ export function relayLane(deps: LaneDeps) {
       args: params.arguments as Record<string, unknown> | undefined,
       owner: session.owner,
       links: session.identity.links,
-      client: session.clientInfo,
+      client: (envelope?.[CLIENT_INFO_META_KEY] as Implementation | undefined) ?? session.clientInfo,
     };
     if (!offload.argumentsAsSent(call)) return undefined;
 
@@ -75,7 +95,9 @@ export function relayLane(deps: LaneDeps) {
       end();
     };
 
+    let held: LaneHold | undefined;
     const cancel = upstream.relayCall({ ...params, name: route.original }, (outcome) => {
+      if (held?.took(outcome)) return;
       session.served(request.id);
       if ('error' in outcome) return failed(outcome.error);
       const { result, blobs } = outcome;
@@ -92,14 +114,29 @@ export function relayLane(deps: LaneDeps) {
       end();
       return undefined;
     }
+    if (session.era === 'modern') {
+      // A question of the upstream answers the client's request with input_required; the call's end is reported when
+      // the client's retry gets it (as the handler does).
+      const asked = (result: Result) => {
+        session.served(request.id);
+        answer({ result });
+        end();
+      };
+      held = bridge.lane(session.owner, upstream, `tools/call ${name}`, capabilitiesOf(envelope), asked, cancel);
+    }
     session.serving(request.id, upstream);
     return (reason) => {
       if (!cancel(reason)) return;
+      held?.drop();
       session.served(request.id);
       report('failed');
       end();
     };
   };
+}
+
+function capabilitiesOf(envelope: Record<string, unknown> | undefined): ClientCapabilities | undefined {
+  return envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined;
 }
 
 export type RelayLane = ReturnType<typeof relayLane>;

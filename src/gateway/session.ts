@@ -65,6 +65,7 @@ export interface SessionSetup {
     session: DownstreamSession,
     request: JSONRPCRequest,
     answer: (answer: LaneAnswer) => void,
+    envelope?: Record<string, unknown>,
   ) => LaneCancel | undefined;
   /** Starts what serves the session, as the client that just introduced itself, and says what to answer it. */
   initialize(session: DownstreamSession, params: InitializeRequest['params']): Promise<InitializeAnswer>;
@@ -294,8 +295,12 @@ export class DownstreamSession {
   }
 
   /** The relay lane's take on a lean call (LeanDispatch): how to stop it, or undefined when the handler serves it. */
-  relayCall(request: JSONRPCRequest, answer: (answer: LaneAnswer) => void): LaneCancel | undefined {
-    return this.setup.relayCall?.(this, request, answer);
+  relayCall(
+    request: JSONRPCRequest,
+    answer: (answer: LaneAnswer) => void,
+    envelope?: Record<string, unknown>,
+  ): LaneCancel | undefined {
+    return this.setup.relayCall?.(this, request, answer, envelope);
   }
 
   subscribe(uri: string): void {

@@ -10,6 +10,7 @@ import {
 import type { JSONRPCRequest, Notification, Result } from '@modelcontextprotocol/server';
 import { isPlainObject } from '../config/pointer.js';
 import { isModernLeanRequest, routesToLegacy, type ToolRoutes } from '../fast-path/eligibility.js';
+import { EnvelopeVerdicts } from '../fast-path/envelope-verdicts.js';
 import { answerMessage, leanContext } from '../fast-path/lean-call.js';
 import { liftEnvelope, serverInfoOf } from '../fast-path/modern-wire.js';
 import type { DownstreamSession } from '../gateway/session.js';
@@ -23,8 +24,6 @@ const KEEP_ALIVE_FRAME = ': keepalive\n\n';
 const CALL_NOTIFICATIONS = new Set(['notifications/progress', 'notifications/message']);
 /** An Mcp-Name header in this form is Base64 the SDK decodes; such a POST is left to it. */
 const BASE64_SENTINEL_PREFIX = '=?base64?';
-/** Envelope verdicts kept: a client sends the same envelope with every request. */
-const VERDICTS_KEPT = 32;
 /** A 2026-07-28 call: the request as its handler sees it, and the envelope lifted out of its `_meta`. */
 export type ModernCall = ReturnType<typeof liftEnvelope>;
 
@@ -50,8 +49,8 @@ const MISSING_CAPABILITY_STATUS = 400;
  * or an id the SDK's schema would refuse: those POSTs go to the SDK as before.
  */
 export class ModernLeanPosts {
-  /** The SDK's verdict on each envelope seen (JSON text to whether it classifies as a servable 2026-07-28 request). */
-  private readonly verdicts = new Map<string, boolean>();
+  /** The SDK's verdicts on the envelopes seen (whether each classifies as a 2026-07-28 request it serves). */
+  private readonly verdicts = new EnvelopeVerdicts(classifiedModern);
 
   constructor(private readonly catalog: ToolRoutes) {}
 
@@ -77,26 +76,50 @@ export class ModernLeanPosts {
       return undefined;
     if (!routesToLegacy(this.catalog, request)) return undefined;
     const call = liftEnvelope(request);
-    return this.envelopeHolds(call.envelope, version) ? call : undefined;
+    return this.verdicts.holds(call.envelope) ? call : undefined;
   }
 
   /**
    * Serves `call` (from callOf) with `session`, a session of its own, closed once the call is answered or its client
-   * has gone away.
+   * has gone away: through the session's relay lane when it takes the call (gateway/relay-lane.ts: no progress token,
+   * no log level asked, a stdio or Streamable HTTP upstream whose requests go directly), else through its handler.
    */
   serve({ request, envelope }: ModernCall, res: ServerResponse, session: DownstreamSession): void {
     const answer = new LazyAnswer(res, undefined);
-    const controller = new AbortController();
-    let answered = false;
-    const keepAlive = setInterval(() => answer.whileStreaming(KEEP_ALIVE_FRAME), KEEP_ALIVE_MS);
-    keepAlive.unref();
-    // As the SDK's per-request transport closes when its client goes away: the handler is aborted, nothing is sent.
+    const frame = (message: object) => `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+    let state: 'open' | 'answered' | 'gone' = 'open';
+    const keepAlive: { timer?: NodeJS.Timeout } = {};
+    const finish = (outcome: { result: Result } | { error: unknown }) => {
+      clearInterval(keepAlive.timer);
+      if (state === 'open') {
+        state = 'answered';
+        const message = answerMessage(request.id, outcome, { serverInfo: serverInfoOf(session.server) });
+        const code = 'error' in message ? message.error.code : undefined;
+        const status = code === ProtocolErrorCode.MissingRequiredClientCapability ? MISSING_CAPABILITY_STATUS : 200;
+        if (!answer.json(JSON.stringify(message), status)) {
+          answer.enqueue(frame(message));
+          answer.end();
+        }
+      }
+      void session.close();
+    };
+    // As the SDK's per-request transport closes when its client goes away: the call stops, nothing is sent.
+    let stop: (reason: unknown) => void = () => undefined;
     res.once('close', () => {
-      if (answered) return;
-      controller.abort(new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed'));
+      if (state !== 'open') return;
+      state = 'gone';
+      stop(new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed'));
       void session.close();
     });
-    const frame = (message: object) => `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+    const lane = session.relayCall(request, finish, envelope);
+    if (lane) {
+      stop = lane;
+      return;
+    }
+    const controller = new AbortController();
+    stop = (reason) => controller.abort(reason);
+    keepAlive.timer = setInterval(() => answer.whileStreaming(KEEP_ALIVE_FRAME), KEEP_ALIVE_MS);
+    keepAlive.timer.unref();
     const ctx = leanContext({
       request,
       signal: controller.signal,
@@ -110,25 +133,10 @@ export class ModernLeanPosts {
           if (!CALL_NOTIFICATIONS.has(notification.method)) throw unsupported(notification.method);
           if (notification.method === 'notifications/message' && !session.server.getCapabilities().logging)
             throw new SdkError(SdkErrorCode.CapabilityNotSupported, 'Server does not support logging');
-          if (!answered && !controller.signal.aborted)
-            answer.enqueue(frame({ jsonrpc: '2.0', ...notification } as object));
+          if (state === 'open') answer.enqueue(frame({ jsonrpc: '2.0', ...notification } as object));
         },
       },
     });
-    const finish = (outcome: { result: Result } | { error: unknown }) => {
-      answered = true;
-      clearInterval(keepAlive);
-      if (!controller.signal.aborted) {
-        const message = answerMessage(request.id, outcome, { serverInfo: serverInfoOf(session.server) });
-        const code = 'error' in message ? message.error.code : undefined;
-        const status = code === ProtocolErrorCode.MissingRequiredClientCapability ? MISSING_CAPABILITY_STATUS : 200;
-        if (!answer.json(JSON.stringify(message), status)) {
-          answer.enqueue(frame(message));
-          answer.end();
-        }
-      }
-      void session.close();
-    };
     Promise.resolve()
       .then(() => session.serveLean(request, ctx))
       .then(
@@ -136,28 +144,20 @@ export class ModernLeanPosts {
         (error: unknown) => finish({ error }),
       );
   }
+}
 
-  /**
-   * Whether the SDK's entry classifies a request with this envelope as a 2026-07-28 request it serves (headers that
-   * name the same version and method, checked before this): its own classification, so its verdict stays its own.
-   */
-  private envelopeHolds(envelope: Record<string, unknown>, version: string): boolean {
-    const key = JSON.stringify(envelope);
-    let verdict = this.verdicts.get(key);
-    if (verdict === undefined) {
-      if (this.verdicts.size >= VERDICTS_KEPT) this.verdicts.clear();
-      const probe = { jsonrpc: '2.0', id: 0, method: 'tools/call', params: { name: '', _meta: envelope } };
-      const route = classifyInboundRequest({
-        httpMethod: 'POST',
-        protocolVersionHeader: version,
-        mcpMethodHeader: 'tools/call',
-        body: probe,
-      });
-      verdict = route.kind === 'modern' && route.messageKind === 'request';
-      this.verdicts.set(key, verdict);
-    }
-    return verdict;
-  }
+/**
+ * Whether the SDK's entry classifies a `tools/call` with this envelope, sent with headers that agree with it, as a
+ * 2026-07-28 request it serves: its own classification, so its verdict stays its own.
+ */
+function classifiedModern(envelope: Record<string, unknown>): boolean {
+  const route = classifyInboundRequest({
+    httpMethod: 'POST',
+    protocolVersionHeader: String(envelope[PROTOCOL_VERSION_META_KEY]),
+    mcpMethodHeader: 'tools/call',
+    body: { jsonrpc: '2.0', id: 0, method: 'tools/call', params: { name: '', _meta: envelope } },
+  });
+  return route.kind === 'modern' && route.messageKind === 'request';
 }
 
 /** A single header's value without the optional whitespace around it; undefined when absent or repeated. */

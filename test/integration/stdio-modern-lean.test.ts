@@ -32,6 +32,8 @@ async function connection(fixture: 'basic' | 'slow' = 'basic') {
   const config = testConfig([{ name: fixture, command: NODE, args: [FIXTURES[fixture]] }]);
   const gateway = new Gateway(config, silentLogger, { oneClient: true });
   const sdkServed: RequestId[] = [];
+  /** The calls the relay lane took (the rest of those taken past the SDK went to the session's handler). */
+  const laneTaken: RequestId[] = [];
   const create = gateway.createSession.bind(gateway);
   gateway.createSession = (identity, kind) => {
     const session = create(identity, kind);
@@ -39,6 +41,12 @@ async function connection(fixture: 'basic' | 'slow' = 'basic') {
     session.server.fallbackRequestHandler = (request, ctx) => {
       sdkServed.push(request.id);
       return handler(request, ctx);
+    };
+    const relayCall = session.relayCall.bind(session);
+    session.relayCall = (request, answer, envelope) => {
+      const cancel = relayCall(request, answer, envelope);
+      if (cancel) laneTaken.push(request.id);
+      return cancel;
     };
     return session;
   };
@@ -63,7 +71,7 @@ async function connection(fixture: 'basic' | 'slow' = 'basic') {
     await client.send({ jsonrpc: '2.0', id, method, params } as JSONRPCMessage);
     return answer(id);
   };
-  return { client, sdkServed, received, ask };
+  return { client, sdkServed, laneTaken, received, ask };
 }
 
 /** The answer's text with its id set aside, for comparing two answers byte for byte. */
@@ -71,19 +79,21 @@ const withoutId = (message: Message) => JSON.stringify({ ...message, id: null })
 
 describe('a 2026-07-28 stdio client past the SDK', () => {
   test.each([
-    ['a result', { name: 'echo', arguments: { message: 'hello ü 😀' } }],
-    ['an error result', { name: 'fail', arguments: { message: 'on purpose' } }],
-    ['an unknown tool', { name: 'nope', arguments: {} }],
+    ['a result', { name: 'echo', arguments: { message: 'hello ü 😀' } }, true],
+    ['an error result', { name: 'fail', arguments: { message: 'on purpose' } }, true],
+    ['an unknown tool', { name: 'nope', arguments: {} }, false],
     [
       'a call with other _meta keys',
       { name: 'echo', arguments: { message: 'x' }, _meta: { traceparent: 't-1', x: 1 } },
+      true,
     ],
-  ])('%s: the call after the pinning one is not dispatched by the SDK, and its answer is the same', async (_, call) => {
+  ])('%s: taken past the SDK after the pinning call, and answered the same', async (_, call, byLane) => {
     const c = await connection();
     const params = { ...call, _meta: { ...envelope(), ...(call as { _meta?: object })._meta } };
     const first = await c.ask(1, params);
     const second = await c.ask(2, params);
     expect(c.sdkServed).toEqual([1]);
+    expect(c.laneTaken).toEqual(byLane ? [2] : []);
     expect(withoutId(second)).toBe(withoutId(first));
     if ('result' in first) {
       expect(first.result!.resultType).toBe('complete');
@@ -120,6 +130,7 @@ describe('a 2026-07-28 stdio client past the SDK', () => {
     expect(JSON.stringify(done.result)).toContain('forty-two');
     expect(done.result!.resultType).toBe('complete');
     expect(c.sdkServed).toEqual([1, 3]);
+    expect(c.laneTaken).toEqual([2]);
   });
 
   test("progress under the client's token comes before the answer, as through the SDK", async () => {
@@ -145,6 +156,7 @@ describe('a 2026-07-28 stdio client past the SDK', () => {
     );
     expect(withoutId(second)).toBe(withoutId(first));
     expect(c.sdkServed).toEqual([1]);
+    expect(c.laneTaken).toEqual([]);
   });
 
   test('a call cancelled by the client is not answered, and is cancelled upstream', async () => {
@@ -170,5 +182,6 @@ describe('a 2026-07-28 stdio client past the SDK', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(c.received.filter((m) => m.id === 2)).toEqual([]);
     expect(c.sdkServed).toEqual([1]);
+    expect(c.laneTaken).toContain(2);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import { InMemoryTransport, Server } from '@modelcontextprotocol/server';
-import type { JSONRPCMessage, Result } from '@modelcontextprotocol/server';
+import type { JSONRPCMessage, JSONRPCRequest, Result } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { isModernLeanRequest } from '../../src/fast-path/eligibility.js';
 import { encodeModernCallResult, encodeModernErrorCode, liftEnvelope } from '../../src/fast-path/modern-wire.js';
@@ -81,6 +81,19 @@ describe('modern-wire: the SDK steps for a 2026-07-28 tools/call', () => {
       _meta: { progressToken: 'p', traceparent: 't' },
     });
     expect(liftEnvelope(call(envelope)).request.params).toEqual({ name: 't', arguments: {} });
+  });
+
+  test('what stays keeps its order and every key, __proto__ included, as a spread copy keeps them', () => {
+    const text =
+      '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"x":1,' +
+      '"io.modelcontextprotocol/protocolVersion":"2026-07-28","__proto__":{"a":1},' +
+      '"io.modelcontextprotocol/clientCapabilities":{}},"name":"t","__proto__":[2],"arguments":{"k":"v"}}}';
+    const lifted = liftEnvelope(JSON.parse(text) as JSONRPCRequest);
+    expect(JSON.stringify(lifted.request)).toBe(
+      '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"x":1,"__proto__":{"a":1}},' +
+        '"name":"t","__proto__":[2],"arguments":{"k":"v"}}}',
+    );
+    expect(Object.getPrototypeOf(lifted.request.params)).toBe(Object.prototype);
   });
 
   test('only a first-round tools/call that claims the era is taken', () => {
