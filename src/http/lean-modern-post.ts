@@ -24,13 +24,13 @@ const KEEP_ALIVE_FRAME = ': keepalive\n\n';
 const CALL_NOTIFICATIONS = new Set(['notifications/progress', 'notifications/message']);
 /** An Mcp-Name header in this form is Base64 the SDK decodes; such a POST is left to it. */
 const BASE64_SENTINEL_PREFIX = '=?base64?';
-/** A 2026-07-28 call: the request as its handler sees it, and the envelope lifted out of its `_meta`. */
-export type ModernCall = ReturnType<typeof liftEnvelope>;
-
 /** RFC 9110 optional whitespace around a field value, which the SDK strips before comparing. */
 const HTTP_OWS = /^[\t ]+|[\t ]+$/g;
 /** The error the SDK answers with HTTP 400 even when a handler produced it (its LADDER_ERROR_HTTP_STATUS). */
 const MISSING_CAPABILITY_STATUS = 400;
+
+/** A 2026-07-28 call: the request as its handler sees it, and the envelope lifted out of its `_meta`. */
+export type ModernCall = ReturnType<typeof liftEnvelope>;
 
 /**
  * A 2026-07-28 client's POST of a first-round `tools/call` to a legacy-era upstream's tool (or the proxy's own),
@@ -46,7 +46,8 @@ const MISSING_CAPABILITY_STATUS = 400;
  * entry's `auto` response mode, lazy-answer.ts), with the SDK's keep-alive; a client that goes away aborts the
  * handler. It takes nothing the SDK would refuse, or treat otherwise: retries (`inputResponses`, `requestState`),
  * calls to 2026-07-28 upstreams (whose answers may be input_required), repeated or Base64 headers, a progress token
- * or an id the SDK's schema would refuse: those POSTs go to the SDK as before.
+ * or an id the SDK's schema would refuse: those POSTs go to the SDK as before. A call the relay lane takes
+ * (gateway/relay-lane.ts) skips the session's handler as well.
  */
 export class ModernLeanPosts {
   /** The SDK's verdicts on the envelopes seen (whether each classifies as a 2026-07-28 request it serves). */

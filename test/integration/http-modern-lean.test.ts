@@ -11,6 +11,7 @@ import { serveHttp, type HttpHandle } from '../../src/gateway/http-server.js';
 import { silentLogger } from '../../src/logger.js';
 import { FIXTURES, NODE, waitFor } from '../helpers/fixtures.js';
 import { testConfig } from '../helpers/proxy.js';
+import { recordServedBy, type ServedBy } from '../helpers/served-by.js';
 
 const MODERN = '2026-07-28';
 const MODERN_SERVER = new URL('../fixtures/modern-server.mjs', import.meta.url).pathname;
@@ -36,10 +37,7 @@ let gateway: Gateway;
 let http: HttpHandle;
 let endpoint: string;
 let dir: string | undefined;
-/** The requests the SDK's server dispatched (the entry's own answers, such as refusals, never get this far). */
-const sdkServed: RequestId[] = [];
-/** The calls the relay lane took (the rest of those served past the SDK went to the session's handler). */
-const laneTaken: RequestId[] = [];
+let served: ServedBy;
 
 beforeAll(async () => {
   const config = testConfig([
@@ -49,22 +47,7 @@ beforeAll(async () => {
   ]);
   dir = config.artifacts.dir;
   gateway = new Gateway(config, silentLogger);
-  const create = gateway.createSession.bind(gateway);
-  gateway.createSession = (identity, kind) => {
-    const session = create(identity, kind);
-    const handler = session.server.fallbackRequestHandler!;
-    session.server.fallbackRequestHandler = (request, ctx) => {
-      sdkServed.push(request.id);
-      return handler(request, ctx);
-    };
-    const relayCall = session.relayCall.bind(session);
-    session.relayCall = (request, answer, envelope) => {
-      const cancel = relayCall(request, answer, envelope);
-      if (cancel) laneTaken.push(request.id);
-      return cancel;
-    };
-    return session;
-  };
+  served = recordServedBy(gateway);
   await gateway.start();
   http = await serveHttp(gateway, { host: '127.0.0.1', port: 0 }, silentLogger);
   endpoint = `http://127.0.0.1:${http.port}/mcp`;
@@ -107,11 +90,10 @@ async function post(
 
 /** The same call served past the SDK (`lean`) and by the SDK (`sdk`), with which requests the SDK dispatched. */
 async function bothWays(params: Record<string, unknown>, ids: [RequestId, RequestId]) {
-  sdkServed.length = 0;
-  laneTaken.length = 0;
+  served.clear();
   const lean = await post(ids[0], params);
   const sdk = await post(ids[1], params, { 'mcp-name': base64Name(String(params.name)) });
-  return { lean, sdk, served: [...sdkServed], lane: [...laneTaken] };
+  return { lean, sdk, sdkServed: [...served.sdkServed], lane: [...served.laneTaken] };
 }
 
 /** The answer with the request's id set aside: `"id":<id>` is the one place two answers to the same call differ. */
@@ -132,8 +114,8 @@ describe('a 2026-07-28 POST past the SDK', () => {
   ])('%s: not dispatched by the SDK, and the same answer, as one JSON body', async (label, call, byLane) => {
     const params = { ...call, _meta: envelope((call as { _meta?: Record<string, unknown> })._meta) };
     const ids: [RequestId, RequestId] = label === 'a string id' ? ['lean-1', 'sdk-1'] : [101, 102];
-    const { lean, sdk, served, lane } = await bothWays(params, ids);
-    expect(served).toEqual([ids[1]]);
+    const { lean, sdk, sdkServed, lane } = await bothWays(params, ids);
+    expect(sdkServed).toEqual([ids[1]]);
     // The lane takes what it can of the first; the SDK's server hands the second to the handler.
     expect(lane).toEqual(byLane ? [ids[0]] : []);
     expect(lean.status).toBe(sdk.status);
@@ -157,13 +139,12 @@ describe('a 2026-07-28 POST past the SDK', () => {
       arguments: { steps: 3, intervalMs: 10 },
       _meta: envelope({ progressToken: token }),
     });
-    sdkServed.length = 0;
-    laneTaken.length = 0;
+    served.clear();
     const lean = await post(201, params('tok'));
     const sdk = await post(202, params('tok'), { 'mcp-name': base64Name('slow__progress') });
-    expect(sdkServed).toEqual([202]);
+    expect(served.sdkServed).toEqual([202]);
     // A progress token needs the handler, which orders progress before the result.
-    expect(laneTaken).toEqual([]);
+    expect(served.laneTaken).toEqual([]);
     expect(lean.type).toBe('text/event-stream');
     expect(sdk.type).toBe('text/event-stream');
     expect(withoutId(lean, 201)).toBe(withoutId(sdk, 202));
@@ -180,8 +161,8 @@ describe('a 2026-07-28 POST past the SDK', () => {
       arguments: { message: 'to the call', level: 'warning' },
       _meta: envelope({ 'io.modelcontextprotocol/logLevel': 'info' }),
     };
-    const { lean, sdk, served, lane } = await bothWays(params, [301, 302]);
-    expect(served).toEqual([302]);
+    const { lean, sdk, sdkServed, lane } = await bothWays(params, [301, 302]);
+    expect(sdkServed).toEqual([302]);
     expect(lane).toEqual([]);
     expect(lean.type).toBe('text/event-stream');
     expect(withoutId(lean, 301)).toBe(withoutId(sdk, 302));
@@ -190,8 +171,7 @@ describe('a 2026-07-28 POST past the SDK', () => {
   });
 
   test("a legacy server's question becomes input_required past the SDK; the retry goes through the SDK", async () => {
-    sdkServed.length = 0;
-    laneTaken.length = 0;
+    served.clear();
     const params = { name: 'basic__elicit', arguments: { message: 'Your answer?' }, _meta: envelope() };
     const asked = JSON.parse((await post(401, params)).text) as {
       result: { resultType: string; inputRequests: Record<string, unknown>; requestState: string };
@@ -205,9 +185,9 @@ describe('a 2026-07-28 POST past the SDK', () => {
     });
     expect(done.text).toContain('forty-two');
     expect(JSON.parse(done.text).result.resultType).toBe('complete');
-    expect(sdkServed).toEqual([402]);
+    expect(served.sdkServed).toEqual([402]);
     // The relay lane sent the call; the question made the bridge hold it for the retry.
-    expect(laneTaken).toEqual([401]);
+    expect(served.laneTaken).toEqual([401]);
   });
 
   test("a question the client's capabilities do not allow: refused upstream, the same answer either way", async () => {
@@ -216,16 +196,15 @@ describe('a 2026-07-28 POST past the SDK', () => {
       arguments: { message: 'Your answer?' },
       _meta: envelope({ 'io.modelcontextprotocol/clientCapabilities': {} }),
     };
-    const { lean, sdk, served, lane } = await bothWays(params, [451, 452]);
-    expect(served).toEqual([452]);
+    const { lean, sdk, sdkServed, lane } = await bothWays(params, [451, 452]);
+    expect(sdkServed).toEqual([452]);
     expect(lane).toEqual([451]);
     expect(withoutId(lean, 451)).toBe(withoutId(sdk, 452));
     expect(lean.text).toContain('does not support elicitation');
   });
 
   test('a client that goes away cancels the call upstream', async () => {
-    sdkServed.length = 0;
-    laneTaken.length = 0;
+    served.clear();
     const abort = new AbortController();
     const pending = post(501, { name: 'slow__hang', arguments: {}, _meta: envelope() }, {}, abort.signal);
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -236,17 +215,16 @@ describe('a 2026-07-28 POST past the SDK', () => {
       return (JSON.parse(answer.text) as { result: { content: Array<{ text: string }> } }).result.content[0]!.text;
     };
     await waitFor(async () => (JSON.parse(await cancelled()) as unknown[]).length > 0, 5_000);
-    expect(sdkServed).toEqual([]);
-    expect(laneTaken).toContain(501);
+    expect(served.sdkServed).toEqual([]);
+    expect(served.laneTaken).toContain(501);
   });
 
   test('a call to a 2026-07-28 upstream stays with the SDK', async () => {
-    sdkServed.length = 0;
-    laneTaken.length = 0;
+    served.clear();
     const answer = await post(601, { name: 'modern__echo', arguments: { text: 'modern' }, _meta: envelope() });
     expect(answer.text).toContain('echo: modern');
-    expect(sdkServed).toEqual([601]);
-    expect(laneTaken).toEqual([]);
+    expect(served.sdkServed).toEqual([601]);
+    expect(served.laneTaken).toEqual([]);
   });
 
   test.each([
@@ -260,12 +238,11 @@ describe('a 2026-07-28 POST past the SDK', () => {
     ],
     ['a progress token the schema refuses', { progressToken: 1.5 }, {}, /not a valid JSON-RPC message/],
   ])('%s: refused by the SDK, as before', async (_, meta, headers, message) => {
-    sdkServed.length = 0;
-    laneTaken.length = 0;
+    served.clear();
     const _meta = JSON.parse(JSON.stringify(envelope(meta))) as Record<string, unknown>;
     const answer = await post(701, { name: 'basic__echo', arguments: { message: 'x' }, _meta }, headers);
     expect(answer.status).toBe(400);
     expect(answer.text).toMatch(message);
-    expect(sdkServed).toEqual([]);
+    expect(served.sdkServed).toEqual([]);
   });
 });

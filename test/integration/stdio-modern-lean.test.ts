@@ -12,6 +12,7 @@ import { Gateway } from '../../src/gateway/gateway.js';
 import { silentLogger } from '../../src/logger.js';
 import { FIXTURES, NODE, waitFor } from '../helpers/fixtures.js';
 import { testConfig } from '../helpers/proxy.js';
+import { recordServedBy } from '../helpers/served-by.js';
 
 const MODERN = '2026-07-28';
 type Message = JSONRPCMessage & { id?: RequestId; result?: Record<string, unknown>; error?: { message: string } };
@@ -31,25 +32,7 @@ afterEach(async () => {
 async function connection(fixture: 'basic' | 'slow' = 'basic') {
   const config = testConfig([{ name: fixture, command: NODE, args: [FIXTURES[fixture]] }]);
   const gateway = new Gateway(config, silentLogger, { oneClient: true });
-  const sdkServed: RequestId[] = [];
-  /** The calls the relay lane took (the rest of those taken past the SDK went to the session's handler). */
-  const laneTaken: RequestId[] = [];
-  const create = gateway.createSession.bind(gateway);
-  gateway.createSession = (identity, kind) => {
-    const session = create(identity, kind);
-    const handler = session.server.fallbackRequestHandler!;
-    session.server.fallbackRequestHandler = (request, ctx) => {
-      sdkServed.push(request.id);
-      return handler(request, ctx);
-    };
-    const relayCall = session.relayCall.bind(session);
-    session.relayCall = (request, answer, envelope) => {
-      const cancel = relayCall(request, answer, envelope);
-      if (cancel) laneTaken.push(request.id);
-      return cancel;
-    };
-    return session;
-  };
+  const { sdkServed, laneTaken } = recordServedBy(gateway);
   const [wire, client] = InMemoryTransport.createLinkedPair();
   const stdio = serveStdioHeld(gateway, silentLogger, () => undefined, wire);
   await gateway.start();
