@@ -60,12 +60,17 @@ export function encodeModernCallResult(result: Result, serverInfo: Implementatio
     delete rest.tasks;
     encoded = { ...encoded, capabilities: rest };
   }
-  if (encoded.resultType === undefined) encoded = { ...encoded, resultType: 'complete' };
-  if (serverInfo === undefined) return encoded as Result;
+  const typed = encoded.resultType !== undefined;
   const meta = encoded._meta;
-  if (meta === undefined) return { ...encoded, _meta: { [SERVER_INFO_META_KEY]: serverInfo } } as Result;
-  if (!isPlainObject(meta) || meta[SERVER_INFO_META_KEY] !== undefined) return encoded as Result;
-  return { ...encoded, _meta: { ...meta, [SERVER_INFO_META_KEY]: serverInfo } } as Result;
+  const stamped =
+    serverInfo === undefined ||
+    (meta !== undefined && (!isPlainObject(meta) || meta[SERVER_INFO_META_KEY] !== undefined));
+  if (typed && stamped) return encoded as Result;
+  // One copy for both stamps (a result of every call).
+  const out: Record<string, unknown> = { ...encoded };
+  if (!typed) out.resultType = 'complete';
+  if (!stamped) out._meta = { ...(meta as Record<string, unknown> | undefined), [SERVER_INFO_META_KEY]: serverInfo };
+  return out as Result;
 }
 
 /** An error code as the revision's codec writes it (`encodeErrorCode`): the old resource-not-found is -32602. */
