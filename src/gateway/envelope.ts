@@ -14,7 +14,11 @@ export type { RequestEnvelope };
 
 /** The envelope of a modern request, as the SDK lifted it out of `_meta`. */
 export function envelopeOf(ctx: ServerContext): RequestEnvelope {
-  const lifted = (ctx.mcpReq.envelope ?? {}) as Record<string, unknown>;
+  return envelopeFrom((ctx.mcpReq.envelope ?? {}) as Record<string, unknown>);
+}
+
+/** A lifted envelope's keys (modern-wire.ts liftEnvelope, or the SDK's) as the gateway reads them. */
+export function envelopeFrom(lifted: Record<string, unknown>): RequestEnvelope {
   const envelope: RequestEnvelope = {};
   if (lifted[CLIENT_INFO_META_KEY] !== undefined) envelope.clientInfo = lifted[CLIENT_INFO_META_KEY] as Implementation;
   if (lifted[CLIENT_CAPABILITIES_META_KEY] !== undefined)

@@ -1,16 +1,8 @@
-import {
-  CLIENT_CAPABILITIES_META_KEY,
-  CLIENT_INFO_META_KEY,
-  LOG_LEVEL_META_KEY,
-  type CallToolResult,
-  type ClientCapabilities,
-  type Implementation,
-  type JSONRPCRequest,
-  type Result,
-} from '@modelcontextprotocol/server';
+import type { CallToolResult, JSONRPCRequest, Result } from '@modelcontextprotocol/server';
 import { ARTIFACTS_META_KEY } from '../pipeline/pipeline.js';
 import type { CallInfo } from '../pipeline/types.js';
 import type { Blobs } from '../transports/blob-set.js';
+import { envelopeFrom, type RequestEnvelope } from './envelope.js';
 import { artifactsOf, type CallOutcome, type GatewayEvents } from './events.js';
 import type { InFlight } from './inflight.js';
 import type { InputBridge, LaneHold } from './input-bridge.js';
@@ -61,8 +53,13 @@ export function relayLane(deps: LaneDeps) {
     const params = request.params as Record<string, unknown>;
     const meta = params._meta as { progressToken?: unknown } | undefined;
     if ('task' in params || meta?.progressToken !== undefined) return undefined;
-    // A 2026-07-28 client hears log messages only on the stream of a call that asked for them: the handler's.
-    if (session.era === 'modern' && (!envelope || envelope[LOG_LEVEL_META_KEY] !== undefined)) return undefined;
+    let asking: RequestEnvelope | undefined;
+    if (session.era === 'modern') {
+      if (!envelope) return undefined;
+      asking = envelopeFrom(envelope);
+      // A 2026-07-28 client hears log messages only on the stream of a call that asked for them: the handler's.
+      if (asking.logLevel !== undefined) return undefined;
+    }
     const name = String(params.name);
     if (offload.isBuiltin(name)) return undefined;
     const route = session.view.catalog.tool(name);
@@ -74,7 +71,7 @@ export function relayLane(deps: LaneDeps) {
       args: params.arguments as Record<string, unknown> | undefined,
       owner: session.owner,
       links: session.identity.links,
-      client: (envelope?.[CLIENT_INFO_META_KEY] as Implementation | undefined) ?? session.clientInfo,
+      client: asking?.clientInfo ?? session.clientInfo,
     };
     if (!offload.argumentsAsSent(call)) return undefined;
 
@@ -114,7 +111,7 @@ export function relayLane(deps: LaneDeps) {
       end();
       return undefined;
     }
-    if (session.era === 'modern') {
+    if (asking) {
       // A question of the upstream answers the client's request with input_required; the call's end is reported when
       // the client's retry gets it (as the handler does).
       const asked = (result: Result) => {
@@ -122,7 +119,7 @@ export function relayLane(deps: LaneDeps) {
         answer({ result });
         end();
       };
-      held = bridge.lane(session.owner, upstream, `tools/call ${name}`, capabilitiesOf(envelope), asked, cancel);
+      held = bridge.lane(session.owner, upstream, `tools/call ${name}`, asking.clientCapabilities, asked, cancel);
     }
     session.serving(request.id, upstream);
     return (reason) => {
@@ -133,10 +130,6 @@ export function relayLane(deps: LaneDeps) {
       end();
     };
   };
-}
-
-function capabilitiesOf(envelope: Record<string, unknown> | undefined): ClientCapabilities | undefined {
-  return envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined;
 }
 
 export type RelayLane = ReturnType<typeof relayLane>;
