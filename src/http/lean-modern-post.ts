@@ -16,6 +16,7 @@ import { liftEnvelope, serverInfoOf } from '../fast-path/modern-wire.js';
 import type { DownstreamSession } from '../gateway/session.js';
 import { MODERN_PROTOCOL_VERSIONS } from '../protocol/versions.js';
 import { LazyAnswer } from './lazy-answer.js';
+import { messageEvent } from './sse-server-transport.js';
 
 /** The SDK's keep-alive for a 2026-07-28 POST's SSE answer (DEFAULT_SSE_KEEP_ALIVE_MS; createMcpHandler's default). */
 const KEEP_ALIVE_MS = 15_000;
@@ -87,7 +88,6 @@ export class ModernLeanPosts {
    */
   serve({ request, envelope }: ModernCall, res: ServerResponse, session: DownstreamSession): void {
     const answer = new LazyAnswer(res, undefined);
-    const frame = (message: object) => `event: message\ndata: ${JSON.stringify(message)}\n\n`;
     let state: 'open' | 'answered' | 'gone' = 'open';
     const keepAlive: { timer?: NodeJS.Timeout } = {};
     const finish = (outcome: { result: Result } | { error: unknown }) => {
@@ -98,7 +98,7 @@ export class ModernLeanPosts {
         const code = 'error' in message ? message.error.code : undefined;
         const status = code === ProtocolErrorCode.MissingRequiredClientCapability ? MISSING_CAPABILITY_STATUS : 200;
         if (!answer.json(JSON.stringify(message), status)) {
-          answer.enqueue(frame(message));
+          answer.enqueue(messageEvent(message));
           answer.end();
         }
       }
@@ -134,7 +134,7 @@ export class ModernLeanPosts {
           if (!CALL_NOTIFICATIONS.has(notification.method)) throw unsupported(notification.method);
           if (notification.method === 'notifications/message' && !session.server.getCapabilities().logging)
             throw new SdkError(SdkErrorCode.CapabilityNotSupported, 'Server does not support logging');
-          if (state === 'open') answer.enqueue(frame({ jsonrpc: '2.0', ...notification } as object));
+          if (state === 'open') answer.enqueue(messageEvent({ jsonrpc: '2.0', ...notification }));
         },
       },
     });

@@ -70,6 +70,11 @@ export class SseServerTransport implements Transport {
 
   async send(message: JSONRPCMessage): Promise<void> {
     if (!this.stream) throw new Error('Not connected');
-    this.stream.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+    this.stream.write(messageEvent(message));
   }
+}
+
+/** One JSON-RPC message as an SSE event, as the SDK's transports frame it (no event id). */
+export function messageEvent(message: object): string {
+  return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
 }
