@@ -15,7 +15,7 @@ import type {
 } from '@modelcontextprotocol/server';
 import { ResultSchema } from '@modelcontextprotocol/core';
 import { isLeanMessage, isLeanRequest, isModernLeanRequest, routesToLegacy, type ToolRoutes } from './eligibility.js';
-import { liftEnvelope, serverInfoOf } from './modern-wire.js';
+import { liftEnvelope, modernCodecOf, serverInfoOf } from './modern-wire.js';
 import { answerMessage, leanContext } from './lean-call.js';
 import { EnvelopeVerdicts } from './envelope-verdicts.js';
 import { isLegacyVersion } from '../protocol/versions.js';
@@ -35,11 +35,6 @@ export interface LeanSession {
     answer: (answer: { result: Result } | { error: Error }) => void,
     envelope?: Record<string, unknown>,
   ): ((reason: unknown) => void) | undefined;
-}
-
-/** What the lean dispatcher reads of the SDK server's 2026-07-28 codec (SDK 2.4 internals, checked before use). */
-interface ModernCodec {
-  checkInboundEnvelope(material: { envelope?: Record<string, unknown> }): string | undefined;
 }
 
 /**
@@ -270,11 +265,12 @@ export class LeanDispatch {
           server.notification(notification, { ...options, ...related }),
       },
     });
+    const modern = envelope !== undefined;
     Promise.resolve()
       .then(() => this.session.serveLean(request, ctx))
       .then(
-        (result) => controller.signal.aborted || this.write(transport, id, { result }, envelope !== undefined),
-        (error: unknown) => controller.signal.aborted || this.write(transport, id, { error }, envelope !== undefined),
+        (result) => controller.signal.aborted || this.write(transport, id, { result }, modern),
+        (error: unknown) => controller.signal.aborted || this.write(transport, id, { error }, modern),
       )
       .finally(() => {
         if (this.inflight.get(id) === controller) this.inflight.delete(id);
@@ -293,12 +289,6 @@ export class LeanDispatch {
       .send(answerMessage(id, answer, encoding))
       .catch((error: unknown) => this.session.server.onerror?.(new Error(`Failed to send response: ${String(error)}`)));
   }
-}
-
-/** The 2026-07-28 codec of the SDK server, when its internals are where SDK 2.4 keeps them. */
-function modernCodecOf(server: Server): ModernCodec | undefined {
-  const codec = (server as unknown as { _wireCodec?: () => Partial<ModernCodec> })._wireCodec?.();
-  return typeof codec?.checkInboundEnvelope === 'function' ? (codec as ModernCodec) : undefined;
 }
 
 function isSchema(value: unknown): boolean {

@@ -78,6 +78,17 @@ export function encodeModernErrorCode(code: number): number {
   return code === -32002 ? -32602 : code;
 }
 
+/** What the lean dispatcher reads of the SDK server's 2026-07-28 codec (SDK 2.4 internals, checked before use). */
+export interface ModernCodec {
+  checkInboundEnvelope(material: { envelope?: Record<string, unknown> }): string | undefined;
+}
+
+/** The 2026-07-28 codec of the SDK server, when its internals are where SDK 2.4 keeps them. */
+export function modernCodecOf(server: Server): ModernCodec | undefined {
+  const codec = (server as unknown as { _wireCodec?: () => Partial<ModernCodec> })._wireCodec?.();
+  return typeof codec?.checkInboundEnvelope === 'function' ? (codec as ModernCodec) : undefined;
+}
+
 /** The identity the SDK server stamps into a 2026-07-28 result's `_meta` (its `_outboundServerInfo`, SDK 2.4). */
 export function serverInfoOf(server: Server): Implementation | undefined {
   return (server as unknown as { _outboundServerInfo?: () => Implementation | undefined })._outboundServerInfo?.();
