@@ -17,6 +17,7 @@
 //                                      url-direct,url-relay,url-http-relay,url-mcp-offload,
 //                                      v2-stdio-direct,v2-stdio-relay,v2-stdio-mcp-offload,v2-stdio-mcp-offload-modern,
 //                                      v2-http-direct,v2-http-mcp-offload,v2-http-mcp-offload-modern,
+//                                      v2m-stdio-direct,v2m-stdio-relay,v2m-stdio-mcp-offload,
 //                                      stdio-direct-steady,stdio-relay-steady,stdio-mcp-offload-steady,
 //                                      url-direct-steady,url-relay-steady,url-mcp-offload-steady
 import { EVERYTHING, WARMUP, collect, echoJob, httpFrontJob, intFromEnv } from '../lib/echo-calls.mjs';
@@ -193,6 +194,45 @@ MODES.push(
   },
 );
 
+// A 2026-07-28 client before a 2026-07-28 server (issue #13): the SDK v2 fixture server
+// (test/fixtures/modern-server.mjs, whose `echo` takes `text`), direct, behind the byte relay and behind mcp-offload,
+// the client pinned to 2026-07-28.
+const MODERN_SERVER = 'test/fixtures/modern-server.mjs';
+const modernEcho = { call: { name: 'echo', arguments: { text: 'hello' } }, expect: 'echo: {arg}' };
+MODES.push(
+  {
+    id: 'v2m-stdio-direct',
+    transport: 'v2m-stdio',
+    mode: 'direct',
+    calls: modernEcho,
+    job: () => ({ transport: 'stdio', client: 'v2-modern', spawn: { command: NODE, args: [MODERN_SERVER] } }),
+  },
+  {
+    id: 'v2m-stdio-relay',
+    transport: 'v2m-stdio',
+    mode: 'stdio-relay (floor)',
+    baseline: 'v2m-stdio-direct',
+    calls: modernEcho,
+    job: () => ({
+      transport: 'stdio',
+      client: 'v2-modern',
+      spawn: { command: NODE, args: [RELAY, '--', NODE, MODERN_SERVER] },
+    }),
+  },
+  {
+    id: 'v2m-stdio-mcp-offload',
+    transport: 'v2m-stdio',
+    mode: 'mcp-offload',
+    baseline: 'v2m-stdio-direct',
+    calls: modernEcho,
+    job: (tmp) => ({
+      transport: 'stdio',
+      client: 'v2-modern',
+      spawn: { command: NODE, args: [...OFFLOAD(tmp), '--', NODE, MODERN_SERVER] },
+    }),
+  },
+);
+
 // The same modes once more in the steady state: after BENCH_SMALL_CALLS_STEADY_WARMUP warm-up calls.
 for (const id of ['stdio-direct', 'stdio-relay', 'stdio-mcp-offload', 'url-direct', 'url-relay', 'url-mcp-offload']) {
   const mode = MODES.find((m) => m.id === id);
@@ -223,6 +263,7 @@ const TRANSPORT_LABELS = {
   url: 'Streamable HTTP to a Streamable HTTP server',
   'v2-stdio': 'stdio, SDK v2 client',
   'v2-http': 'Streamable HTTP, SDK v2 client',
+  'v2m-stdio': 'stdio, SDK v2 client pinned to 2026-07-28, a 2026-07-28 server',
 };
 /** Table sections: each transport fresh, then the steady-state measurements. */
 const TABLE_ORDER = [
@@ -231,6 +272,7 @@ const TABLE_ORDER = [
   ['url', false],
   ['v2-stdio', false],
   ['v2-http', false],
+  ['v2m-stdio', false],
   ['stdio', true],
   ['url', true],
 ];
@@ -299,6 +341,13 @@ function goals(rows) {
     'v2-stdio-mcp-offload-modern',
     'v2-stdio-relay',
     'v2-stdio-mcp-offload',
+  );
+  relayLine(
+    lines,
+    rows,
+    'stdio, a 2026-07-28 client before a 2026-07-28 server (SDK v2), fresh process',
+    'v2m-stdio-mcp-offload',
+    'v2m-stdio-relay',
   );
   eraLine(lines, rows, 'stdio', 'v2-stdio-mcp-offload-modern', 'v2-stdio-mcp-offload');
   eraLine(lines, rows, 'HTTP', 'v2-http-mcp-offload-modern', 'v2-http-mcp-offload');
@@ -412,6 +461,9 @@ export default {
   the 2025 server; the same over HTTP (server-everything's own Streamable HTTP in the 2025 mode, and \`mcp-offload --http\`). A
   2026-07-28 client cannot reach server-everything without a proxy that bridges the eras, so its reference is the same client's
   2025 mode direct.
+- **SDK v2 client before a 2026-07-28 server**: the v2 client pinned to 2026-07-28 calls \`echo {text}\` of the SDK v2 fixture
+  server (\`node test/fixtures/modern-server.mjs\`, \`McpServer\` on \`serveStdio\`; every answer checked: \`echo: hello <i>\`) directly,
+  through the stdio byte relay, and through mcp-offload, which speaks 2026-07-28 to it too.
 - **steady state**: stdio direct, relay and mcp-offload, and the direct, TCP relay and mcp-offload fronts over HTTP once more, each after
   5000 warm-up calls (\`BENCH_SMALL_CALLS_STEADY_WARMUP\`) instead of ${WARMUP}: a fresh Node process runs its hot code interpreted until
   V8 has optimized it, which takes the proxy (and the server, and the client) a few thousand calls; a proxy lives as long as its
@@ -463,6 +515,7 @@ resolves). N = 2000 (\`BENCH_SMALL_CALLS\`). Runs of the modes alternate (run 1 
     const data = await collect(ctx, 'small-calls', modes, (mode, tmp) => ({
       ...mode.job(tmp, ctx),
       ...echoJob({ sequential: n, concurrent: n, concurrency }),
+      ...mode.calls,
       ...(mode.steady ? { warmup: steadyWarmup } : {}),
     }));
     const rows = [];

@@ -10,6 +10,7 @@ import type {
 } from '@modelcontextprotocol/client';
 import { relaysDirectly } from './eligibility.js';
 import { HttpPoster } from './http-post.js';
+import { clientEnvelopeOf } from './modern-wire.js';
 import { DecoratedTransport } from '../transports/decorated-transport.js';
 import { handedOver } from '../upstreams/after-reads.js';
 
@@ -32,6 +33,12 @@ const LONGEST_TIMER_MS = 2 ** 31 - 1;
 /** The options of a relayed request that this path honors; with any other, the SDK client sends the request. */
 const HONORED_OPTIONS = new Set(['signal', 'timeout', 'allowInputRequired']);
 
+/**
+ * The one method this path sends in the 2026-07-28 era: the SDK client would only decode and check its result (which
+ * the proxy then takes as the server sent it, raw-results.ts); other methods have era rules of their own there.
+ */
+const MODERN_METHOD = 'tools/call';
+
 /** The connections whose relayed requests go this way, by their SDK client. */
 const routes = new WeakMap<Client, DirectRequests>();
 
@@ -52,16 +59,21 @@ export class DirectRequests {
   private next = 0;
   private closed = false;
 
-  /** `transport`: what the SDK client talks to, so the same outbound hooks see these requests. */
+  /**
+   * `transport`: what the SDK client talks to, so the same outbound hooks see these requests. `envelope`: in the
+   * 2026-07-28 era, what the SDK client puts before every message's `_meta` (its protocol version and identity), which
+   * these requests and their cancellations carry the same way.
+   */
   constructor(
     private readonly transport: Pick<Transport, 'send'>,
     private readonly onerror: (error: Error) => void,
     private readonly overHttp = false,
+    private readonly envelope?: () => Record<string, unknown> | undefined,
   ) {}
 
-  /** Whether a request sent with these options may go this way. */
-  honors(options: RequestOptions | undefined): boolean {
-    if (!options?.signal) return false;
+  /** Whether a request for `method` sent with these options may go this way. */
+  honors(method: string, options: RequestOptions | undefined): boolean {
+    if (!options?.signal || (this.envelope && method !== MODERN_METHOD)) return false;
     for (const key in options) if (!HONORED_OPTIONS.has(key)) return false;
     return true;
   }
@@ -74,7 +86,8 @@ export class DirectRequests {
     if (this.closed) return undefined;
     const id = `${ID_PREFIX}${this.next++}`;
     this.pending.set(id, settle);
-    this.transport.send({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) }).catch((error: unknown) => {
+    const sent = this.enveloped(params);
+    this.transport.send({ jsonrpc: '2.0', id, method, ...(sent ? { params: sent } : {}) }).catch((error: unknown) => {
       if (this.pending.delete(id)) settle({ error: error instanceof Error ? error : new Error(String(error)) });
     });
     return id;
@@ -84,9 +97,21 @@ export class DirectRequests {
   cancel(id: RequestId, reason: unknown): boolean {
     if (!this.pending.delete(id)) return false;
     this.transport
-      .send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: String(reason) } })
+      .send({
+        jsonrpc: '2.0',
+        method: 'notifications/cancelled',
+        params: this.enveloped({ requestId: id, reason: String(reason) }),
+      })
       .catch((failure: unknown) => this.onerror(new Error(`Failed to send cancellation: ${String(failure)}`)));
     return true;
+  }
+
+  /** The params as the SDK client sends them in its era (its `_envelopeOutbound`): the envelope first in `_meta`. */
+  private enveloped(params: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+    const envelope = this.envelope?.();
+    if (!envelope) return params;
+    const all = params ?? {};
+    return { ...all, _meta: { ...envelope, ...(all._meta as Record<string, unknown> | undefined) } };
   }
 
   request(method: string, params: Record<string, unknown> | undefined, options: RequestOptions): Promise<Result> {
@@ -151,6 +176,10 @@ export function relayDirectly(
   const transport = client.transport;
   if (!transport || !relaysDirectly(connection)) return;
   const overHttp = connection.transport instanceof StreamableHTTPClientTransport;
+  const modern = client.getProtocolEra() === 'modern';
+  const envelope = modern ? clientEnvelopeOf(client) : undefined;
+  // Without the SDK's envelope a 2026-07-28 request cannot be written as the SDK writes it: the SDK sends them all.
+  if (modern && !envelope) return;
   const poster = server && transport instanceof DecoratedTransport ? httpPoster(connection, server) : undefined;
   const requests = new DirectRequests(
     poster && transport instanceof DecoratedTransport
@@ -161,6 +190,7 @@ export function relayDirectly(
       : transport,
     (error) => client.onerror?.(error),
     overHttp,
+    envelope,
   );
   const { onmessage, onclose } = transport;
   transport.onmessage = (message, extra) => {
@@ -219,7 +249,7 @@ export function sentDirectly(
   options: RequestOptions | undefined,
 ): Promise<Result> | undefined {
   const requests = routes.get(client as Client);
-  if (!requests || !requests.honors(options)) return undefined;
+  if (!requests || !requests.honors(request.method, options)) return undefined;
   return requests.request(request.method, request.params, options!);
 }
 

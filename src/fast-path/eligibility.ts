@@ -14,15 +14,17 @@ const ENVELOPE_KEY_PREFIX = 'io.modelcontextprotocol/';
 const RETRY_PARAMS = ['inputResponses', 'requestState'];
 
 /**
- * Whether relayed requests to this upstream connection may skip the SDK client (direct-requests.ts): a local
- * process or a Streamable HTTP server that negotiated a legacy-era version, where the SDK's client adds nothing to a
- * relayed request but validation a relay does not want. A modern upstream's answers (input_required, tasks) and
- * legacy SSE connections stay with the SDK.
+ * Whether relayed requests to this upstream connection may skip the SDK client (direct-requests.ts), where the SDK's
+ * client adds nothing to a relayed request but validation a relay does not want: a local process, in either era,
+ * or a Streamable HTTP server that negotiated a legacy-era version. A 2026-07-28 server over HTTP stays with the
+ * SDK's transport, which writes the era's headers (Mcp-Method, Mcp-Name, Mcp-Param-*), as do legacy SSE
+ * connections.
  */
 export function relaysDirectly(connection: { client: Client; transport: Transport }): boolean {
   const { transport } = connection;
+  if (transport instanceof ProcessTransport) return true;
   return (
-    (transport instanceof ProcessTransport || transport instanceof StreamableHTTPClientTransport) &&
+    transport instanceof StreamableHTTPClientTransport &&
     isLegacyVersion(connection.client.getNegotiatedProtocolVersion())
   );
 }

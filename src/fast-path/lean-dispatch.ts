@@ -47,9 +47,9 @@ export interface LeanSession {
  * negotiated a legacy version, a request without 2026-07-28 vocabulary (eligibility.ts), a route to a legacy-era
  * upstream (whose results cannot be input_required). Everything else goes to the SDK as before.
  *
- * A 2026-07-28 stdio session's first-round `tools/call` to a legacy-era upstream is taken too, once the SDK's stdio
- * entry has pinned the connection: for it the dispatcher does those steps itself, as the SDK does them
- * (modern-wire.ts), and leaves to the SDK an envelope the SDK's own check refuses.
+ * A 2026-07-28 stdio session's first-round `tools/call` is taken too, to any upstream, once the SDK's stdio entry has
+ * pinned the connection: for it the dispatcher does those steps itself, as the SDK does them (modern-wire.ts), and
+ * leaves to the SDK an envelope the SDK's own check refuses.
  *
  * As the SDK does: a notifications/cancelled for a request it serves aborts the handler's signal and the request
  * is not answered; a closing transport aborts every handler.
@@ -131,10 +131,14 @@ export class LeanDispatch {
     return true;
   }
 
+  /**
+   * Any tool's call, a 2026-07-28 upstream's too: the handler passes that upstream's input_required and task answers
+   * on as they came, and the SDK's server would only encode them (the proxy's handler is its catch-all, which the
+   * SDK does not wrap with its own checks).
+   */
   private acceptsModern(request: JSONRPCRequest): boolean {
     const { session } = this;
-    if (session.isClosed || this.inflight.has(request.id) || this.lanes.has(request.id)) return false;
-    return routesToLegacy(session.view.catalog, request);
+    return !(session.isClosed || this.inflight.has(request.id) || this.lanes.has(request.id));
   }
 
   /**

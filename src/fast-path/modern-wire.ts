@@ -93,3 +93,13 @@ export function modernCodecOf(server: Server): ModernCodec | undefined {
 export function serverInfoOf(server: Server): Implementation | undefined {
   return (server as unknown as { _outboundServerInfo?: () => Implementation | undefined })._outboundServerInfo?.();
 }
+
+/**
+ * The envelope an SDK client puts before the `_meta` of each request it sends in the 2026-07-28 era (its
+ * `_outboundMetaEnvelope`, SDK 2.4): undefined for a client of the legacy era, or one whose internals moved.
+ */
+export function clientEnvelopeOf(client: object): (() => Record<string, unknown> | undefined) | undefined {
+  const envelope = (client as { _outboundMetaEnvelope?: () => Record<string, unknown> | undefined })
+    ._outboundMetaEnvelope;
+  return typeof envelope === 'function' ? () => envelope.call(client) : undefined;
+}

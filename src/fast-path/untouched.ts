@@ -1,3 +1,4 @@
+import { isPlainObject } from '../config/pointer.js';
 import { dumpChars, limitOf, type PipelineSettings } from '../pipeline/settings.js';
 import type { Result } from '../pipeline/types.js';
 
@@ -13,14 +14,21 @@ const BLOCK_JSON_BYTES = 32;
 /** A generous bound on the result's JSON apart from its blocks (`{"content":[]}`, `"isError":false`). */
 const RESULT_JSON_BYTES = 64;
 
+/** A generous bound on `,"resultType":"complete"`. */
+const RESULT_TYPE_JSON_BYTES = 32;
+
+/** A generous bound on `,"_meta":` before the JSON of its value. */
+const META_KEY_JSON_BYTES = 16;
+
 /**
  * Whether the result pipeline certainly returns this result as it is, told from a quick look that never
- * serializes or scans it: a result of text blocks only, each too short for any layer to look at (under the
- * length where binary strings are examined, within the dump, line and error limits), whose JSON cannot
+ * serializes or scans its content: a result of text blocks only, each too short for any layer to look at (under
+ * the length where binary strings are examined, within the dump, line and error limits), whose JSON cannot
  * exceed the client's result limit, with no transformer or field rule in the settings and no payload kept
- * as bytes. Anything else (other blocks, structuredContent, fields it does not know, a setting it does not
- * know how to bound) is "maybe touched", and the pipeline decides. `settings` are the call's, after
- * forClient.
+ * as bytes. The 2026-07-28 revision's `resultType: "complete"` and a `_meta` object (the server's identity, a trace
+ * id), which no layer reads, count only towards that limit (a `_meta` by its JSON). Anything else (other blocks,
+ * structuredContent, fields it does not know, a setting it does not know how to bound) is "maybe touched", and the
+ * pipeline decides. `settings` are the call's, after forClient.
  *
  * It must never say "untouched" for a result a layer would rewrite: test/unit/untouched.test.ts holds it to
  * the pipeline itself over the pipeline's own fixtures.
@@ -31,7 +39,15 @@ export function surelyUntouched(result: Result, settings: PipelineSettings, payl
   if (settings.transform !== undefined || settings.fields.length > 0) return false;
   const { content } = result;
   if (!Array.isArray(content)) return false;
-  for (const key in result) if (key !== 'content' && key !== 'isError') return false;
+  let besides = 0;
+  for (const key in result) {
+    if (key === 'content' || key === 'isError') continue;
+    const value = result[key];
+    if (key === 'resultType' && value === 'complete') besides += RESULT_TYPE_JSON_BYTES;
+    else if (key === '_meta' && isPlainObject(value))
+      besides += META_KEY_JSON_BYTES + Buffer.byteLength(JSON.stringify(value));
+    else return false;
+  }
   const maxLines = limitOf(settings.lineLimit, 0);
   const longest = Math.min(
     result.isError ? settings.errorLimit : Math.min(settings.minBinaryLength - 1, dumpChars(settings)),
@@ -49,6 +65,6 @@ export function surelyUntouched(result: Result, settings: PipelineSettings, payl
   const resultLimit = limitOf(settings.resultLimit, 0);
   return (
     resultLimit === 0 ||
-    MAX_JSON_BYTES_PER_CHAR * chars + BLOCK_JSON_BYTES * content.length + RESULT_JSON_BYTES <= resultLimit
+    MAX_JSON_BYTES_PER_CHAR * chars + BLOCK_JSON_BYTES * content.length + RESULT_JSON_BYTES + besides <= resultLimit
   );
 }

@@ -5,6 +5,7 @@ import type { Blobs } from '../transports/blob-set.js';
 import { envelopeFrom, type RequestEnvelope } from './envelope.js';
 import { artifactsOf, type CallOutcome, type GatewayEvents } from './events.js';
 import type { InFlight } from './inflight.js';
+import { isInputRequired } from './input-rounds.js';
 import type { InputBridge, LaneHold } from './input-bridge.js';
 import type { Offload } from './offload.js';
 import type { DownstreamSession } from './session.js';
@@ -27,7 +28,8 @@ export interface LaneDeps {
  * The relay lane: the `tools/call` handler (handlers.ts) for the calls where most of its steps do nothing, written
  * as one callback chain instead of a dozen async layers, each a few microseconds and a few allocations per call
  * (docs/performance.md, issue #13 item 5). It takes a call served past the SDK (fast-path/lean-dispatch.ts,
- * http/lean-post.ts, http/lean-modern-post.ts) that goes to a legacy-era upstream whose requests skip the SDK client,
+ * http/lean-post.ts, http/lean-modern-post.ts) that goes to an upstream whose requests skip the SDK client (a
+ * legacy-era one, or for a 2026-07-28 client a 2026-07-28 one too, whose input_required answers pass on as they came),
  * carries no client progress token (the handler orders progress before the result) and no 2025 task, to a tool that
  * is not the proxy's own, with arguments holding no artifact URI to restore; a 2026-07-28 client's call, when it asks
  * for no log messages (which it hears only on the call's own stream). Everything else takes the handler.
@@ -65,6 +67,9 @@ export function relayLane(deps: LaneDeps) {
     const route = session.view.catalog.tool(name);
     if (!route) return undefined;
     const { upstream } = route;
+    // A legacy client is asked a 2026-07-28 server's questions as real requests, by the handler (input-rounds.ts).
+    const modernUpstream = upstream.era === 'modern';
+    if (modernUpstream && session.era !== 'modern') return undefined;
     const call: CallInfo = {
       server: upstream.name,
       tool: route.original,
@@ -88,32 +93,37 @@ export function relayLane(deps: LaneDeps) {
       blobs.dispose();
       announceArtifacts(session, offload, result);
       answer({ result });
-      report((result as CallToolResult).isError ? 'error' : 'ok', result);
+      // A request for input is no result yet: the call is reported once done, by the handler serving its retry.
+      if (!isInputRequired(result)) report((result as CallToolResult).isError ? 'error' : 'ok', result);
       end();
     };
 
     let held: LaneHold | undefined;
-    const cancel = upstream.relayCall({ ...params, name: route.original }, (outcome) => {
-      if (held?.took(outcome)) return;
-      session.served(request.id);
-      if ('error' in outcome) return failed(outcome.error);
-      const { result, blobs } = outcome;
-      if (!isToolResult(result) || offload.passesUnchanged(result, call, blobs)) return deliver(result, blobs);
-      offload.processResult(result, call, blobs).then(
-        (processed) => deliver(processed, blobs),
-        (error: unknown) => {
-          blobs.dispose();
-          failed(error instanceof Error ? error : new Error(String(error)));
-        },
-      );
-    });
+    const cancel = upstream.relayCall(
+      { ...params, name: route.original },
+      (outcome) => {
+        if (held?.took(outcome)) return;
+        session.served(request.id);
+        if ('error' in outcome) return failed(outcome.error);
+        const { result, blobs } = outcome;
+        if (!isToolResult(result) || offload.passesUnchanged(result, call, blobs)) return deliver(result, blobs);
+        offload.processResult(result, call, blobs).then(
+          (processed) => deliver(processed, blobs),
+          (error: unknown) => {
+            blobs.dispose();
+            failed(error instanceof Error ? error : new Error(String(error)));
+          },
+        );
+      },
+      asking,
+    );
     if (!cancel) {
       end();
       return undefined;
     }
-    if (asking) {
-      // A question of the upstream answers the client's request with input_required; the call's end is reported when
-      // the client's retry gets it (as the handler does).
+    if (asking && !modernUpstream) {
+      // A question of the (legacy-era) upstream answers the client's request with input_required; the call's end is
+      // reported when the client's retry gets it (as the handler does).
       const asked = (result: Result) => {
         session.served(request.id);
         answer({ result });

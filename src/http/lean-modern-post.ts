@@ -9,7 +9,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { JSONRPCRequest, Notification, Result } from '@modelcontextprotocol/server';
 import { isPlainObject } from '../config/pointer.js';
-import { isModernLeanRequest, routesToLegacy, type ToolRoutes } from '../fast-path/eligibility.js';
+import { isModernLeanRequest } from '../fast-path/eligibility.js';
 import { EnvelopeVerdicts } from '../fast-path/envelope-verdicts.js';
 import { answerMessage, leanContext } from '../fast-path/lean-call.js';
 import { liftEnvelope, serverInfoOf } from '../fast-path/modern-wire.js';
@@ -34,7 +34,7 @@ const MISSING_CAPABILITY_STATUS = 400;
 export type ModernCall = ReturnType<typeof liftEnvelope>;
 
 /**
- * A 2026-07-28 client's POST of a first-round `tools/call` to a legacy-era upstream's tool (or the proxy's own),
+ * A 2026-07-28 client's POST of a first-round `tools/call` to any tool (an upstream's of either era, or the proxy's),
  * served on Node's request and response instead of through the SDK's stateless entry (`createMcpHandler` behind
  * `toNodeHandler`), which for every such POST builds a web Request and reads the body back out of it, classifies and
  * validates the message with zod, connects a Server to a per-request transport, pipes a web Response into Node's,
@@ -45,16 +45,15 @@ export type ModernCall = ReturnType<typeof liftEnvelope>;
  * the envelope lifted out of `_meta` into the handler's context; the answer encoded for the revision
  * (modern-wire.ts), as one JSON body, or as an SSE stream once something else is sent for the call first (the
  * entry's `auto` response mode, lazy-answer.ts), with the SDK's keep-alive; a client that goes away aborts the
- * handler. It takes nothing the SDK would refuse, or treat otherwise: retries (`inputResponses`, `requestState`),
- * calls to 2026-07-28 upstreams (whose answers may be input_required), repeated or Base64 headers, a progress token
- * or an id the SDK's schema would refuse: those POSTs go to the SDK as before. A call the relay lane takes
- * (gateway/relay-lane.ts) skips the session's handler as well.
+ * handler. A 2026-07-28 upstream's answer (input_required and task handles too) is encoded as the SDK's entry encodes
+ * what the proxy's handler returns: the SDK does not wrap the proxy's catch-all handler with its own result checks.
+ * It takes nothing the SDK would refuse, or treat otherwise: retries (`inputResponses`, `requestState`), repeated or
+ * Base64 headers, a progress token or an id the SDK's schema would refuse: those POSTs go to the SDK as before. A call
+ * the relay lane takes (gateway/relay-lane.ts) skips the session's handler as well.
  */
 export class ModernLeanPosts {
   /** The SDK's verdicts on the envelopes seen (whether each classifies as a 2026-07-28 request it serves). */
   private readonly verdicts = new EnvelopeVerdicts(classifiedModern);
-
-  constructor(private readonly catalog: ToolRoutes) {}
 
   /**
    * The call a POST carries, as its handler sees it and its envelope apart, when it is served here; undefined leaves
@@ -76,7 +75,6 @@ export class ModernLeanPosts {
     const { progressToken } = params._meta;
     if (progressToken !== undefined && typeof progressToken !== 'string' && !Number.isSafeInteger(progressToken))
       return undefined;
-    if (!routesToLegacy(this.catalog, request)) return undefined;
     const call = liftEnvelope(request);
     return this.verdicts.holds(call.envelope) ? call : undefined;
   }

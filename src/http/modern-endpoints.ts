@@ -23,7 +23,7 @@ interface ModernEndpoint {
 export class ModernEndpoints {
   private readonly endpoints = new Map<string, ModernEndpoint>();
   private readonly idle: IdleSessions;
-  /** Plain calls to legacy-era upstreams, served past the SDK's entry (lean-modern-post.ts). */
+  /** Plain first-round calls, served past the SDK's entry (lean-modern-post.ts). */
   private readonly lean: ModernLeanPosts;
 
   constructor(
@@ -31,7 +31,7 @@ export class ModernEndpoints {
     /** Who a principal's requests act for, given the origin its client reached the proxy at. */
     private readonly identity: (token: string, origin: string | undefined) => SessionIdentity,
   ) {
-    this.lean = new ModernLeanPosts(ctx.gateway.catalog);
+    this.lean = new ModernLeanPosts();
     this.idle = new IdleSessions(ctx.config.httpOptions.sessionIdleMs, (token, idleMs) => this.letGo(token, idleMs));
     ctx.gateway.onSharedChange((notification) => {
       for (const { handler } of this.endpoints.values()) publish(handler, notification);

@@ -442,17 +442,21 @@ export class Upstream {
    * A client's `tools/call` relayed the way `request` relays it, for the relay lane (gateway/relay-lane.ts), with
    * callbacks instead of promises and signals: the proxy's own progress token (so the result's payloads kept as
    * bytes travel with it, and progress restarts the timeout), the same timeout and liveness check, the same errors.
-   * Only a connection whose relayed requests go directly (a legacy-era stdio process, up) takes it; otherwise
-   * nothing is sent and undefined says so. What it returns cancels the call upstream (`done` is then not called).
+   * Only a connection whose relayed requests go directly (direct-requests.ts; up) takes it; otherwise nothing is
+   * sent and undefined says so. What it returns cancels the call upstream (`done` is then not called). A 2026-07-28
+   * server gets the call as `request` sends it there: with `envelope`'s client identity (envelopeMeta), its task
+   * handles noted for tasks/get.
    */
   relayCall(
     params: Record<string, unknown>,
     done: (outcome: { result: Result; blobs: Blobs } | { error: Error }) => void,
+    envelope?: RequestEnvelope,
   ): ((reason: unknown) => boolean) | undefined {
     const connection = this.connection;
     if (this.state !== 'up' || !connection) return undefined;
     const direct = directRequestsOf(connection.client);
     if (!direct) return undefined;
+    const modern = connection.client.getProtocolEra() === 'modern';
     this.carried = true;
     const channel = connection.transport instanceof ProcessTransport ? connection.transport.blobs : undefined;
     const timeout = this.config.timeoutMs;
@@ -470,10 +474,16 @@ export class Upstream {
       progress.release();
       channel?.release(progress.token);
     };
-    const meta = { ...(params._meta as Record<string, unknown> | undefined), progressToken: progress.token };
+    const meta: Record<string, unknown> = {
+      ...(params._meta as Record<string, unknown> | undefined),
+      progressToken: progress.token,
+      ...(modern ? this.envelopeMeta(envelope) : {}),
+    };
+    if (modern && PROTOCOL_VERSION_META_KEY in meta) delete meta[PROTOCOL_VERSION_META_KEY];
     const id = direct.send('tools/call', { ...params, _meta: meta }, (answer, atOnce) => {
       const blobs = 'result' in answer ? (channel?.take(progress.token) ?? Blobs.NONE) : Blobs.NONE;
       finish();
+      if (modern && 'result' in answer) this.tasks.noteStarted(answer.result, String(params.name));
       // What the upstream sent before its answer (log messages, in the same read) is passed on first: the SDK
       // client hands notifications over in microtasks, which all run before the check phase. Over HTTP an answer
       // read in a turn that handed none over goes at once (whenReadsAllow), ahead of the rest of its response's

@@ -21,6 +21,8 @@ export const FIXTURES = {
   artifact: fixture('artifact-server.mjs'),
   clientView: fixture('client-view-server.mjs'),
   wireEdges: fixture('wire-edges-server.mjs'),
+  /** A 2026-07-28 server on SDK v2 (it serves the legacy era too). */
+  modern: fixture('modern-server.mjs'),
 } as const;
 
 export type FixtureName = keyof typeof FIXTURES;

@@ -3,9 +3,10 @@
 // the real ones, over real sockets; a wrapper on each session's Server records what the SDK dispatched. Each case
 // sends the same call twice: once as a client sends it, once with its Mcp-Name in the Base64 form the SDK decodes and
 // the lean path leaves to it, and compares the two answers byte for byte.
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, jest, test } from '@jest/globals';
 import { rm } from 'node:fs/promises';
 import type { RequestId } from '@modelcontextprotocol/server';
+import { DirectRequests } from '../../src/fast-path/direct-requests.js';
 import { Gateway } from '../../src/gateway/gateway.js';
 import { serveHttp, type HttpHandle } from '../../src/gateway/http-server.js';
 import { silentLogger } from '../../src/logger.js';
@@ -219,12 +220,65 @@ describe('a 2026-07-28 POST past the SDK', () => {
     expect(served.laneTaken).toContain(501);
   });
 
-  test('a call to a 2026-07-28 upstream stays with the SDK', async () => {
+  test.each([
+    ['a result', { name: 'modern__echo', arguments: { text: 'modern ü 😀' } }],
+    ['its input_required, as it came', { name: 'modern__ask', arguments: {} }],
+    ['its result _meta', { name: 'modern__meta_echo', arguments: {}, _meta: { traceparent: 't-9' } }],
+  ])("a 2026-07-28 upstream's call, %s: past the SDK on both sides, and the same answer", async (label, call) => {
+    const params = { ...call, _meta: envelope((call as { _meta?: Record<string, unknown> })._meta) };
+    const direct = jest.spyOn(DirectRequests.prototype, 'send');
+    const reported: string[] = [];
+    const stop = gateway.events.on('call', ({ tool, outcome }) => void reported.push(`${tool} ${outcome}`));
+    const { lean, sdk, sdkServed, lane } = await bothWays(params, [601, 602]);
+    stop();
+    // A request for input is no result yet: neither way reports the call (its retry does).
+    const tool = call.name.slice('modern__'.length);
+    expect(reported).toEqual(label === 'its input_required, as it came' ? [] : [`${tool} ok`, `${tool} ok`]);
+    // Both went to the upstream past the SDK's client as well.
+    expect(direct.mock.calls.map(([method, sent]) => `${method} ${String(sent?.name)}`)).toEqual(
+      Array(2).fill(`tools/call ${call.name.slice('modern__'.length)}`),
+    );
+    direct.mockRestore();
+    expect(sdkServed).toEqual([602]);
+    // The relay lane takes the first; the SDK's server hands the second to the handler.
+    expect(lane).toEqual([601]);
+    expect(lean.status).toBe(200);
+    expect(lean.type).toBe('application/json');
+    // The upstream sees the proxy's progress token, one per call: the one difference between the two answers.
+    const sameToken = (text: string) => text.replace(/\\"progressToken\\":[^,}]*/g, 'TOKEN');
+    expect(sameToken(withoutId(lean, 601))).toBe(sameToken(withoutId(sdk, 602)));
+    const { result } = JSON.parse(lean.text) as { result: Record<string, unknown> };
+    if (label === 'a result')
+      expect(result).toMatchObject({ resultType: 'complete', content: [{ text: 'echo: modern ü 😀' }] });
+    if (label === 'its input_required, as it came') {
+      expect(result).toMatchObject({ resultType: 'input_required', requestState: 'asked-for-name' });
+      expect(Object.keys(result.inputRequests as object)).toEqual(['name']);
+    }
+    if (label === 'its result _meta') {
+      expect((result._meta as Record<string, unknown>).traceparent).toBe('t-9');
+      // The upstream got the call in its era, with the client's own envelope (sent past the SDK's client too).
+      const seen = JSON.parse((result.content as Array<{ text: string }>)[0]!.text) as {
+        envelope: Record<string, unknown>;
+      };
+      expect(seen.envelope).toMatchObject({
+        'io.modelcontextprotocol/protocolVersion': MODERN,
+        'io.modelcontextprotocol/clientInfo': { name: 'raw-modern', version: '1.0.0' },
+        'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
+      });
+    }
+  });
+
+  test("a 2026-07-28 upstream's input_required, answered: the retry goes through the SDK and gets the result", async () => {
     served.clear();
-    const answer = await post(601, { name: 'modern__echo', arguments: { text: 'modern' }, _meta: envelope() });
-    expect(answer.text).toContain('echo: modern');
-    expect(served.sdkServed).toEqual([601]);
-    expect(served.laneTaken).toEqual([]);
+    const params = { name: 'modern__ask', arguments: {}, _meta: envelope() };
+    const asked = JSON.parse((await post(651, params)).text) as { result: { requestState: string } };
+    const done = await post(652, {
+      ...params,
+      inputResponses: { name: { action: 'accept', content: { name: 'Ada' } } },
+      requestState: asked.result.requestState,
+    });
+    expect(JSON.parse(done.text).result).toMatchObject({ resultType: 'complete', content: [{ text: 'Hello, Ada!' }] });
+    expect(served.sdkServed).toEqual([652]);
   });
 
   test.each([

@@ -3,11 +3,12 @@
 // entry, the gateway and the upstream are the real ones; the wire is an in-memory pair in place of stdin/stdout, so
 // the test can tell which calls the SDK's server dispatched. The first call of a connection pins it and always goes
 // through the SDK: each case sends the same call twice and compares the two answers.
-import { afterEach, describe, expect, test } from '@jest/globals';
+import { afterEach, describe, expect, jest, test } from '@jest/globals';
 import { InMemoryTransport } from '@modelcontextprotocol/server';
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
 import { rm } from 'node:fs/promises';
 import { serveStdioHeld } from '../../src/cli/run.js';
+import { DirectRequests } from '../../src/fast-path/direct-requests.js';
 import { Gateway } from '../../src/gateway/gateway.js';
 import { silentLogger } from '../../src/logger.js';
 import { FIXTURES, NODE, waitFor } from '../helpers/fixtures.js';
@@ -29,7 +30,7 @@ afterEach(async () => {
 });
 
 /** The proxy's stdio entry over a fixture, on an in-memory wire; `sdkServed` lists what the SDK dispatched. */
-async function connection(fixture: 'basic' | 'slow' = 'basic') {
+async function connection(fixture: 'basic' | 'slow' | 'modern' = 'basic') {
   const config = testConfig([{ name: fixture, command: NODE, args: [FIXTURES[fixture]] }]);
   const gateway = new Gateway(config, silentLogger, { oneClient: true });
   const { sdkServed, laneTaken } = recordServedBy(gateway);
@@ -140,6 +141,55 @@ describe('a 2026-07-28 stdio client past the SDK', () => {
     expect(withoutId(second)).toBe(withoutId(first));
     expect(c.sdkServed).toEqual([1]);
     expect(c.laneTaken).toEqual([]);
+  });
+
+  test.each([
+    ['a result', { name: 'echo', arguments: { text: 'modern ü 😀' } }],
+    ['its input_required, as it came', { name: 'ask', arguments: {} }],
+    ['its result _meta', { name: 'meta_echo', arguments: {}, _meta: { traceparent: 't-9' } }],
+  ])("a 2026-07-28 upstream's call, %s: past the SDK on both sides, and answered the same", async (label, call) => {
+    const c = await connection('modern');
+    const params = {
+      ...call,
+      _meta: { ...envelope({ elicitation: { form: {} } }), ...(call as { _meta?: object })._meta },
+    };
+    const direct = jest.spyOn(DirectRequests.prototype, 'send');
+    const first = await c.ask(1, params);
+    const second = await c.ask(2, params);
+    // Both went to the upstream past the SDK's client; the second past the SDK's server as well, by the relay lane.
+    expect(direct.mock.calls.map(([method, sent]) => `${method} ${String(sent?.name)}`)).toEqual(
+      Array(2).fill(`tools/call ${call.name}`),
+    );
+    direct.mockRestore();
+    expect(c.sdkServed).toEqual([1]);
+    expect(c.laneTaken).toEqual([2]);
+    // The upstream sees the proxy's progress token, one per call: the one difference between the two answers.
+    const sameToken = (message: Message) => withoutId(message).replace(/\\"progressToken\\":[^,}]*/g, 'TOKEN');
+    expect(sameToken(second)).toBe(sameToken(first));
+    const result = second.result!;
+    if (label === 'a result')
+      expect(result).toMatchObject({ resultType: 'complete', content: [{ text: 'echo: modern ü 😀' }] });
+    if (label === 'its input_required, as it came') {
+      expect(result).toMatchObject({ resultType: 'input_required', requestState: 'asked-for-name' });
+      const done = await c.ask(3, {
+        ...params,
+        inputResponses: { name: { action: 'accept', content: { name: 'Ada' } } },
+        requestState: result.requestState,
+      });
+      expect(done.result).toMatchObject({ resultType: 'complete', content: [{ text: 'Hello, Ada!' }] });
+      expect(c.sdkServed).toEqual([1, 3]);
+    }
+    if (label === 'its result _meta') {
+      expect((result._meta as Record<string, unknown>).traceparent).toBe('t-9');
+      const seen = JSON.parse((result.content as Array<{ text: string }>)[0]!.text) as {
+        envelope: Record<string, unknown>;
+      };
+      expect(seen.envelope).toMatchObject({
+        'io.modelcontextprotocol/protocolVersion': MODERN,
+        'io.modelcontextprotocol/clientInfo': { name: 'raw-modern', version: '1.0.0' },
+        'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
+      });
+    }
   });
 
   test('a call cancelled by the client is not answered, and is cancelled upstream', async () => {

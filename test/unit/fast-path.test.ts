@@ -37,9 +37,9 @@ describe('isLeanRequest: only what the SDK server would pass to the handler unch
 });
 
 /** A DirectRequests on one end of a linked pair; the other end plays the upstream. */
-async function upstreamPair() {
+async function upstreamPair(envelope?: () => Record<string, unknown>) {
   const [near, far] = InMemoryTransport.createLinkedPair();
-  const requests = new DirectRequests(near, () => undefined);
+  const requests = new DirectRequests(near, () => undefined, false, envelope);
   const passedOn: JSONRPCMessage[] = [];
   near.onmessage = (message) => {
     const rest = requests.take(carryWireError(message));
@@ -134,12 +134,63 @@ describe('DirectRequests: what the SDK client does for a relayed request, withou
   test('takes only requests sent with an abort signal and options it honors', async () => {
     const { requests } = await upstreamPair();
     const signal = new AbortController().signal;
-    expect(requests.honors({ signal, timeout: 2 ** 31 - 1 })).toBe(true);
-    expect(requests.honors({ signal, allowInputRequired: true } as never)).toBe(true);
-    expect(requests.honors(undefined)).toBe(false);
-    expect(requests.honors({ timeout: 1000 })).toBe(false);
-    expect(requests.honors({ signal, onprogress: () => undefined })).toBe(false);
-    expect(requests.honors({ signal, relatedRequestId: 3 })).toBe(false);
+    expect(requests.honors('tools/call', { signal, timeout: 2 ** 31 - 1 })).toBe(true);
+    expect(requests.honors('tools/call', { signal, allowInputRequired: true } as never)).toBe(true);
+    expect(requests.honors('tools/call', undefined)).toBe(false);
+    expect(requests.honors('tools/call', { timeout: 1000 })).toBe(false);
+    expect(requests.honors('tools/call', { signal, onprogress: () => undefined })).toBe(false);
+    expect(requests.honors('tools/call', { signal, relatedRequestId: 3 })).toBe(false);
+  });
+});
+
+describe('DirectRequests in the 2026-07-28 era: the envelope the SDK client puts first in every _meta', () => {
+  const envelope = () => ({
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientInfo': { name: 'proxy', version: '1' },
+  });
+
+  test('a request and its cancellation carry it before their own _meta keys; a request without params gets one', async () => {
+    const { requests, next } = await upstreamPair(envelope);
+    const controller = new AbortController();
+    const pending = requests.request(
+      'tools/call',
+      {
+        name: 'x',
+        _meta: { progressToken: 4, 'io.modelcontextprotocol/clientInfo': { name: 'client', version: '2' } },
+      },
+      { signal: controller.signal },
+    );
+    const sent = await next();
+    expect(sent.params).toEqual({
+      name: 'x',
+      _meta: {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientInfo': { name: 'client', version: '2' },
+        progressToken: 4,
+      },
+    });
+    expect(Object.keys(sent.params!._meta as object)).toEqual([
+      'io.modelcontextprotocol/protocolVersion',
+      'io.modelcontextprotocol/clientInfo',
+      'progressToken',
+    ]);
+    controller.abort('changed my mind');
+    await pending.catch(() => undefined);
+    const cancelled = await next();
+    expect(cancelled).toMatchObject({
+      method: 'notifications/cancelled',
+      params: { requestId: sent.id, reason: 'changed my mind', _meta: envelope() },
+    });
+    requests.request('tools/call', undefined, { signal: new AbortController().signal }).catch(() => undefined);
+    expect((await next()).params).toEqual({ _meta: envelope() });
+  });
+
+  test('takes tools/call only', async () => {
+    const { requests } = await upstreamPair(envelope);
+    const signal = new AbortController().signal;
+    expect(requests.honors('tools/call', { signal })).toBe(true);
+    expect(requests.honors('resources/read', { signal })).toBe(false);
+    expect(requests.honors('prompts/get', { signal })).toBe(false);
   });
 });
 

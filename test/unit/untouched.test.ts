@@ -77,7 +77,13 @@ const result: fc.Arbitrary<CallToolResult> = fc.record(
       },
     ),
     isError: fc.boolean(),
-    _meta: fc.constant({ note: 'x' }),
+    resultType: fc.constantFrom('complete', 'other'),
+    _meta: fc.oneof(
+      fc.constant({ note: 'x' }),
+      fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 }),
+      fc.string({ maxLength: 3000 }).map((pad) => ({ pad })),
+      fc.constant('not an object' as unknown as Record<string, never>),
+    ),
   },
   { requiredKeys: ['content'] },
 );
@@ -155,6 +161,11 @@ test('says "untouched" for the small text results that make up ordinary traffic'
     },
     { content: [{ type: 'text', text: 'Tool failed: no such file' }], isError: true },
     { content: [] },
+    {
+      content: [{ type: 'text', text: 'echo: hello 1' }],
+      resultType: 'complete',
+      _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'modern-fixture', version: '1.0.0' }, traceparent: 't' },
+    },
   ] as CallToolResult[]) {
     expect(surelyUntouched(input, settings, 0)).toBe(true);
     expect(layersApply(input, settings)).toBe(false);
@@ -170,7 +181,7 @@ test('says "untouched" for the small text results that make up ordinary traffic'
 
 test('says "maybe touched" for every shape the pipeline rewrites, and for payloads kept as bytes', () => {
   const settings = settingsOf({ keepInline: { imageMaxBytes: 0, audioMaxBytes: 0 } });
-  const touched: CallToolResult[] = [
+  const touched = [
     { content: [{ type: 'image', data: binaries[0]!, mimeType: 'image/png' }] },
     { content: [{ type: 'audio', data: binaries[5]!, mimeType: 'audio/mpeg' }] },
     { content: [{ type: 'resource', resource: { uri: 'x://b', blob: binaries[3]!, mimeType: 'application/pdf' } }] },
@@ -181,11 +192,17 @@ test('says "maybe touched" for every shape the pipeline rewrites, and for payloa
     { content: [{ type: 'text', text: 'x'.repeat(200_000) }] },
     { content: [{ type: 'text', text: 'Error: '.repeat(10_000) }], isError: true },
     { content: [], structuredContent: { data: binaries[0] } },
-  ];
+  ] as CallToolResult[];
   for (const input of touched) {
     expect(layersApply(input, settings)).toBe(true);
     expect(surelyUntouched(input, settings, 0)).toBe(false);
   }
+  // A `_meta` no layer reads still counts towards the result limit.
+  const padded = { content: [{ type: 'text', text: 'hi' }], resultType: 'complete', _meta: { pad: 'x'.repeat(2000) } };
+  const limited = settingsOf({ resultLimit: 1000 });
+  expect(layersApply(padded as CallToolResult, limited)).toBe(true);
+  expect(surelyUntouched(padded as CallToolResult, limited, 0)).toBe(false);
+  expect(surelyUntouched({ ...padded, _meta: { pad: 'x' } } as CallToolResult, limited, 0)).toBe(true);
   const small = { content: [{ type: 'text', text: 'hi' }] } as CallToolResult;
   expect(surelyUntouched(small, settings, 1)).toBe(false);
   expect(surelyUntouched(small, settingsOf({ fields: [{ path: 'x' }] }), 0)).toBe(false);
