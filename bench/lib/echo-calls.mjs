@@ -7,13 +7,20 @@ export const WARMUP = 100;
 
 /**
  * The latency-worker job fields of server-everything's own Streamable HTTP with `front` before it
- * (bench/lib/http-front.mjs: direct, relay, http-relay, offload; `root`: the checkout whose dist/cli.js offload runs).
+ * (bench/lib/http-front.mjs: direct, relay, http-relay, offload; `root`: the checkout whose dist/cli.js offload runs;
+ * `server: 'modern'`: the SDK v2 fixture server instead).
  */
-export const httpFrontJob = (front, root) => ({
+export const httpFrontJob = (front, root, server) => ({
   transport: 'http',
   spawn: {
     command: process.execPath,
-    args: ['bench/lib/http-front.mjs', '--front', front, ...(root ? ['--root', root] : [])],
+    args: [
+      'bench/lib/http-front.mjs',
+      '--front',
+      front,
+      ...(root ? ['--root', root] : []),
+      ...(server ? ['--server', server] : []),
+    ],
   },
   ready: { stream: 'stderr', pattern: '^front ready (\\S+)(?: pid (\\d+))?' },
 });

@@ -1,14 +1,15 @@
 #!/usr/bin/env node
 // server-everything over Streamable HTTP with something in front of it, for the HTTP A/B of the forwarding path:
 //
-//   node bench/lib/http-front.mjs --front direct|relay|http-relay|offload [--root <checkout>]
+//   node bench/lib/http-front.mjs --front direct|relay|http-relay|offload [--root <checkout>] [--server modern]
 //
 // direct: nothing in front; relay: a TCP byte relay (the floor for any HTTP proxy process: bytes copied, nothing
 // parsed); http-relay: a minimal HTTP proxy (requests parsed as HTTP and JSON, sent on with Node's HTTP client,
 // answers streamed back: the floor for a proxy that reads what it forwards); offload: `<root>/dist/cli.js --http
 // 127.0.0.1:0 --url <server>`. Prints "front ready <url> pid <pid>" on stderr once the front answers (pid: the
 // process whose CPU the front costs: the relays are this one, the proxy its child, none for direct), and stops what
-// it started on SIGTERM.
+// it started on SIGTERM. `--server modern`: the SDK v2 fixture server (test/fixtures/modern-server.mjs --http <port>, a
+// 2026-07-28 server) instead of server-everything.
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 import net from 'node:net';
@@ -18,7 +19,13 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { EVERYTHING } from './echo-calls.mjs';
 
-const { values } = parseArgs({ options: { front: { type: 'string' }, root: { type: 'string', default: '.' } } });
+const { values } = parseArgs({
+  options: {
+    front: { type: 'string' },
+    root: { type: 'string', default: '.' },
+    server: { type: 'string', default: 'everything' },
+  },
+});
 const children = [];
 const stop = () => {
   for (const child of children) child.kill('SIGTERM');
@@ -66,7 +73,11 @@ const freePort = () =>
   });
 
 const port = await freePort();
-await started(process.execPath, [EVERYTHING, 'streamableHttp'], { PORT: String(port) }, /listening on port/i);
+if (values.server === 'modern') {
+  await started(process.execPath, ['test/fixtures/modern-server.mjs', '--http', String(port)], {}, /listening \d+/);
+} else {
+  await started(process.execPath, [EVERYTHING, 'streamableHttp'], { PORT: String(port) }, /listening on port/i);
+}
 const server = `http://127.0.0.1:${port}/mcp`;
 let url = server;
 let frontPid;

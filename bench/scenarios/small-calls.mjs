@@ -18,6 +18,7 @@
 //                                      v2-stdio-direct,v2-stdio-relay,v2-stdio-mcp-offload,v2-stdio-mcp-offload-modern,
 //                                      v2-http-direct,v2-http-mcp-offload,v2-http-mcp-offload-modern,
 //                                      v2m-stdio-direct,v2m-stdio-relay,v2m-stdio-mcp-offload,
+//                                      v2m-url-direct,v2m-url-relay,v2m-url-mcp-offload,
 //                                      stdio-direct-steady,stdio-relay-steady,stdio-mcp-offload-steady,
 //                                      url-direct-steady,url-relay-steady,url-mcp-offload-steady
 import { EVERYTHING, WARMUP, collect, echoJob, httpFrontJob, intFromEnv } from '../lib/echo-calls.mjs';
@@ -231,6 +232,18 @@ MODES.push(
       spawn: { command: NODE, args: [...OFFLOAD(tmp), '--', NODE, MODERN_SERVER] },
     }),
   },
+  ...[
+    ['direct', "direct (the server's own Streamable HTTP)"],
+    ['relay', 'TCP byte relay (floor)'],
+    ['offload', 'mcp-offload --http --url'],
+  ].map(([front, mode]) => ({
+    id: `v2m-url-${front === 'offload' ? 'mcp-offload' : front}`,
+    transport: 'v2m-url',
+    mode,
+    ...(front === 'direct' ? {} : { baseline: 'v2m-url-direct' }),
+    calls: modernEcho,
+    job: () => ({ ...httpFrontJob(front, undefined, 'modern'), client: 'v2-modern' }),
+  })),
 );
 
 // The same modes once more in the steady state: after BENCH_SMALL_CALLS_STEADY_WARMUP warm-up calls.
@@ -264,6 +277,7 @@ const TRANSPORT_LABELS = {
   'v2-stdio': 'stdio, SDK v2 client',
   'v2-http': 'Streamable HTTP, SDK v2 client',
   'v2m-stdio': 'stdio, SDK v2 client pinned to 2026-07-28, a 2026-07-28 server',
+  'v2m-url': 'Streamable HTTP, SDK v2 client pinned to 2026-07-28, a 2026-07-28 Streamable HTTP server',
 };
 /** Table sections: each transport fresh, then the steady-state measurements. */
 const TABLE_ORDER = [
@@ -273,6 +287,7 @@ const TABLE_ORDER = [
   ['v2-stdio', false],
   ['v2-http', false],
   ['v2m-stdio', false],
+  ['v2m-url', false],
   ['stdio', true],
   ['url', true],
 ];
@@ -348,6 +363,13 @@ function goals(rows) {
     'stdio, a 2026-07-28 client before a 2026-07-28 server (SDK v2), fresh process',
     'v2m-stdio-mcp-offload',
     'v2m-stdio-relay',
+  );
+  relayLine(
+    lines,
+    rows,
+    'HTTP, a 2026-07-28 client before a 2026-07-28 Streamable HTTP server (SDK v2), fresh process',
+    'v2m-url-mcp-offload',
+    'v2m-url-relay',
   );
   eraLine(lines, rows, 'stdio', 'v2-stdio-mcp-offload-modern', 'v2-stdio-mcp-offload');
   eraLine(lines, rows, 'HTTP', 'v2-http-mcp-offload-modern', 'v2-http-mcp-offload');
@@ -463,7 +485,9 @@ export default {
   2025 mode direct.
 - **SDK v2 client before a 2026-07-28 server**: the v2 client pinned to 2026-07-28 calls \`echo {text}\` of the SDK v2 fixture
   server (\`node test/fixtures/modern-server.mjs\`, \`McpServer\` on \`serveStdio\`; every answer checked: \`echo: hello <i>\`) directly,
-  through the stdio byte relay, and through mcp-offload, which speaks 2026-07-28 to it too.
+  through the stdio byte relay, and through mcp-offload, which speaks 2026-07-28 to it too; and the same over HTTP: the
+  fixture's own Streamable HTTP (\`--http <port>\`, \`createMcpHandler\`), a TCP byte relay before it, and \`mcp-offload
+  --http --url\` before it (\`bench/lib/http-front.mjs --server modern\`).
 - **steady state**: stdio direct, relay and mcp-offload, and the direct, TCP relay and mcp-offload fronts over HTTP once more, each after
   5000 warm-up calls (\`BENCH_SMALL_CALLS_STEADY_WARMUP\`) instead of ${WARMUP}: a fresh Node process runs its hot code interpreted until
   V8 has optimized it, which takes the proxy (and the server, and the client) a few thousand calls; a proxy lives as long as its

@@ -33,6 +33,14 @@ const LONGEST_TIMER_MS = 2 ** 31 - 1;
 /** The options of a relayed request that this path honors; with any other, the SDK client sends the request. */
 const HONORED_OPTIONS = new Set(['signal', 'timeout', 'allowInputRequired']);
 
+/** The option a 2026-07-28 `tools/call` over HTTP carries its `Mcp-Param-*` headers in (upstreams/param-headers.ts). */
+const HEADERS_OPTION = 'headers';
+
+/** Where relayed messages are written: a request's extra HTTP headers go with it to an HTTP poster. */
+export interface DirectWire {
+  send(message: JSONRPCMessage, headers?: Record<string, string>): Promise<void>;
+}
+
 /**
  * The one method this path sends in the 2026-07-28 era: the SDK client would only decode and check its result (which
  * the proxy then takes as the server sent it, raw-results.ts); other methods have era rules of their own there.
@@ -43,11 +51,12 @@ const MODERN_METHOD = 'tools/call';
 const routes = new WeakMap<Client, DirectRequests>();
 
 /**
- * Requests the proxy relays to a legacy-era upstream, written on its transport as they are instead of through the
- * SDK client, whose codec, result-schema validation, timers and listeners cost more per call than the relay hop
- * itself (bench/results.md, small-calls). Only requests the proxy forwards for a client (sent with an abort signal,
- * see upstream.ts) go this way; the handshake, listing, pings and the upstream's own requests and notifications
- * stay with the SDK client.
+ * Requests the proxy relays to an upstream, written on its transport as they are instead of through the SDK client,
+ * whose codec, result-schema validation, timers and listeners cost more per call than the relay hop itself
+ * (bench/results.md, small-calls); in the 2026-07-28 era only `tools/call`, with the envelope the SDK's client would
+ * put first in its `_meta`, and over HTTP with its `Mcp-Param-*` headers (the `headers` option). Only requests the
+ * proxy forwards for a client (sent with an abort signal, see upstream.ts) go this way; the handshake, listing,
+ * pings and the upstream's own requests and notifications stay with the SDK client.
  *
  * It behaves as the SDK client's request() does for a relay: the result comes back as the upstream sent it (a
  * relay has no schema to hold it to), an error answer is rejected as the SDK would reject it (carryWireError has
@@ -65,7 +74,7 @@ export class DirectRequests {
    * these requests and their cancellations carry the same way.
    */
   constructor(
-    private readonly transport: Pick<Transport, 'send'>,
+    private readonly transport: DirectWire,
     private readonly onerror: (error: Error) => void,
     private readonly overHttp = false,
     private readonly envelope?: () => Record<string, unknown> | undefined,
@@ -74,7 +83,9 @@ export class DirectRequests {
   /** Whether a request for `method` sent with these options may go this way. */
   honors(method: string, options: RequestOptions | undefined): boolean {
     if (!options?.signal || (this.envelope && method !== MODERN_METHOD)) return false;
-    for (const key in options) if (!HONORED_OPTIONS.has(key)) return false;
+    for (const key in options) {
+      if (!HONORED_OPTIONS.has(key) && !(key === HEADERS_OPTION && this.envelope)) return false;
+    }
     return true;
   }
 
@@ -82,12 +93,18 @@ export class DirectRequests {
    * Sends a request; `settle` gets its answer, once, unless it is cancelled first. Undefined (nothing sent) when the
    * connection is closed.
    */
-  send(method: string, params: Record<string, unknown> | undefined, settle: Settle): RequestId | undefined {
+  send(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    settle: Settle,
+    headers?: Record<string, string>,
+  ): RequestId | undefined {
     if (this.closed) return undefined;
     const id = `${ID_PREFIX}${this.next++}`;
     this.pending.set(id, settle);
     const sent = this.enveloped(params);
-    this.transport.send({ jsonrpc: '2.0', id, method, ...(sent ? { params: sent } : {}) }).catch((error: unknown) => {
+    const message: JSONRPCMessage = { jsonrpc: '2.0', id, method, ...(sent ? { params: sent } : {}) };
+    this.transport.send(message, headers).catch((error: unknown) => {
       if (this.pending.delete(id)) settle({ error: error instanceof Error ? error : new Error(String(error)) });
     });
     return id;
@@ -116,6 +133,7 @@ export class DirectRequests {
 
   request(method: string, params: Record<string, unknown> | undefined, options: RequestOptions): Promise<Result> {
     const { signal, timeout } = options;
+    const headers = (options as { headers?: Record<string, string> }).headers;
     if (signal?.aborted) return Promise.reject(aborted(signal.reason));
     return new Promise<Result>((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
@@ -125,7 +143,7 @@ export class DirectRequests {
         if ('result' in answer) resolve(answer.result);
         else reject(answer.error);
       };
-      const id = this.send(method, params, settle);
+      const id = this.send(method, params, settle, headers);
       if (id === undefined) return reject(new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed'));
       const cancel = (reason: unknown, error: SdkError) => {
         if (this.cancel(id, reason)) settle({ error });
@@ -181,13 +199,17 @@ export function relayDirectly(
   // Without the SDK's envelope a 2026-07-28 request cannot be written as the SDK writes it: the SDK sends them all.
   if (modern && !envelope) return;
   const poster = server && transport instanceof DecoratedTransport ? httpPoster(connection, server) : undefined;
+  // Only the poster writes a 2026-07-28 request's own headers: without it (a connection that authorizes) the SDK does.
+  if (modern && overHttp && !poster) return;
   const requests = new DirectRequests(
     poster && transport instanceof DecoratedTransport
       ? {
-          send: (message) =>
-            isRequest(message) ? transport.sendVia(message, (out) => poster.post(out)) : transport.send(message),
+          send: (message, headers) =>
+            isRequest(message)
+              ? transport.sendVia(message, (out) => poster.post(out, headers))
+              : transport.send(message),
         }
-      : transport,
+      : { send: (message) => transport.send(message) },
     (error) => client.onerror?.(error),
     overHttp,
     envelope,
@@ -229,7 +251,7 @@ function httpPoster(
     () => ({ sessionId: wire.sessionId, protocolVersion: client.getNegotiatedProtocolVersion() }),
     (message) => wire.onmessage?.(message),
     (error) => wire.onerror?.(error),
-    (message) => wire.send(message),
+    (message, headers) => wire.send(message, headers ? { headers } : undefined),
   );
 }
 

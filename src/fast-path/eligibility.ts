@@ -1,5 +1,5 @@
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import type { Client, JSONRPCMessage, JSONRPCRequest, MessageExtraInfo } from '@modelcontextprotocol/client';
+import type { JSONRPCMessage, JSONRPCRequest, MessageExtraInfo } from '@modelcontextprotocol/client';
 import { PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/client';
 import { isPlainObject } from '../config/pointer.js';
 import { isLegacyVersion } from '../protocol/versions.js';
@@ -15,18 +15,12 @@ const RETRY_PARAMS = ['inputResponses', 'requestState'];
 
 /**
  * Whether relayed requests to this upstream connection may skip the SDK client (direct-requests.ts), where the SDK's
- * client adds nothing to a relayed request but validation a relay does not want: a local process, in either era,
- * or a Streamable HTTP server that negotiated a legacy-era version. A 2026-07-28 server over HTTP stays with the
- * SDK's transport, which writes the era's headers (Mcp-Method, Mcp-Name, Mcp-Param-*), as do legacy SSE
- * connections.
+ * client adds nothing to a relayed request but validation a relay does not want: a local process or a Streamable
+ * HTTP server, in either era. Legacy SSE connections stay with the SDK.
  */
-export function relaysDirectly(connection: { client: Client; transport: Transport }): boolean {
+export function relaysDirectly(connection: { transport: Transport }): boolean {
   const { transport } = connection;
-  if (transport instanceof ProcessTransport) return true;
-  return (
-    transport instanceof StreamableHTTPClientTransport &&
-    isLegacyVersion(connection.client.getNegotiatedProtocolVersion())
-  );
+  return transport instanceof ProcessTransport || transport instanceof StreamableHTTPClientTransport;
 }
 
 /**

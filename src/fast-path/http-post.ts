@@ -1,9 +1,16 @@
 import http from 'node:http';
 import https from 'node:https';
-import { SdkHttpError, SdkErrorCode } from '@modelcontextprotocol/client';
+import {
+  isJSONRPCErrorResponse,
+  PROTOCOL_VERSION_META_KEY,
+  SdkHttpError,
+  SdkErrorCode,
+} from '@modelcontextprotocol/client';
 import type { JSONRPCMessage, JSONRPCRequest } from '@modelcontextprotocol/client';
 import { createParser } from 'eventsource-parser';
 import { essence } from '../artifacts/mime.js';
+import { encodeParamValue } from '../protocol/param-header-codec.js';
+import { FIRST_MODERN_PROTOCOL_VERSION } from '../protocol/versions.js';
 
 /** What a POST needs of the connection as it is now. */
 export interface PostSession {
@@ -16,19 +23,33 @@ const DEFAULT_RETRY_MS = 1000;
 /** Reconnects in a row that bring nothing new before the request is given up (the SDK's maxRetries). */
 const MAX_RESUMES = 2;
 
+/** Headers a request's own extra headers may not replace (the SDK transport's RESERVED_REQUEST_HEADER_NAMES). */
+const RESERVED_HEADERS = new Set([
+  'authorization',
+  'dpop',
+  'content-type',
+  'mcp-protocol-version',
+  'mcp-method',
+  'mcp-name',
+  'mcp-session-id',
+]);
+
 /**
- * Sends a legacy-era Streamable HTTP upstream the requests the proxy relays (direct-requests.ts) on Node's own HTTP
- * client, and hands every message of the answer, in order, to `deliver`: where the SDK's transport would hand it
- * (so progress, log messages and the server's questions go where they always went, and the answer to
- * DirectRequests). The SDK's transport does the same over fetch and web streams, which cost a relayed call more than
- * the hop itself (docs/performance.md, issue #13 item 5).
+ * Sends a Streamable HTTP upstream the requests the proxy relays (direct-requests.ts) on Node's own HTTP client, and
+ * hands every message of the answer, in order, to `deliver`: where the SDK's transport would hand it (so progress,
+ * log messages and the server's questions go where they always went, and the answer to DirectRequests). The SDK's
+ * transport does the same over fetch and web streams, which cost a relayed call more than the hop itself
+ * (docs/performance.md, issue #13 item 5).
  *
- * As the SDK's transport does: the connection's headers, session id and protocol version go with each POST; a JSON
- * answer and an SSE stream are both read; a stream the server closes after an event id is resumed with GET and
- * Last-Event-ID; an HTTP error rejects with the SDK's error and is reported to `onerror`. What it does not do, the
- * SDK's transport does: authorization (connections with an auth provider do not come here) and redirects. A POST
- * answered with a redirect, 401 or 403 was not served, so it is handed over (`handOver`) to be sent the SDK's way,
- * whose fetch follows the redirect or learns the server's OAuth challenge (upstreams/oauth/).
+ * As the SDK's transport does: the connection's headers, session id and protocol version go with each POST; a
+ * 2026-07-28 request (its `_meta` names the version) also carries the headers derived from its body
+ * (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, Base64-wrapped as the SDK wraps it) and its own extra headers
+ * (`Mcp-Param-*`), and a 400 answered to it with a JSON-RPC error for it is that request's answer; a JSON answer and
+ * an SSE stream are both read; a stream the server closes after an event id is resumed with GET and Last-Event-ID;
+ * an HTTP error rejects with the SDK's error and is reported to `onerror`. What it does not do, the SDK's transport
+ * does: authorization (connections with an auth provider do not come here) and redirects. A POST answered with a
+ * redirect, 401 or 403 was not served, so it is handed over (`handOver`) to be sent the SDK's way, whose fetch
+ * follows the redirect or learns the server's OAuth challenge (upstreams/oauth/).
  *
  * The promise `post` returns settles when the answer has been delivered, or rejects when it cannot come.
  */
@@ -49,7 +70,7 @@ export class HttpPoster {
     private readonly session: () => PostSession,
     private readonly deliver: (message: JSONRPCMessage) => void,
     private readonly onerror: (error: Error) => void,
-    private readonly handOver: (message: JSONRPCRequest) => Promise<void>,
+    private readonly handOver: (message: JSONRPCRequest, headers?: Record<string, string>) => Promise<void>,
   ) {
     const secure = url.protocol === 'https:';
     this.agent = secure ? new https.Agent({ keepAlive: true }) : new http.Agent({ keepAlive: true });
@@ -68,9 +89,21 @@ export class HttpPoster {
     this.accept = acceptBoth(this.fixed.accept);
   }
 
-  post(message: JSONRPCRequest): Promise<void> {
+  post(message: JSONRPCRequest, extra?: Record<string, string>): Promise<void> {
     const body = JSON.stringify(message);
     const headers = this.baseHeaders();
+    const claimed = claimedVersionOf(message);
+    if (claimed !== undefined) {
+      headers['mcp-protocol-version'] = claimed;
+      headers['mcp-method'] = message.method;
+      // The one method relayed this way in that era is tools/call, whose Mcp-Name is the tool's name.
+      const name = (message.params as { name?: unknown }).name;
+      if (typeof name === 'string') headers['mcp-name'] = encodeParamValue(name);
+    }
+    for (const [name, value] of Object.entries(extra ?? {})) {
+      const key = name.toLowerCase();
+      if (!RESERVED_HEADERS.has(key)) headers[key] = value;
+    }
     headers['content-type'] = 'application/json';
     headers['content-length'] = String(Buffer.byteLength(body));
     headers.accept = this.accept;
@@ -84,7 +117,10 @@ export class HttpPoster {
           const status = res.statusCode ?? 0;
           if ((status >= 300 && status < 400) || status === 401 || status === 403) {
             res.resume();
-            return this.handOver(message).then(resolve, reject);
+            return this.handOver(message, extra).then(resolve, reject);
+          }
+          if (status === 400 && claimed !== undefined && claimed >= FIRST_MODERN_PROTOCOL_VERSION) {
+            return this.refused(res, answer, resolve, reject);
           }
           if (status < 200 || status >= 300) return this.failed(res, reject);
           const type = essence(res.headers['content-type']);
@@ -135,16 +171,43 @@ export class HttpPoster {
     req.end(body);
   }
 
-  private failed(res: http.IncomingMessage, reject: (error: Error) => void): void {
+  /**
+   * A 400 answered to a 2026-07-28 request: a JSON-RPC error for that request is its answer (the server refused it,
+   * say for a missing `Mcp-Param-*` header), as the SDK's transport takes it; anything else fails it as an HTTP error.
+   */
+  private refused(
+    res: http.IncomingMessage,
+    answer: Answer,
+    resolve: () => void,
+    reject: (error: Error) => void,
+  ): void {
     readText(res, (text) => {
-      const error = new SdkHttpError(SdkErrorCode.ClientHttpNotImplemented, `Error POSTing to endpoint: ${text}`, {
-        status: res.statusCode ?? 0,
-        statusText: res.statusMessage,
-        text,
-      });
-      this.onerror(error);
-      reject(error);
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = undefined;
+      }
+      if (isJSONRPCErrorResponse(parsed) && parsed.id === answer.id) {
+        answer.takeParsed(parsed);
+        return resolve();
+      }
+      this.fail(res, text, reject);
     });
+  }
+
+  private failed(res: http.IncomingMessage, reject: (error: Error) => void): void {
+    readText(res, (text) => this.fail(res, text, reject));
+  }
+
+  private fail(res: http.IncomingMessage, text: string, reject: (error: Error) => void): void {
+    const error = new SdkHttpError(SdkErrorCode.ClientHttpNotImplemented, `Error POSTing to endpoint: ${text}`, {
+      status: res.statusCode ?? 0,
+      statusText: res.statusMessage,
+      text,
+    });
+    this.onerror(error);
+    reject(error);
   }
 
   /** Reads an SSE answer; a stream that ends early after an event id is resumed, as the SDK's transport does. */
@@ -212,7 +275,7 @@ class Answer {
   done = false;
 
   constructor(
-    private readonly id: JSONRPCRequest['id'],
+    readonly id: JSONRPCRequest['id'],
     private readonly deliver: (message: JSONRPCMessage) => void,
     private readonly onerror: (error: Error) => void,
   ) {}
@@ -276,4 +339,10 @@ function acceptBoth(configured: string | undefined): string {
     'text/event-stream',
   ];
   return [...new Set(types)].join(', ');
+}
+
+/** The version a request claims in its `_meta` envelope (2026-07-28 requests do), which its HTTP headers follow. */
+function claimedVersionOf(message: JSONRPCRequest): string | undefined {
+  const version = (message.params?._meta as Record<string, unknown> | undefined)?.[PROTOCOL_VERSION_META_KEY];
+  return typeof version === 'string' ? version : undefined;
 }

@@ -444,8 +444,8 @@ export class Upstream {
    * bytes travel with it, and progress restarts the timeout), the same timeout and liveness check, the same errors.
    * Only a connection whose relayed requests go directly (direct-requests.ts; up) takes it; otherwise nothing is
    * sent and undefined says so. What it returns cancels the call upstream (`done` is then not called). A 2026-07-28
-   * server gets the call as `request` sends it there: with `envelope`'s client identity (envelopeMeta), its task
-   * handles noted for tasks/get.
+   * server gets the call as `request` sends it there: with `envelope`'s client identity (envelopeMeta) and, over
+   * HTTP, the tool's `Mcp-Param-*` headers; its task handles are noted for tasks/get.
    */
   relayCall(
     params: Record<string, unknown>,
@@ -480,22 +480,36 @@ export class Upstream {
       ...(modern ? this.envelopeMeta(envelope) : {}),
     };
     if (modern && PROTOCOL_VERSION_META_KEY in meta) delete meta[PROTOCOL_VERSION_META_KEY];
-    const id = direct.send('tools/call', { ...params, _meta: meta }, (answer, atOnce) => {
-      const blobs = 'result' in answer ? (channel?.take(progress.token) ?? Blobs.NONE) : Blobs.NONE;
-      finish();
-      if (modern && 'result' in answer) this.tasks.noteStarted(answer.result, String(params.name));
-      // What the upstream sent before its answer (log messages, in the same read) is passed on first: the SDK
-      // client hands notifications over in microtasks, which all run before the check phase. Over HTTP an answer
-      // read in a turn that handed none over goes at once (whenReadsAllow), ahead of the rest of its response's
-      // handling; over stdio nothing stands between the read and the check phase, and a burst of answers shares
-      // one immediate. A closing connection's failures always wait: it fails its calls before the close is told
-      // (onClosed), so why it closed is known by then.
-      (atOnce ? whenReadsAllow : afterReads)(() =>
-        done(
-          'result' in answer ? { result: answer.result, blobs } : { error: this.describe(answer.error, 'tools/call') },
-        ),
-      );
-    });
+    const headers =
+      modern && this.config.kind === 'http'
+        ? paramHeaders(
+            this.catalog.tools.find((tool) => tool.name === params.name),
+            params.arguments,
+          )
+        : undefined;
+    const id = direct.send(
+      'tools/call',
+      { ...params, _meta: meta },
+      (answer, atOnce) => {
+        const blobs = 'result' in answer ? (channel?.take(progress.token) ?? Blobs.NONE) : Blobs.NONE;
+        finish();
+        if (modern && 'result' in answer) this.tasks.noteStarted(answer.result, String(params.name));
+        // What the upstream sent before its answer (log messages, in the same read) is passed on first: the SDK
+        // client hands notifications over in microtasks, which all run before the check phase. Over HTTP an answer
+        // read in a turn that handed none over goes at once (whenReadsAllow), ahead of the rest of its response's
+        // handling; over stdio nothing stands between the read and the check phase, and a burst of answers shares
+        // one immediate. A closing connection's failures always wait: it fails its calls before the close is told
+        // (onClosed), so why it closed is known by then.
+        (atOnce ? whenReadsAllow : afterReads)(() =>
+          done(
+            'result' in answer
+              ? { result: answer.result, blobs }
+              : { error: this.describe(answer.error, 'tools/call') },
+          ),
+        );
+      },
+      headers,
+    );
     if (id === undefined) {
       finish();
       return undefined;

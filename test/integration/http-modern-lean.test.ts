@@ -6,11 +6,14 @@
 import { afterAll, beforeAll, describe, expect, jest, test } from '@jest/globals';
 import { rm } from 'node:fs/promises';
 import type { RequestId } from '@modelcontextprotocol/server';
+import type { ChildProcess } from 'node:child_process';
 import { DirectRequests } from '../../src/fast-path/direct-requests.js';
+import { HttpPoster } from '../../src/fast-path/http-post.js';
 import { Gateway } from '../../src/gateway/gateway.js';
 import { serveHttp, type HttpHandle } from '../../src/gateway/http-server.js';
 import { silentLogger } from '../../src/logger.js';
-import { FIXTURES, NODE, waitFor } from '../helpers/fixtures.js';
+import { encodeParamValue } from '../../src/protocol/param-header-codec.js';
+import { FIXTURES, NODE, startListening, waitFor } from '../helpers/fixtures.js';
 import { testConfig } from '../helpers/proxy.js';
 import { recordServedBy, type ServedBy } from '../helpers/served-by.js';
 
@@ -39,12 +42,16 @@ let http: HttpHandle;
 let endpoint: string;
 let dir: string | undefined;
 let served: ServedBy;
+let modernHttp: ChildProcess;
 
 beforeAll(async () => {
+  const started = await startListening(NODE, [MODERN_SERVER, '--http', '0'], /listening (\d+)/);
+  modernHttp = started.child;
   const config = testConfig([
     { name: 'basic', command: NODE, args: [FIXTURES.basic] },
     { name: 'slow', command: NODE, args: [FIXTURES.slow] },
     { name: 'modern', command: NODE, args: [MODERN_SERVER] },
+    { name: 'mh', url: `http://127.0.0.1:${started.match[1]}/mcp` } as never,
   ]);
   dir = config.artifacts.dir;
   gateway = new Gateway(config, silentLogger);
@@ -57,6 +64,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await http.close();
   await gateway.stop();
+  modernHttp.kill('SIGTERM');
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
@@ -90,10 +98,14 @@ async function post(
 }
 
 /** The same call served past the SDK (`lean`) and by the SDK (`sdk`), with which requests the SDK dispatched. */
-async function bothWays(params: Record<string, unknown>, ids: [RequestId, RequestId]) {
+async function bothWays(
+  params: Record<string, unknown>,
+  ids: [RequestId, RequestId],
+  headers: Record<string, string> = {},
+) {
   served.clear();
-  const lean = await post(ids[0], params);
-  const sdk = await post(ids[1], params, { 'mcp-name': base64Name(String(params.name)) });
+  const lean = await post(ids[0], params, headers);
+  const sdk = await post(ids[1], params, { ...headers, 'mcp-name': base64Name(String(params.name)) });
   return { lean, sdk, sdkServed: [...served.sdkServed], lane: [...served.laneTaken] };
 }
 
@@ -267,6 +279,35 @@ describe('a 2026-07-28 POST past the SDK', () => {
       });
     }
   });
+
+  test.each([
+    ['a result', { name: 'mh__echo', arguments: { text: 'over HTTP' } }],
+    ['a declared argument (its Mcp-Param header)', { name: 'mh__region_echo', arguments: { region: 'Zürich ☃' } }],
+    ['its input_required, as it came', { name: 'mh__ask', arguments: {} }],
+  ])(
+    "a 2026-07-28 Streamable HTTP upstream's call, %s: on Node's HTTP client, the same answer",
+    async (label, call) => {
+      const params = { ...call, _meta: envelope() };
+      const posted = jest.spyOn(HttpPoster.prototype, 'post');
+      // The proxy lists the tool with its declaration, so the client mirrors the argument to the proxy too.
+      const region = (call.arguments as { region?: string }).region;
+      const headers: Record<string, string> = region ? { 'mcp-param-region': encodeParamValue(region) } : {};
+      const { lean, sdk, sdkServed, lane } = await bothWays(params, [801, 802], headers);
+      // Both went upstream past the SDK's client and its transport: the lane's, and the handler's.
+      expect(posted).toHaveBeenCalledTimes(2);
+      posted.mockRestore();
+      expect(sdkServed).toEqual([802]);
+      expect(lane).toEqual([801]);
+      expect(lean.status).toBe(200);
+      const sameToken = (text: string) => text.replace(/\\"progressToken\\":[^,}]*/g, 'TOKEN');
+      expect(sameToken(withoutId(lean, 801))).toBe(sameToken(withoutId(sdk, 802)));
+      const { result } = JSON.parse(lean.text) as { result: Record<string, unknown> };
+      if (label === 'a result')
+        expect(result).toMatchObject({ resultType: 'complete', content: [{ text: 'echo: over HTTP' }] });
+      if (label.startsWith('a declared')) expect(result).toMatchObject({ content: [{ text: 'region: Zürich ☃' }] });
+      if (label.startsWith('its input_required')) expect(result).toMatchObject({ resultType: 'input_required' });
+    },
+  );
 
   test("a 2026-07-28 upstream's input_required, answered: the retry goes through the SDK and gets the result", async () => {
     served.clear();
