@@ -15,6 +15,7 @@ import { silentLogger } from '../../src/logger.js';
 import { encodeParamValue } from '../../src/protocol/param-header-codec.js';
 import { FIXTURES, NODE, startListening, waitFor } from '../helpers/fixtures.js';
 import { testConfig } from '../helpers/proxy.js';
+import { expectClientEnvelope, withoutProgressToken } from '../helpers/modern-echo.js';
 import { recordServedBy, type ServedBy } from '../helpers/served-by.js';
 
 const MODERN = '2026-07-28';
@@ -257,8 +258,7 @@ describe('a 2026-07-28 POST past the SDK', () => {
     expect(lean.status).toBe(200);
     expect(lean.type).toBe('application/json');
     // The upstream sees the proxy's progress token, one per call: the one difference between the two answers.
-    const sameToken = (text: string) => text.replace(/\\"progressToken\\":[^,}]*/g, 'TOKEN');
-    expect(sameToken(withoutId(lean, 601))).toBe(sameToken(withoutId(sdk, 602)));
+    expect(withoutProgressToken(withoutId(lean, 601))).toBe(withoutProgressToken(withoutId(sdk, 602)));
     const { result } = JSON.parse(lean.text) as { result: Record<string, unknown> };
     if (label === 'a result')
       expect(result).toMatchObject({ resultType: 'complete', content: [{ text: 'echo: modern ü 😀' }] });
@@ -269,14 +269,7 @@ describe('a 2026-07-28 POST past the SDK', () => {
     if (label === 'its result _meta') {
       expect((result._meta as Record<string, unknown>).traceparent).toBe('t-9');
       // The upstream got the call in its era, with the client's own envelope (sent past the SDK's client too).
-      const seen = JSON.parse((result.content as Array<{ text: string }>)[0]!.text) as {
-        envelope: Record<string, unknown>;
-      };
-      expect(seen.envelope).toMatchObject({
-        'io.modelcontextprotocol/protocolVersion': MODERN,
-        'io.modelcontextprotocol/clientInfo': { name: 'raw-modern', version: '1.0.0' },
-        'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
-      });
+      expectClientEnvelope(result);
     }
   });
 
@@ -299,8 +292,7 @@ describe('a 2026-07-28 POST past the SDK', () => {
       expect(sdkServed).toEqual([802]);
       expect(lane).toEqual([801]);
       expect(lean.status).toBe(200);
-      const sameToken = (text: string) => text.replace(/\\"progressToken\\":[^,}]*/g, 'TOKEN');
-      expect(sameToken(withoutId(lean, 801))).toBe(sameToken(withoutId(sdk, 802)));
+      expect(withoutProgressToken(withoutId(lean, 801))).toBe(withoutProgressToken(withoutId(sdk, 802)));
       const { result } = JSON.parse(lean.text) as { result: Record<string, unknown> };
       if (label === 'a result')
         expect(result).toMatchObject({ resultType: 'complete', content: [{ text: 'echo: over HTTP' }] });
