@@ -19,6 +19,7 @@ import type {
   Notification,
   PriorDiscovery,
   Progress,
+  ProgressToken,
   Result,
   ServerCapabilities,
   SubscriptionFilter,
@@ -391,24 +392,13 @@ export class Upstream {
       arm();
       options.onprogress?.(p);
     });
-    const meta: Record<string, unknown> = {
-      ...((params?._meta as Record<string, unknown> | undefined) ?? {}),
-      progressToken: progress.token,
-      ...(modern ? this.envelopeMeta(options.envelope) : {}),
-    };
-    if (modern) delete meta[PROTOCOL_VERSION_META_KEY];
+    const meta = this.relayedMeta(params, progress.token, modern, options.envelope);
     this.raw.expect(progress.token);
     arm();
     try {
       let result: Result;
       try {
-        const headers =
-          modern && method === 'tools/call'
-            ? paramHeaders(
-                this.catalog.tools.find((tool) => tool.name === params?.name),
-                params?.arguments,
-              )
-            : undefined;
+        const headers = modern && method === 'tools/call' ? this.paramHeadersOf(params) : undefined;
         result = await sendRawRequest(
           client,
           { method, params: { ...params, _meta: meta } },
@@ -474,19 +464,8 @@ export class Upstream {
       progress.release();
       channel?.release(progress.token);
     };
-    const meta: Record<string, unknown> = {
-      ...(params._meta as Record<string, unknown> | undefined),
-      progressToken: progress.token,
-      ...(modern ? this.envelopeMeta(envelope) : {}),
-    };
-    if (modern && PROTOCOL_VERSION_META_KEY in meta) delete meta[PROTOCOL_VERSION_META_KEY];
-    const headers =
-      modern && this.config.kind === 'http'
-        ? paramHeaders(
-            this.catalog.tools.find((tool) => tool.name === params.name),
-            params.arguments,
-          )
-        : undefined;
+    const meta = this.relayedMeta(params, progress.token, modern, envelope);
+    const headers = modern && this.config.kind === 'http' ? this.paramHeadersOf(params) : undefined;
     const id = direct.send(
       'tools/call',
       { ...params, _meta: meta },
@@ -543,6 +522,34 @@ export class Upstream {
   trackSubscription(uri: string, subscribed: boolean): void {
     if (subscribed) this.subscriptions.add(uri);
     else this.subscriptions.delete(uri);
+  }
+
+  /**
+   * The `_meta` a relayed request carries: the client's own keys, the proxy's progress token, and to a modern
+   * upstream the client's identity (envelopeMeta). The protocol version is this hop's, which the SDK's client (or
+   * DirectRequests, as it would) puts first.
+   */
+  private relayedMeta(
+    params: Record<string, unknown> | undefined,
+    token: ProgressToken,
+    modern: boolean,
+    envelope: RequestEnvelope | undefined,
+  ): Record<string, unknown> {
+    const meta: Record<string, unknown> = {
+      ...((params?._meta as Record<string, unknown> | undefined) ?? {}),
+      progressToken: token,
+      ...(modern ? this.envelopeMeta(envelope) : {}),
+    };
+    if (modern && PROTOCOL_VERSION_META_KEY in meta) delete meta[PROTOCOL_VERSION_META_KEY];
+    return meta;
+  }
+
+  /** The `Mcp-Param-*` headers of a `tools/call` to a modern server over HTTP, from the tool's listed schema. */
+  private paramHeadersOf(params: Record<string, unknown> | undefined): Record<string, string> | undefined {
+    return paramHeaders(
+      this.catalog.tools.find((tool) => tool.name === params?.name),
+      params?.arguments,
+    );
   }
 
   /**
