@@ -162,7 +162,10 @@ test('20 clients x 50 calls over three replicas, one killed mid-run: every resul
   ]);
   expect([one.code, two.code]).toEqual([0, 0]);
   const removed = (text: string) => Number(/removed (\d+) artifact/.exec(text)?.[1] ?? 0);
-  expect(removed(one.stderr) + removed(two.stderr)).toBe(expiredTags.length);
+  // What the two said goes with a miscount: a removal that failed is logged there (seen once, on a loaded machine).
+  const total = removed(one.stderr) + removed(two.stderr);
+  if (total !== expiredTags.length)
+    throw new Error(`the two collections removed ${total} of ${expiredTags.length}:\n${one.stderr}\n${two.stderr}`);
   const content = new Set(await s3.keys(`${PREFIX}content/`));
   for (const tag of expiredTags) expect(content.has(`${PREFIX}content/${sha(png(tag))}`)).toBe(false);
   expect(content.size).toBe((CLIENTS - 5) * CALLS);
