@@ -16,6 +16,7 @@ import { encodeParamValue } from '../../src/protocol/param-header-codec.js';
 import { FIXTURES, NODE, startListening, waitFor } from '../helpers/fixtures.js';
 import { testConfig } from '../helpers/proxy.js';
 import { expectClientEnvelope, withoutProgressToken } from '../helpers/modern-echo.js';
+import { makeSolidPng } from '../fixtures/pdf.mjs';
 import { recordServedBy, type ServedBy } from '../helpers/served-by.js';
 
 const MODERN = '2026-07-28';
@@ -300,6 +301,43 @@ describe('a 2026-07-28 POST past the SDK', () => {
       if (label.startsWith('its input_required')) expect(result).toMatchObject({ resultType: 'input_required' });
     },
   );
+
+  test("a 2026-07-28 server's task handle: passed on by the lane, its result fetched with tasks/get and offloaded", async () => {
+    served.clear();
+    const started = JSON.parse(
+      (await post(901, { name: 'mh__slow_task', arguments: { ms: 30 }, _meta: envelope() })).text,
+    ) as { result: { resultType: string; taskId: string; status: string } };
+    expect(served.laneTaken).toEqual([901]);
+    expect(started.result).toMatchObject({ resultType: 'task', status: 'working' });
+    const { taskId } = started.result;
+    // tasks/get goes to the upstream that started the task, which the lane noted: four upstreams could serve it.
+    let n = 0;
+    const done = await waitFor(async () => {
+      const response = await fetch(endpoint, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': MODERN,
+          'mcp-method': 'tasks/get',
+          'mcp-name': taskId,
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 910 + n++,
+          method: 'tasks/get',
+          params: { taskId, _meta: envelope() },
+        }),
+      });
+      const { result } = (await response.json()) as { result?: { status?: string } & Record<string, unknown> };
+      return result?.status === 'completed' ? result : undefined;
+    }, 10_000);
+    expect(done).toMatchObject({ taskId, status: 'completed' });
+    const inlined = done!.result as { _meta: Record<string, unknown> };
+    expect(inlined._meta['mcp-offload/artifacts']).toHaveLength(1);
+    // The picture went to the store: what reached the client holds none of its bytes.
+    expect(JSON.stringify(done)).not.toContain(makeSolidPng(2000, 8).toString('base64').slice(0, 40));
+  });
 
   test("a 2026-07-28 upstream's input_required, answered: the retry goes through the SDK and gets the result", async () => {
     served.clear();
