@@ -10,7 +10,7 @@ import type { JSONRPCMessage, JSONRPCRequest } from '@modelcontextprotocol/clien
 import { createParser } from 'eventsource-parser';
 import { essence } from '../artifacts/mime.js';
 import { encodeParamValue } from '../protocol/param-header-codec.js';
-import { FIRST_MODERN_PROTOCOL_VERSION } from '../protocol/versions.js';
+import { isModernVersion } from '../protocol/versions.js';
 
 /** What a POST needs of the connection as it is now. */
 export interface PostSession {
@@ -119,7 +119,7 @@ export class HttpPoster {
             res.resume();
             return this.handOver(message, extra).then(resolve, reject);
           }
-          if (status === 400 && claimed !== undefined && claimed >= FIRST_MODERN_PROTOCOL_VERSION) {
+          if (status === 400 && claimed !== undefined && isModernVersion(claimed)) {
             return this.refused(res, answer, resolve, reject);
           }
           if (status < 200 || status >= 300) return this.failed(res, reject);

@@ -3,6 +3,11 @@ import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
 /** The first revision of the modern era (`server/discover`, per-request envelopes, no `initialize`). */
 export const FIRST_MODERN_PROTOCOL_VERSION = '2026-07-28';
 
+/** Whether a version names a revision of the modern era: the first one or a later one (the SDK's own rule). */
+export function isModernVersion(version: string): boolean {
+  return version >= FIRST_MODERN_PROTOCOL_VERSION;
+}
+
 /**
  * The modern-era revisions the proxy speaks to upstreams, newest first. The SDK keeps its own list internal
  * (its exported SUPPORTED_PROTOCOL_VERSIONS is the legacy era's), so the revision it implements is named here.
@@ -14,7 +19,7 @@ export const MODERN_PROTOCOL_VERSIONS: string[] = [FIRST_MODERN_PROTOCOL_VERSION
  * `initialize`, on both sides.
  */
 export const LEGACY_PROTOCOL_VERSIONS: string[] = SUPPORTED_PROTOCOL_VERSIONS.filter(
-  (version) => version < FIRST_MODERN_PROTOCOL_VERSION,
+  (version) => !isModernVersion(version),
 );
 
 /** Which family of revisions a connection speaks (the SDK's `ProtocolEra`). */
