@@ -5,6 +5,7 @@ import { extensionForFile } from './mime.js';
 import { artifactId, isWellFormedId, sanitizeFilename } from './names.js';
 import type { ArtifactInput, ArtifactRecord } from './types.js';
 import { parseLiterals } from './literals.js';
+import { parseExact, stringifyExact } from '../codec/exact-numbers.js';
 
 export const ARTIFACT_URI_PREFIX = 'artifact://';
 const META_NAME = /^([0-9a-f]{64})\.json$/;
@@ -58,7 +59,7 @@ export function newRecord(
 }
 
 export function serializeRecord(record: ArtifactRecord): string {
-  return `${JSON.stringify(record, null, 2)}\n`;
+  return `${stringifyExact(record, 2)}\n`;
 }
 
 /** Size of a regular file, or undefined when there is none (deleted by hand, replaced by a directory). */
@@ -79,7 +80,7 @@ function isString(v: unknown): v is string {
 export function parseRecord(dir: string, sha256: string, text: string): ArtifactRecord | string {
   let raw: unknown;
   try {
-    raw = JSON.parse(text);
+    raw = parseExact(text);
   } catch (err) {
     return `not JSON: ${(err as Error).message}`;
   }

@@ -11,6 +11,7 @@ import { createParser } from 'eventsource-parser';
 import { essence } from '../artifacts/mime.js';
 import { encodeParamValue } from '../protocol/param-header-codec.js';
 import { isModernVersion } from '../protocol/versions.js';
+import { parseExact, stringifyExact } from '../codec/exact-numbers.js';
 
 /** What a POST needs of the connection as it is now. */
 export interface PostSession {
@@ -90,7 +91,7 @@ export class HttpPoster {
   }
 
   post(message: JSONRPCRequest, extra?: Record<string, string>): Promise<void> {
-    const body = JSON.stringify(message);
+    const body = stringifyExact(message);
     const headers = this.baseHeaders();
     const claimed = claimedVersionOf(message);
     if (claimed !== undefined) {
@@ -184,7 +185,7 @@ export class HttpPoster {
     readText(res, (text) => {
       let parsed: unknown;
       try {
-        parsed = JSON.parse(text);
+        parsed = parseExact(text);
       } catch {
         parsed = undefined;
       }
@@ -283,7 +284,7 @@ class Answer {
   take(data: string): void {
     let message: unknown;
     try {
-      message = JSON.parse(data);
+      message = parseExact(data);
     } catch (error) {
       this.onerror(error as SyntaxError);
       return;
@@ -312,7 +313,7 @@ function readJson(
   readText(res, (text) => {
     let data: unknown;
     try {
-      data = JSON.parse(text);
+      data = parseExact(text);
     } catch (error) {
       onerror(error as SyntaxError);
       return reject(error as SyntaxError);

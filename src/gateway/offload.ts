@@ -24,6 +24,7 @@ import { ClientError } from '../upstreams/errors.js';
 import type { Blobs } from '../transports/blob-set.js';
 import { abpPresets } from '../upstreams/abp/preset.js';
 import { ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { numbersAsDoubles } from '../codec/exact-numbers.js';
 
 const GC_INTERVAL_MS = 60 * 60_000;
 
@@ -98,7 +99,7 @@ export class Offload {
       options: this.config.artifacts.tools,
       owner,
       name,
-      args,
+      args: numbersAsDoubles(args),
       links: session.identity.links,
     });
     if (name === this.config.artifacts.tools.readName && !result.isError) {

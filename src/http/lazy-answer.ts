@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { restoreExactNumbers } from '../codec/exact-numbers.js';
 
 /**
  * How long a call served on the lean POST may go unanswered before its response becomes the SSE stream the SDK would
@@ -34,8 +35,12 @@ export class LazyAnswer {
     private readonly sessionId: string | undefined,
   ) {}
 
-  /** What the SDK's transport calls for each frame (it takes this for its ReadableStream controller). */
-  enqueue(frame: string): void {
+  /**
+   * What the SDK's transport calls for each frame (it takes this for its ReadableStream controller). The SDK writes a
+   * frame's message itself, so the numbers the proxy carries as text are put back here (codec/exact-numbers.ts).
+   */
+  enqueue(sdkFrame: string): void {
+    const frame = restoreExactNumbers(sdkFrame);
     if (this.state === 'sse') {
       this.res.write(frame);
     } else if (this.state === 'undecided') {

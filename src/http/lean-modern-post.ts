@@ -17,6 +17,7 @@ import type { DownstreamSession } from '../gateway/session.js';
 import { MODERN_PROTOCOL_VERSIONS } from '../protocol/versions.js';
 import { LazyAnswer } from './lazy-answer.js';
 import { messageEvent } from './sse-server-transport.js';
+import { stringifyExact } from '../codec/exact-numbers.js';
 
 /** The SDK's keep-alive for a 2026-07-28 POST's SSE answer (DEFAULT_SSE_KEEP_ALIVE_MS; createMcpHandler's default). */
 const KEEP_ALIVE_MS = 15_000;
@@ -95,7 +96,7 @@ export class ModernLeanPosts {
         const message = answerMessage(request.id, outcome, { serverInfo: serverInfoOf(session.server) });
         const code = 'error' in message ? message.error.code : undefined;
         const status = code === ProtocolErrorCode.MissingRequiredClientCapability ? MISSING_CAPABILITY_STATUS : 200;
-        if (!answer.json(JSON.stringify(message), status)) {
+        if (!answer.json(stringifyExact(message), status)) {
           answer.enqueue(messageEvent(message));
           answer.end();
         }

@@ -4,6 +4,7 @@ import { DEFAULT_NEGOTIATED_PROTOCOL_VERSION, isJsonContentType } from '@modelco
 import type { JSONRPCMessage, JSONRPCRequest, MessageExtraInfo, RequestId } from '@modelcontextprotocol/server';
 import type { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import { LazyAnswer, STREAM_AFTER_MS } from './lazy-answer.js';
+import { stringifyExact } from '../codec/exact-numbers.js';
 
 /** An encoder that leaves text as text: Node's response takes strings, so the SDK's TextEncoder step is not needed. */
 const TEXT_AS_IS = { encode: (text: string) => text };
@@ -153,7 +154,7 @@ function jsonAnswers(web: WebTransportInternals): Map<RequestId, LeanStream> {
     const id = answered ? message.id : options?.relatedRequestId;
     const lean = id === undefined ? undefined : streams.get(id);
     if (lean) {
-      if (answered && !lean.others && lean.answer.json(JSON.stringify(message))) {
+      if (answered && !lean.others && lean.answer.json(stringifyExact(message))) {
         lean.finish();
         return Promise.resolve();
       }

@@ -19,6 +19,8 @@ import { headerReader, isLegacy, isListen, unknownRequestId } from './post-kind.
 import { SessionRouting } from './session-routing.js';
 import { FORWARDED_HEADER, forwardRequest } from './session-forwarder.js';
 import type { SessionRecord } from '../shared/session-directory.js';
+import { parseExact } from '../codec/exact-numbers.js';
+import { writeNumbersExactly } from './exact-response.js';
 
 /** The legacy SSE transport's POST endpoint (the GET stream is at /sse). */
 export const SSE_MESSAGES_PATH = '/messages';
@@ -92,6 +94,7 @@ export class McpEndpoints {
       if (!found)
         return rpcError(res, sessionId ? 404 : 400, sessionId ? 'Session not found' : 'Missing mcp-session-id header');
       this.busy(sessionId!, res);
+      writeNumbersExactly(res);
       return (found.transport as NodeStreamableHTTPServerTransport).handleRequest(req, res);
     }
     const raw = await this.readRaw(req, res);
@@ -135,6 +138,7 @@ export class McpEndpoints {
         return rpcError(res, 404, 'Session not found');
       this.busy(sessionId, res);
       if (servedLean(found.transport, found.session.lean, req, res, body)) return;
+      writeNumbersExactly(res);
       return found.transport.handleRequest(req, res, body);
     }
     const messages = Array.isArray(body) ? body : [body];
@@ -161,6 +165,7 @@ export class McpEndpoints {
     });
     transport.onclose = this.closedHandler(transport, events);
     await session.connect(transport);
+    writeNumbersExactly(res);
     await transport.handleRequest(req, res, body);
     // The SDK refused the initialize (e.g. a wrong Accept header): no session was made, so drop ours.
     if (!transport.sessionId) await session.close();
@@ -390,7 +395,7 @@ const tokenOwner = (token: string): string => `token:${token}`;
 /** The body as JSON, or undefined after answering 400. */
 function parseJson(raw: Buffer, res: ServerResponse): unknown {
   try {
-    return JSON.parse(raw.toString('utf8')) as unknown;
+    return parseExact(raw.toString('utf8'));
   } catch {
     rpcError(res, 400, 'Parse error: the request body is not valid JSON', -32700);
     return undefined;

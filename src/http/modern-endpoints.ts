@@ -6,6 +6,7 @@ import type { DownstreamSession, SessionIdentity } from '../gateway/session.js';
 import type { HttpContext } from './context.js';
 import { IdleSessions } from './idle-sessions.js';
 import { ModernLeanPosts } from './lean-modern-post.js';
+import { writeNumbersExactly } from './exact-response.js';
 
 /** The stateless modern endpoint of one token: its listen streams hear what concerns that token. */
 interface ModernEndpoint {
@@ -44,7 +45,10 @@ export class ModernEndpoints {
     const endpoint = this.endpointOf(token);
     const call = this.lean.callOf(req, body);
     const origin = call && originOf(req);
-    if (!call || origin === null) return endpoint.serve(req, res, body);
+    if (!call || origin === null) {
+      writeNumbersExactly(res);
+      return endpoint.serve(req, res, body);
+    }
     this.lean.serve(call, res, endpoint.session(origin));
     return Promise.resolve();
   }

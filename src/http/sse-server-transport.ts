@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { JSONRPCMessageSchema } from '@modelcontextprotocol/core';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
+import { stringifyExact } from '../codec/exact-numbers.js';
 
 /**
  * The server side of the legacy HTTP+SSE transport (protocol 2024-11-05): messages to the client go
@@ -76,5 +77,5 @@ export class SseServerTransport implements Transport {
 
 /** One JSON-RPC message as an SSE event, as the SDK's transports frame it (no event id). */
 export function messageEvent(message: object): string {
-  return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+  return `event: message\ndata: ${stringifyExact(message)}\n\n`;
 }

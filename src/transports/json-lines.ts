@@ -1,4 +1,5 @@
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
+import { parseExact, restoreExactNumbers } from '../codec/exact-numbers.js';
 
 export const DEFAULT_MAX_MESSAGE_BYTES = 512 * 1024 * 1024;
 
@@ -78,7 +79,7 @@ export class JsonLineReader {
     const line = bytes.toString('utf8', 0, end);
     let value: unknown;
     try {
-      value = JSON.parse(line);
+      value = parseExact(line);
     } catch {
       this.handlers.noise(line, 'not JSON');
       return;
@@ -100,9 +101,9 @@ function isJsonRpc(value: unknown): value is JSONRPCMessage {
   );
 }
 
-/** Serializes one message as a line. */
+/** Serializes one message as a line, its numbers as exact as they came (codec/exact-numbers.ts). */
 export function toLine(message: JSONRPCMessage): string {
-  return JSON.stringify(message) + '\n';
+  return restoreExactNumbers(JSON.stringify(message)) + '\n';
 }
 
 /** A preview of a noisy line for logs: never the whole of a huge line. */

@@ -4,13 +4,15 @@ import {
   StreamableHTTPClientTransport,
   InMemoryTransport,
 } from '@modelcontextprotocol/client';
-import type { PriorDiscovery, Transport } from '@modelcontextprotocol/client';
+import type { FetchLike, PriorDiscovery, Transport } from '@modelcontextprotocol/client';
 import type { AbpServerConfig, HttpServerConfig, ServerConfig } from '../config/types.js';
 import type { Logger } from '../logger.js';
 import { ProcessTransport } from '../transports/process-transport.js';
 import { DecoratedTransport } from '../transports/decorated-transport.js';
 import type { EraChoice } from './client-identity.js';
 import type { UpstreamLogin } from './oauth/upstream-login.js';
+import { exactNumbersFetch } from './exact-fetch.js';
+import { numbersAsDoubles } from '../codec/exact-numbers.js';
 
 /**
  * How long a freshly started stdio server has to answer `server/discover`. Legacy servers that ignore
@@ -135,7 +137,8 @@ async function abpTransport(config: AbpServerConfig, log: Logger): Promise<Trans
   const backend = createAbpBackend(config.abp, log);
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await backend.server.connect(serverSide);
-  return new DecoratedTransport(clientSide, { afterClose: () => backend.close() });
+  // An in-process server gets objects: a number the proxy carries as its text reaches it as a double, as over a pipe.
+  return new DecoratedTransport(clientSide, { outbound: numbersAsDoubles, afterClose: () => backend.close() });
 }
 
 /** What a connection to a remote server carries for OAuth (upstreams/oauth/): a provider, or a watching fetch. */
@@ -150,11 +153,24 @@ export function remoteTransport(
 }
 
 function streamable(config: HttpServerConfig, auth: AuthOptions): StreamableHTTPClientTransport {
-  return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers }, ...auth });
+  return new StreamableHTTPClientTransport(new URL(config.url), {
+    requestInit: { headers: config.headers },
+    ...auth,
+    fetch: exactNumbersFetch(fetchOf(auth)),
+  });
 }
 
 function sse(config: HttpServerConfig, auth: AuthOptions): SSEClientTransport {
-  return new SSEClientTransport(new URL(config.url), { requestInit: { headers: config.headers }, ...auth });
+  return new SSEClientTransport(new URL(config.url), {
+    requestInit: { headers: config.headers },
+    ...auth,
+    fetch: exactNumbersFetch(fetchOf(auth)),
+  });
+}
+
+/** The fetch OAuth watches with, if any: the exact-numbers fetch wraps it. */
+function fetchOf(auth: AuthOptions): FetchLike | undefined {
+  return 'fetch' in auth ? (auth.fetch as FetchLike | undefined) : undefined;
 }
 
 function stringEnv(env: NodeJS.ProcessEnv): Record<string, string> {

@@ -23,6 +23,8 @@ export const FIXTURES = {
   wireEdges: fixture('wire-edges-server.mjs'),
   /** A 2026-07-28 server on SDK v2 (it serves the legacy era too). */
   modern: fixture('modern-server.mjs'),
+  /** Written without an SDK: it sends numbers a double cannot hold, and echoes requests as it received them. */
+  exactNumbers: fixture('exact-numbers-server.mjs'),
 } as const;
 
 export type FixtureName = keyof typeof FIXTURES;

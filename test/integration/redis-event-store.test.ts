@@ -5,6 +5,7 @@ import { sessionEventStore } from '../../src/http/session-event-store.js';
 import { silentLogger } from '../../src/logger.js';
 import { connectRedis, type Redis } from '../../src/shared/redis-connection.js';
 import { RedisEventStore } from '../../src/shared/redis-event-store.js';
+import { exactNumberText, parseExact } from '../../src/codec/exact-numbers.js';
 import { startRedis, type RedisServer } from '../helpers/redis-server.js';
 
 const PREFIX = 'event-store-test:';
@@ -45,6 +46,10 @@ async function replayed(store: RedisEventStore, after: string): Promise<Array<[s
   return sent;
 }
 
+/** The Redis key a stream's events are kept under (the store's own naming). */
+const keyOf = (store: RedisEventStore, streamId: string): string =>
+  (store as unknown as { streamKey(id: string): string }).streamKey(streamId);
+
 describe('RedisEventStore', () => {
   test('what one replica stored, another replays after any cursor, in order, with the same ids', async () => {
     const [one, two] = [await replicaStore(), await replicaStore()];
@@ -58,6 +63,24 @@ describe('RedisEventStore', () => {
       [ids[3], note(4)],
     ]);
     expect(await replayed(two.store, ids[3]!)).toEqual([]);
+  });
+
+  test('a number a double cannot hold is kept in Redis as written, for a replica with its own markers', async () => {
+    const [one, two] = [await replicaStore(), await replicaStore()];
+    const message = parseExact(
+      '{"jsonrpc":"2.0","method":"notifications/message","params":{"id":12345678901234567890123}}',
+    );
+    const first = await one.store.storeEvent('s9/stream', note(0));
+    await one.store.storeEvent('s9/stream', message as JSONRPCMessage);
+    const entries = (await one.redis.sendCommand(['XRANGE', keyOf(one.store, 's9/stream'), '-', '+'])) as [
+      string,
+      string[],
+    ][];
+    expect(entries.map(([, fields]) => fields[1]).join('\n')).toContain('"params":{"id":12345678901234567890123}');
+    const [[, replay]] = await replayed(two.store, first);
+    expect(exactNumberText((replay as unknown as { params: { id: unknown } }).params.id)).toBe(
+      '12345678901234567890123',
+    );
   });
 
   test('a cursor whose event was trimmed is refused, never answered with a gap', async () => {

@@ -4,7 +4,7 @@
  * capped so that no summary can flood the context however much metadata comes with it.
  */
 import { humanSize } from '../../artifacts/sizes.js';
-import { renderTemplate } from './template.js';
+import { compactJson as compact, renderTemplate } from './template.js';
 
 export interface SummaryInput {
   path: string;
@@ -44,14 +44,6 @@ const KNOWN_FACTS = new Set([
 
 function cap(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max)}…` : text;
-}
-
-function compact(v: unknown): string {
-  try {
-    return JSON.stringify(v) ?? String(v);
-  } catch {
-    return String(v);
-  }
 }
 
 function baseName(path: string): string {

@@ -3,6 +3,8 @@
  * never inline a payload: every value is cut at 200 characters.
  */
 
+import { exactNumberText, stringifyExact } from '../../codec/exact-numbers.js';
+
 const MAX_VALUE_CHARS = 200;
 const MAX_NAME_CHARS = 100;
 const PLACEHOLDER = /^[A-Za-z_$][\w$-]*(?:\.[\w$-]+)*$/;
@@ -17,9 +19,10 @@ function lookup(vars: Record<string, unknown>, name: string): unknown {
   return at;
 }
 
-function compactJson(v: unknown): string {
+/** A value as compact JSON, its numbers exact; something readable for what JSON cannot write. */
+export function compactJson(v: unknown): string {
   try {
-    return JSON.stringify(v) ?? String(v);
+    return stringifyExact(v);
   } catch {
     return String(v); // a cycle or a BigInt: still something readable
   }
@@ -27,7 +30,12 @@ function compactJson(v: unknown): string {
 
 /** A value as template text: strings as they are, objects and arrays as compact JSON, cut at 200 characters. */
 export function renderValue(v: unknown): string {
-  const text = typeof v === 'string' ? v : typeof v === 'object' && v !== null ? compactJson(v) : String(v);
+  const text =
+    typeof v === 'string'
+      ? (exactNumberText(v) ?? v)
+      : typeof v === 'object' && v !== null
+        ? compactJson(v)
+        : String(v);
   return text.length > MAX_VALUE_CHARS ? `${text.slice(0, MAX_VALUE_CHARS)}…` : text;
 }
 
