@@ -1,15 +1,12 @@
 // Numbers a JavaScript number cannot hold (64-bit ids, long decimals, overflows, negative zero) keep their value
 // through the proxy, both ways, over stdio and HTTP, on the lean paths and through the SDK, and in stored files.
-import { readFile, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import type { ChildProcess } from 'node:child_process';
 import { exactNumberText, parseExact } from '../../src/codec/exact-numbers.js';
-import { Gateway } from '../../src/gateway/gateway.js';
-import { serveHttp, type HttpHandle } from '../../src/gateway/http-server.js';
-import { silentLogger } from '../../src/logger.js';
 import { exactNumbersFetch } from '../../src/upstreams/exact-fetch.js';
 import { startCli, stopAllCli, type CliProcess } from '../helpers/cli.js';
 import { FIXTURES, NODE, startListening, waitFor } from '../helpers/fixtures.js';
-import { testConfig } from '../helpers/proxy.js';
+import { startHttpGateway, type HttpGateway } from '../helpers/http-gateway.js';
 import { handshake, LEGACY_PROTOCOL } from '../helpers/raw-session.js';
 
 /** What the fixture sends (exact-numbers-server.mjs), byte for byte. */
@@ -81,33 +78,25 @@ describe('stdio: numbers a double cannot hold, through `mcp-offload -- <server>`
 });
 
 describe('HTTP: numbers a double cannot hold, to and from stdio and Streamable HTTP servers', () => {
-  let gateway: Gateway;
-  let http: HttpHandle;
+  let served: HttpGateway;
   let endpoint: string;
   let upstreamUrl: string;
   let upstream: ChildProcess;
-  let dir: string | undefined;
 
   beforeAll(async () => {
     const started = await startListening(NODE, [FIXTURES.exactNumbers, '--http', '0'], /listening (http:\S+)/);
     upstream = started.child;
     upstreamUrl = started.match[1];
-    const config = testConfig([
+    served = await startHttpGateway([
       { name: 'es', command: NODE, args: [FIXTURES.exactNumbers] },
-      { name: 'eh', url: upstreamUrl } as never,
+      { name: 'eh', url: upstreamUrl },
     ]);
-    dir = config.artifacts.dir;
-    gateway = new Gateway(config, silentLogger);
-    await gateway.start();
-    http = await serveHttp(gateway, { host: '127.0.0.1', port: 0 }, silentLogger);
-    endpoint = `http://127.0.0.1:${http.port}/mcp`;
+    endpoint = served.endpoint;
   });
 
   afterAll(async () => {
-    await http.close();
-    await gateway.stop();
+    await served.close();
     upstream.kill('SIGTERM');
-    if (dir) await rm(dir, { recursive: true, force: true });
   });
 
   const post = async (headers: Record<string, string>, body: string) => {

@@ -4,17 +4,14 @@
 // sends the same call twice: once as a client sends it, once with its Mcp-Name in the Base64 form the SDK decodes and
 // the lean path leaves to it, and compares the two answers byte for byte.
 import { afterAll, beforeAll, describe, expect, jest, test } from '@jest/globals';
-import { rm } from 'node:fs/promises';
 import type { RequestId } from '@modelcontextprotocol/server';
 import type { ChildProcess } from 'node:child_process';
 import { DirectRequests } from '../../src/fast-path/direct-requests.js';
 import { HttpPoster } from '../../src/fast-path/http-post.js';
-import { Gateway } from '../../src/gateway/gateway.js';
-import { serveHttp, type HttpHandle } from '../../src/gateway/http-server.js';
-import { silentLogger } from '../../src/logger.js';
+import type { Gateway } from '../../src/gateway/gateway.js';
 import { encodeParamValue } from '../../src/protocol/param-header-codec.js';
 import { FIXTURES, NODE, startListening, waitFor } from '../helpers/fixtures.js';
-import { testConfig } from '../helpers/proxy.js';
+import { startHttpGateway, type HttpGateway } from '../helpers/http-gateway.js';
 import { expectClientEnvelope, withoutProgressToken } from '../helpers/modern-echo.js';
 import { makeSolidPng } from '../fixtures/pdf.mjs';
 import { recordServedBy, type ServedBy } from '../helpers/served-by.js';
@@ -40,34 +37,29 @@ interface Answer {
 }
 
 let gateway: Gateway;
-let http: HttpHandle;
+let running: HttpGateway;
 let endpoint: string;
-let dir: string | undefined;
 let served: ServedBy;
 let modernHttp: ChildProcess;
 
 beforeAll(async () => {
   const started = await startListening(NODE, [MODERN_SERVER, '--http', '0'], /listening (\d+)/);
   modernHttp = started.child;
-  const config = testConfig([
-    { name: 'basic', command: NODE, args: [FIXTURES.basic] },
-    { name: 'slow', command: NODE, args: [FIXTURES.slow] },
-    { name: 'modern', command: NODE, args: [MODERN_SERVER] },
-    { name: 'mh', url: `http://127.0.0.1:${started.match[1]}/mcp` } as never,
-  ]);
-  dir = config.artifacts.dir;
-  gateway = new Gateway(config, silentLogger);
-  served = recordServedBy(gateway);
-  await gateway.start();
-  http = await serveHttp(gateway, { host: '127.0.0.1', port: 0 }, silentLogger);
-  endpoint = `http://127.0.0.1:${http.port}/mcp`;
+  running = await startHttpGateway(
+    [
+      { name: 'basic', command: NODE, args: [FIXTURES.basic] },
+      { name: 'slow', command: NODE, args: [FIXTURES.slow] },
+      { name: 'modern', command: NODE, args: [MODERN_SERVER] },
+      { name: 'mh', url: `http://127.0.0.1:${started.match[1]}/mcp` },
+    ],
+    (made) => (served = recordServedBy(made)),
+  );
+  ({ gateway, endpoint } = running);
 });
 
 afterAll(async () => {
-  await http.close();
-  await gateway.stop();
+  await running.close();
   modernHttp.kill('SIGTERM');
-  if (dir) await rm(dir, { recursive: true, force: true });
 });
 
 /** POSTs a 2026-07-28 request as a client sends it; `headers` replace or add to the standard ones (null: left out). */
