@@ -8,6 +8,7 @@ import { startCli, stopAllCli, type CliProcess } from '../helpers/cli.js';
 import { FIXTURES, NODE, startListening, waitFor } from '../helpers/fixtures.js';
 import { startHttpGateway, type HttpGateway } from '../helpers/http-gateway.js';
 import { handshake, LEGACY_PROTOCOL } from '../helpers/raw-session.js';
+import { SseReader } from '../helpers/sse-reader.js';
 
 /** What the fixture sends (exact-numbers-server.mjs), byte for byte. */
 const NUMBERS =
@@ -168,6 +169,33 @@ describe('HTTP: numbers a double cannot hold, to and from stdio and Streamable H
       const echo = await modern(52, `${server}__echo-raw`, base64(`${server}__echo-raw`), ARGUMENTS);
       expect(echo.text).toContain(JSON.stringify(`"arguments":${ARGUMENTS}`).slice(1, -1));
     }
+  });
+
+  test('a legacy SSE session (GET /sse, POST /messages): a result and the arguments the server saw', async () => {
+    const base = endpoint.replace(/\/mcp$/, '');
+    const stream = await fetch(`${base}/sse`, { headers: { accept: 'text/event-stream' } });
+    const events = new SseReader(stream.body!);
+    const messages = `${base}${(await events.next())!.data}`;
+    const send = (body: string) =>
+      fetch(messages, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    /** The data of the next event that answers `id`, as the proxy wrote it. */
+    const answer = async (id: number) => {
+      for (let event = await events.next(); event; event = await events.next()) {
+        if (event.data.includes(`"id":${id}`)) return event.data;
+      }
+      throw new Error(`the stream ended before the answer to ${id}`);
+    };
+    const init = `{"protocolVersion":"${LEGACY_PROTOCOL}","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}`;
+    await send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":${init}}`);
+    await answer(1);
+    await send('{"jsonrpc":"2.0","method":"notifications/initialized"}');
+    await send('{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"es__numbers","arguments":{}}}');
+    expect(await answer(2)).toContain(`"structuredContent":${NUMBERS}`);
+    await send(
+      `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"eh__echo-raw","arguments":${ARGUMENTS}}}`,
+    );
+    expect(await answer(3)).toContain(JSON.stringify(`"arguments":${ARGUMENTS}`).slice(1, -1));
+    await events.cancel();
   });
 
   test("the SDK transport's fetch: a request's markers go out as numbers, an event stream cut mid-number is marked", async () => {
