@@ -6,8 +6,13 @@ import { isLegacyVersion } from '../protocol/versions.js';
 import { ProcessTransport } from '../transports/process-transport.js';
 import type { Transport } from '@modelcontextprotocol/client';
 
-/** The methods the lean dispatcher serves: the calls that carry a session's traffic. */
-const LEAN_METHODS = new Set(['tools/call']);
+/**
+ * The methods the lean dispatcher serves for a legacy session: the calls that carry a session's traffic, and the
+ * reads that go to one upstream as they are. A 2026-07-28 session's are only its `tools/call` (MODERN_LEAN_METHODS):
+ * the SDK encodes other results for that revision by rules of their own.
+ */
+const LEAN_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read']);
+const MODERN_LEAN_METHODS = new Set(['tools/call']);
 
 /** The 2026-07-28 vocabulary in a request: per-request envelope keys, and the multi-round-trip params. */
 const ENVELOPE_KEY_PREFIX = 'io.modelcontextprotocol/';
@@ -48,7 +53,7 @@ export function isLeanRequest(message: JSONRPCMessage, extra?: MessageExtraInfo)
  * `_meta` that claims the era. Whether the envelope holds is checked with the SDK's own rule after this.
  */
 export function isModernLeanRequest(message: JSONRPCMessage): message is JSONRPCRequest {
-  if (!('method' in message) || !('id' in message) || !LEAN_METHODS.has(message.method)) return false;
+  if (!('method' in message) || !('id' in message) || !MODERN_LEAN_METHODS.has(message.method)) return false;
   if (typeof message.id !== 'string' && typeof message.id !== 'number') return false;
   const { params } = message;
   if (!isPlainObject(params)) return false;
@@ -68,19 +73,25 @@ export function isLeanMessage(value: unknown): value is JSONRPCRequest {
   return isLeanRequest(value as JSONRPCMessage);
 }
 
-/** What the lean paths read of a catalog: a tool's route, and the era of the upstream that serves it. */
+/** What the lean paths read of a catalog: the routes of tools, prompts and resources, and their upstreams' era. */
 export interface ToolRoutes {
   tool(name: string): { upstream: { protocolVersion?: string } } | undefined;
+  prompt(name: string): { upstream: { protocolVersion?: string } } | undefined;
+  resourceOwner(uri: string): { protocolVersion?: string } | undefined;
 }
 
 /**
- * Whether a call names a tool of a legacy-era upstream, or no upstream's (the proxy's own, or an unknown one): a call
- * whose answer cannot be input_required, which the lean paths may take.
+ * Whether a request names a tool, prompt or resource of a legacy-era upstream, or none of an upstream's (the proxy's
+ * own, or an unknown one, which the handler answers): a request whose answer cannot be input_required, which the lean
+ * paths may take.
  */
 export function routesToLegacy(catalog: ToolRoutes, request: JSONRPCRequest): boolean {
-  const name = (request.params as { name?: unknown }).name;
-  if (typeof name !== 'string') return false;
-  // No route: the handler answers the proxy's own tool, and "not found" for an unknown one.
-  const route = catalog.tool(name);
-  return route === undefined || isLegacyVersion(route.upstream.protocolVersion);
+  const params = request.params as { name?: unknown; uri?: unknown };
+  const key = request.method === 'resources/read' ? params.uri : params.name;
+  if (typeof key !== 'string') return false;
+  const upstream =
+    request.method === 'resources/read'
+      ? catalog.resourceOwner(key)
+      : (request.method === 'prompts/get' ? catalog.prompt(key) : catalog.tool(key))?.upstream;
+  return upstream === undefined || isLegacyVersion(upstream.protocolVersion);
 }

@@ -52,6 +52,7 @@ export function relayLane(deps: LaneDeps) {
     answer: (answer: LaneAnswer) => void,
     envelope?: Record<string, unknown>,
   ): LaneCancel | undefined => {
+    if (request.method !== 'tools/call') return undefined;
     const params = request.params as Record<string, unknown>;
     const meta = params._meta as { progressToken?: unknown } | undefined;
     if ('task' in params || meta?.progressToken !== undefined) return undefined;

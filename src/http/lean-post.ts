@@ -33,12 +33,13 @@ export interface LeanTaker {
 }
 
 /**
- * A legacy Streamable HTTP session's POST of one request the session's lean dispatcher takes (a plain tools/call),
- * served on Node's request and response instead of through the SDK's Node adapter, which turns every POST into a web
- * Request, validates the message with zod and pipes a web ReadableStream back into the response: together more than
- * the relay hop costs (docs/performance.md, issue #13 item 5). The stream it opens is registered in the SDK
- * transport's own tables, so what is sent on it is written by the SDK as before (the same event ids, event store and
- * framing); an answer that is the first thing sent for its request goes out as JSON instead (jsonAnswers below).
+ * A legacy Streamable HTTP session's POST of one request the session's lean dispatcher takes (a plain tools/call,
+ * prompts/get or resources/read), served on Node's request and response instead of through the SDK's Node adapter,
+ * which turns every POST into a web Request, validates the message with zod and pipes a web ReadableStream back into
+ * the response: together more than the relay hop costs (docs/performance.md, issue #13 item 5). The stream it opens
+ * is registered in the SDK transport's own tables, so what is sent on it is written by the SDK as before (the same
+ * event ids, event store and framing); an answer that is the first thing sent for its request goes out as JSON
+ * instead (jsonAnswers below).
  *
  * It checks what the SDK checks before it would accept such a POST (Accept, Content-Type, session, protocol
  * version) and takes nothing the SDK would refuse or treat specially: those POSTs, batches, notifications and

@@ -33,8 +33,8 @@ export function headerReader(req: IncomingMessage): Pick<Headers, 'get'> {
  */
 export function isLegacy(req: IncomingMessage, body: unknown): boolean {
   const { headers } = req;
-  // The hot case without the SDK's zod guards: a plain tools/call with no 2026-07-28 envelope, and no header that
-  // claims that era, which the SDK's classification calls legacy too.
+  // The hot case without the SDK's zod guards: a plain tools/call (or prompts/get, resources/read) with no 2026-07-28
+  // envelope, and no header that claims that era, which the SDK's classification calls legacy too.
   const version = headers['mcp-protocol-version'];
   if (
     headers['mcp-method'] === undefined &&

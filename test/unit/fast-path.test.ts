@@ -218,7 +218,13 @@ describe('LeanDispatch.beneathEntry: a legacy session takes its calls before the
     server: { getNegotiatedProtocolVersion: () => version } as unknown as LeanSession['server'],
     isClosed: false,
     era: 'legacy',
-    view: { catalog: { tool: () => ({ upstream: { protocolVersion: '2025-11-25' } }) } },
+    view: {
+      catalog: {
+        tool: () => ({ upstream: { protocolVersion: '2025-11-25' } }),
+        prompt: () => undefined,
+        resourceOwner: () => undefined,
+      },
+    },
     relayCall: () => undefined,
     serveLean: (request) =>
       Promise.resolve({ content: [{ type: 'text', text: String((request.params as { name: string }).name) }] }),

@@ -1,0 +1,134 @@
+// A legacy client's prompts/get and resources/read are taken past the SDK's server, as its tools/call is
+// (fast-path/lean-dispatch.ts), over stdio (beneath the SDK's stdio entry) and on the HTTP lean POST, when they go
+// to a legacy-era upstream or to the proxy itself; the answer is the one the SDK's server gives. A read that goes to
+// a 2026-07-28 upstream stays with the SDK (its answer may ask the client for input, which the handler bridges).
+import { afterAll, afterEach, beforeAll, describe, expect, test } from '@jest/globals';
+import { InMemoryTransport } from '@modelcontextprotocol/server';
+import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
+import type { ChildProcess } from 'node:child_process';
+import { rm } from 'node:fs/promises';
+import { serveStdioHeld } from '../../src/cli/run.js';
+import { Gateway } from '../../src/gateway/gateway.js';
+import { silentLogger } from '../../src/logger.js';
+import { FIXTURES, NODE, startListening, waitFor } from '../helpers/fixtures.js';
+import { startHttpGateway, type HttpGateway } from '../helpers/http-gateway.js';
+import { testConfig } from '../helpers/proxy.js';
+import { handshake, LEGACY_PROTOCOL } from '../helpers/raw-session.js';
+import { recordServedBy, type ServedBy } from '../helpers/served-by.js';
+import { responseOf } from '../helpers/sse-reader.js';
+
+type Message = JSONRPCMessage & { id?: RequestId; result?: Record<string, unknown>; error?: { message: string } };
+
+/** Two legacy fixtures over stdio, and the 2026-07-28 fixture over Streamable HTTP (which the proxy speaks 2026 to). */
+let servers: Parameters<typeof testConfig>[0];
+let modernHttp: ChildProcess;
+
+beforeAll(async () => {
+  const started = await startListening(NODE, [FIXTURES.modern, '--http', '0', '--modern-only'], /listening (\d+)/);
+  modernHttp = started.child;
+  servers = [
+    { name: 'basic', command: NODE, args: [FIXTURES.basic] },
+    { name: 'exact', command: NODE, args: [FIXTURES.exactNumbers] },
+    { name: 'modern', url: `http://127.0.0.1:${started.match[1]}/mcp` },
+  ];
+});
+
+afterAll(() => void modernHttp.kill('SIGTERM'));
+
+/** A key of the 2026-07-28 vocabulary: a request that carries one is left to the SDK (eligibility.ts). */
+const TO_THE_SDK = { _meta: { 'io.modelcontextprotocol/related': 'x' } };
+
+/** The reads of each kind, with whether the lean path takes them. */
+const READS: Array<[string, string, Record<string, unknown>, boolean]> = [
+  ['a prompt of a legacy server', 'prompts/get', { name: 'basic__greet', arguments: { who: 'Zoë 😀' } }, true],
+  ['a resource of a legacy server', 'resources/read', { uri: 'fixture://basic/hello' }, true],
+  ['a binary resource of a legacy server', 'resources/read', { uri: 'fixture://basic/data.bin' }, true],
+  ['a templated resource of a legacy server', 'resources/read', { uri: 'fixture://basic/items/7' }, true],
+  ['an unknown prompt (answered by the proxy)', 'prompts/get', { name: 'nope' }, true],
+  // The server has a tool of the same name: the relay lane, which takes tool calls, must not take this.
+  ['a prompt named as a tool of its server', 'prompts/get', { name: 'exact__numbers' }, true],
+  ['a resource of a 2026-07-28 server', 'resources/read', { uri: 'fixture://note' }, false],
+];
+
+/** The answer's text with its id set aside, for comparing two answers byte for byte. */
+const withoutId = (message: Message) => JSON.stringify({ ...message, id: null });
+
+describe('over stdio, beneath the SDK entry', () => {
+  let ask: (id: RequestId, method: string, params: Record<string, unknown>) => Promise<Message>;
+  let served: ServedBy;
+  const closers: Array<() => Promise<void>> = [];
+
+  beforeAll(async () => {
+    const config = testConfig(servers);
+    const gateway = new Gateway(config, silentLogger, { oneClient: true });
+    served = recordServedBy(gateway);
+    const [wire, client] = InMemoryTransport.createLinkedPair();
+    const stdio = serveStdioHeld(gateway, silentLogger, () => undefined, wire);
+    await gateway.start();
+    stdio.hold.open();
+    const received: Message[] = [];
+    client.onmessage = (message) => void received.push(message as Message);
+    await client.start();
+    closers.push(async () => {
+      await client.close();
+      await gateway.stop();
+      if (config.artifacts.dir) await rm(config.artifacts.dir, { recursive: true, force: true });
+    });
+    ask = async (id, method, params) => {
+      await client.send({ jsonrpc: '2.0', id, method, params } as JSONRPCMessage);
+      await waitFor(() => received.some((m) => m.id === id && !('method' in m)), 10_000);
+      return received.find((m) => m.id === id && !('method' in m))!;
+    };
+    const init = { protocolVersion: LEGACY_PROTOCOL, capabilities: {}, clientInfo: { name: 'raw', version: '1' } };
+    await ask(0, 'initialize', init);
+    await client.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  });
+
+  afterAll(async () => {
+    for (const close of closers.splice(0)) await close();
+  });
+  afterEach(() => served.clear());
+
+  test.each(READS)('%s: %s answered alike past the SDK and through it', async (label, method, params, lean) => {
+    const past = await ask(`${label} lean`, method, params);
+    const through = await ask(`${label} sdk`, method, { ...params, ...TO_THE_SDK });
+    expect(withoutId(past)).toBe(withoutId(through));
+    expect(served.sdkServed).toEqual(lean ? [`${label} sdk`] : [`${label} lean`, `${label} sdk`]);
+    expect(served.laneTaken).toEqual([]);
+  });
+});
+
+describe('over HTTP, on the lean POST', () => {
+  let gateway: HttpGateway;
+  let served: ServedBy;
+  let post: (id: RequestId, method: string, params: Record<string, unknown>) => Promise<Message>;
+
+  beforeAll(async () => {
+    gateway = await startHttpGateway(servers, (made) => (served = recordServedBy(made)));
+    const headers = (id?: string): Record<string, string> => ({
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...(id ? { 'mcp-session-id': id, 'mcp-protocol-version': LEGACY_PROTOCOL } : {}),
+    });
+    const session = await handshake(gateway.endpoint, headers, 'raw-reads');
+    post = async (id, method, params) => {
+      const response = await fetch(gateway.endpoint, {
+        method: 'POST',
+        headers: headers(session.id),
+        body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
+      });
+      return { jsonrpc: '2.0', id, ...(await responseOf(response, id)) } as Message;
+    };
+  });
+
+  afterAll(async () => gateway.close());
+  afterEach(() => served.clear());
+
+  test.each(READS)('%s: %s answered alike past the SDK and through it', async (label, method, params, lean) => {
+    const past = await post(`${label} lean`, method, params);
+    const through = await post(`${label} sdk`, method, { ...params, ...TO_THE_SDK });
+    expect(withoutId(past)).toBe(withoutId(through));
+    expect(served.sdkServed).toEqual(lean ? [`${label} sdk`] : [`${label} lean`, `${label} sdk`]);
+    expect(served.laneTaken).toEqual([]);
+  });
+});
