@@ -3,21 +3,15 @@
 // to a legacy-era upstream or to the proxy itself; the answer is the one the SDK's server gives. A read that goes to
 // a 2026-07-28 upstream stays with the SDK (its answer may ask the client for input, which the handler bridges).
 import { afterAll, afterEach, beforeAll, describe, expect, test } from '@jest/globals';
-import { InMemoryTransport } from '@modelcontextprotocol/server';
-import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
+import type { RequestId } from '@modelcontextprotocol/server';
 import type { ChildProcess } from 'node:child_process';
-import { rm } from 'node:fs/promises';
-import { serveStdioHeld } from '../../src/cli/run.js';
-import { Gateway } from '../../src/gateway/gateway.js';
-import { silentLogger } from '../../src/logger.js';
-import { FIXTURES, NODE, startListening, waitFor } from '../helpers/fixtures.js';
+import { FIXTURES, NODE, startListening } from '../helpers/fixtures.js';
 import { startHttpGateway, type HttpGateway } from '../helpers/http-gateway.js';
 import { testConfig } from '../helpers/proxy.js';
 import { handshake, LEGACY_PROTOCOL } from '../helpers/raw-session.js';
 import { recordServedBy, type ServedBy } from '../helpers/served-by.js';
 import { responseOf } from '../helpers/sse-reader.js';
-
-type Message = JSONRPCMessage & { id?: RequestId; result?: Record<string, unknown>; error?: { message: string } };
+import { startStdioEntry, type Message, type StdioEntry } from '../helpers/stdio-entry.js';
 
 /** Two legacy fixtures over stdio, and the 2026-07-28 fixture over Streamable HTTP (which the proxy speaks 2026 to). */
 let servers: Parameters<typeof testConfig>[0];
@@ -53,49 +47,40 @@ const READS: Array<[string, string, Record<string, unknown>, boolean]> = [
 /** The answer's text with its id set aside, for comparing two answers byte for byte. */
 const withoutId = (message: Message) => JSON.stringify({ ...message, id: null });
 
-describe('over stdio, beneath the SDK entry', () => {
-  let ask: (id: RequestId, method: string, params: Record<string, unknown>) => Promise<Message>;
-  let served: ServedBy;
-  const closers: Array<() => Promise<void>> = [];
-
-  beforeAll(async () => {
-    const config = testConfig(servers);
-    const gateway = new Gateway(config, silentLogger, { oneClient: true });
-    served = recordServedBy(gateway);
-    const [wire, client] = InMemoryTransport.createLinkedPair();
-    const stdio = serveStdioHeld(gateway, silentLogger, () => undefined, wire);
-    await gateway.start();
-    stdio.hold.open();
-    const received: Message[] = [];
-    client.onmessage = (message) => void received.push(message as Message);
-    await client.start();
-    closers.push(async () => {
-      await client.close();
-      await gateway.stop();
-      if (config.artifacts.dir) await rm(config.artifacts.dir, { recursive: true, force: true });
-    });
-    ask = async (id, method, params) => {
-      await client.send({ jsonrpc: '2.0', id, method, params } as JSONRPCMessage);
-      await waitFor(() => received.some((m) => m.id === id && !('method' in m)), 10_000);
-      return received.find((m) => m.id === id && !('method' in m))!;
-    };
-    const init = { protocolVersion: LEGACY_PROTOCOL, capabilities: {}, clientInfo: { name: 'raw', version: '1' } };
-    await ask(0, 'initialize', init);
-    await client.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-  });
-
-  afterAll(async () => {
-    for (const close of closers.splice(0)) await close();
-  });
-  afterEach(() => served.clear());
-
+/**
+ * Sends each read past the SDK and through it (`ask`), and checks that both answers are the same and which path
+ * served each.
+ */
+function readsAlike(
+  ask: (id: RequestId, method: string, params: Record<string, unknown>) => Promise<Message>,
+  served: () => ServedBy,
+): void {
+  afterEach(() => served().clear());
   test.each(READS)('%s: %s answered alike past the SDK and through it', async (label, method, params, lean) => {
     const past = await ask(`${label} lean`, method, params);
     const through = await ask(`${label} sdk`, method, { ...params, ...TO_THE_SDK });
     expect(withoutId(past)).toBe(withoutId(through));
-    expect(served.sdkServed).toEqual(lean ? [`${label} sdk`] : [`${label} lean`, `${label} sdk`]);
-    expect(served.laneTaken).toEqual([]);
+    expect(served().sdkServed).toEqual(lean ? [`${label} sdk`] : [`${label} lean`, `${label} sdk`]);
+    expect(served().laneTaken).toEqual([]);
   });
+}
+
+describe('over stdio, beneath the SDK entry', () => {
+  let entry: StdioEntry;
+
+  beforeAll(async () => {
+    entry = await startStdioEntry(servers);
+    const init = { protocolVersion: LEGACY_PROTOCOL, capabilities: {}, clientInfo: { name: 'raw', version: '1' } };
+    await entry.ask(0, init, 'initialize');
+    await entry.client.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  });
+
+  afterAll(async () => entry.close());
+
+  readsAlike(
+    (id, method, params) => entry.ask(id, params, method),
+    () => entry,
+  );
 });
 
 describe('over HTTP, on the lean POST', () => {
@@ -122,13 +107,9 @@ describe('over HTTP, on the lean POST', () => {
   });
 
   afterAll(async () => gateway.close());
-  afterEach(() => served.clear());
 
-  test.each(READS)('%s: %s answered alike past the SDK and through it', async (label, method, params, lean) => {
-    const past = await post(`${label} lean`, method, params);
-    const through = await post(`${label} sdk`, method, { ...params, ...TO_THE_SDK });
-    expect(withoutId(past)).toBe(withoutId(through));
-    expect(served.sdkServed).toEqual(lean ? [`${label} sdk`] : [`${label} lean`, `${label} sdk`]);
-    expect(served.laneTaken).toEqual([]);
-  });
+  readsAlike(
+    (id, method, params) => post(id, method, params),
+    () => served,
+  );
 });

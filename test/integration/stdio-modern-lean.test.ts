@@ -4,20 +4,13 @@
 // the test can tell which calls the SDK's server dispatched. The first call of a connection pins it and always goes
 // through the SDK: each case sends the same call twice and compares the two answers.
 import { afterEach, describe, expect, jest, test } from '@jest/globals';
-import { InMemoryTransport } from '@modelcontextprotocol/server';
-import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
-import { rm } from 'node:fs/promises';
-import { serveStdioHeld } from '../../src/cli/run.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { DirectRequests } from '../../src/fast-path/direct-requests.js';
-import { Gateway } from '../../src/gateway/gateway.js';
-import { silentLogger } from '../../src/logger.js';
 import { FIXTURES, NODE, waitFor } from '../helpers/fixtures.js';
-import { testConfig } from '../helpers/proxy.js';
 import { expectClientEnvelope, withoutProgressToken } from '../helpers/modern-echo.js';
-import { recordServedBy } from '../helpers/served-by.js';
+import { startStdioEntry, type Message } from '../helpers/stdio-entry.js';
 
 const MODERN = '2026-07-28';
-type Message = JSONRPCMessage & { id?: RequestId; result?: Record<string, unknown>; error?: { message: string } };
 
 const envelope = (capabilities: Record<string, unknown> = {}) => ({
   'io.modelcontextprotocol/protocolVersion': MODERN,
@@ -32,31 +25,9 @@ afterEach(async () => {
 
 /** The proxy's stdio entry over a fixture, on an in-memory wire; `sdkServed` lists what the SDK dispatched. */
 async function connection(fixture: 'basic' | 'slow' | 'modern' = 'basic') {
-  const config = testConfig([{ name: fixture, command: NODE, args: [FIXTURES[fixture]] }]);
-  const gateway = new Gateway(config, silentLogger, { oneClient: true });
-  const { sdkServed, laneTaken } = recordServedBy(gateway);
-  const [wire, client] = InMemoryTransport.createLinkedPair();
-  const stdio = serveStdioHeld(gateway, silentLogger, () => undefined, wire);
-  await gateway.start();
-  stdio.hold.open();
-  const received: Message[] = [];
-  client.onmessage = (message) => void received.push(message as Message);
-  await client.start();
-  closers.push(async () => {
-    await client.close();
-    await gateway.stop();
-    if (config.artifacts.dir) await rm(config.artifacts.dir, { recursive: true, force: true });
-  });
-  const answer = async (id: RequestId): Promise<Message> => {
-    await waitFor(() => received.some((m) => m.id === id && !('method' in m)), 10_000);
-    return received.find((m) => m.id === id && !('method' in m))!;
-  };
-  /** Sends a request and resolves with its answer. */
-  const ask = async (id: RequestId, params: Record<string, unknown>, method = 'tools/call') => {
-    await client.send({ jsonrpc: '2.0', id, method, params } as JSONRPCMessage);
-    return answer(id);
-  };
-  return { client, sdkServed, laneTaken, received, ask };
+  const entry = await startStdioEntry([{ name: fixture, command: NODE, args: [FIXTURES[fixture]] }]);
+  closers.push(entry.close);
+  return entry;
 }
 
 /** The answer's text with its id set aside, for comparing two answers byte for byte. */
