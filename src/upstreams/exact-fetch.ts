@@ -11,11 +11,8 @@ const LINE_DATA = 'data:';
 export function exactNumbersFetch(inner: FetchLike = fetch): FetchLike {
   return async (url, init) => {
     const body = init?.body;
-    const sent =
-      typeof body === 'string' && exactNumbersMinted() && restoreExactNumbers(body) !== body
-        ? { ...init, body: restoreExactNumbers(body) }
-        : init;
-    return marked(await inner(url, sent));
+    const restored = typeof body === 'string' && exactNumbersMinted() ? restoreExactNumbers(body) : body;
+    return marked(await inner(url, restored === body ? init : { ...init, body: restored }));
   };
 }
 
