@@ -8,6 +8,7 @@
  * const gateway = new Gateway(config, createLogger('info'));
  * await gateway.start();
  * await gateway.createSession().connect(transport); // any MCP SDK v2 Transport (@modelcontextprotocol/server)
+ * // or a wire of your own (src/wire/wire.ts): gateway.createSession().attach(wire)
  * ```
  */
 export { VERSION } from './version.js';
@@ -26,7 +27,9 @@ export {
   type StdioServerConfig,
 } from './config/types.js';
 export { Gateway } from './gateway/gateway.js';
-export type { DownstreamSession, SessionIdentity } from './gateway/session.js';
+export type { Session, SessionIdentity } from './relay/session.js';
+export type { Wire, FrameContext, SendOptions } from './wire/wire.js';
+export { Frame } from './wire/frame.js';
 export { serveHttp, type HttpHandle, type HttpOptions } from './gateway/http-server.js';
 export type { EventId, EventStore, StreamId } from './http/event-store.js';
 export {
@@ -34,7 +37,7 @@ export {
   MemoryEventStore,
   type MemoryEventStoreLimits,
 } from './http/memory-event-store.js';
-export { StdioServerTransport } from './transports/stdio-server-transport.js';
+export { StdioWire } from './transports/stdio.js';
 export { ArtifactStore } from './artifacts/store.js';
 export type { ArtifactRecord } from './artifacts/types.js';
 export type { PipelineMode, PipelinePatch, PipelineSettings, RuleConfig } from './pipeline/settings.js';

@@ -8,7 +8,7 @@ import { humanSize } from './sizes.js';
 import type { ArtifactStore } from './store.js';
 import type { ArtifactRecord } from './types.js';
 import type { ArtifactLinks } from '../pipeline/types.js';
-import { parseExact, stringifyExact } from '../codec/exact-numbers.js';
+import { parseJson, stringifyJson } from '../wire/json.js';
 
 const MAX_MATCHES = 200;
 
@@ -160,7 +160,7 @@ function lineRange(text: string, spec: string | undefined, limit: number, record
 function query(text: string, path: string): string {
   let json: unknown;
   try {
-    json = parseExact(text);
+    json = parseJson(text);
   } catch {
     throw new Error('this artifact is not JSON; use lines or pattern instead of query');
   }
@@ -171,7 +171,7 @@ function query(text: string, path: string): string {
   } catch (error) {
     throw new Error(queryProblem(path, error), { cause: error });
   }
-  return stringifyExact(found.length === 1 ? found[0] : found, 2);
+  return stringifyJson(found.length === 1 ? found[0] : found, 2);
 }
 
 /** The library's error in our words, with what a query may do. */

@@ -1,13 +1,13 @@
-import type { ClientCapabilities, JSONRPCRequest } from '@modelcontextprotocol/server';
-import { ProtocolErrorCode } from '@modelcontextprotocol/server';
-import { ClientError } from '../upstreams/errors.js';
+import type { ClientCapabilities } from '@modelcontextprotocol/server';
+import { Codes, RpcError } from '../relay/errors.js';
 
 /** Names the capability the client lacks for this upstream request, or `undefined` if it has it. */
 export function clientSupports(
   capabilities: ClientCapabilities | undefined,
-  request: JSONRPCRequest,
+  method: string,
+  params: Record<string, unknown> | undefined,
 ): string | undefined {
-  switch (request.method) {
+  switch (method) {
     case 'sampling/createMessage':
       return capabilities?.sampling ? undefined : 'sampling';
     case 'roots/list':
@@ -15,8 +15,7 @@ export function clientSupports(
     case 'elicitation/create': {
       const elicitation = capabilities?.elicitation as { url?: unknown } | undefined;
       if (!elicitation) return 'elicitation';
-      const mode = (request.params as { mode?: string } | undefined)?.mode;
-      return mode === 'url' && !elicitation.url ? 'URL-mode elicitation' : undefined;
+      return params?.mode === 'url' && !elicitation.url ? 'URL-mode elicitation' : undefined;
     }
     default:
       return undefined;
@@ -26,13 +25,14 @@ export function clientSupports(
 /** The error an upstream gets when the client lacks what its request needs; `undefined` if the client has it. */
 export function unsupportedByClient(
   capabilities: ClientCapabilities | undefined,
-  request: JSONRPCRequest,
+  method: string,
+  params: Record<string, unknown> | undefined,
   upstream: string,
-): ClientError | undefined {
-  const missing = clientSupports(capabilities, request);
+): RpcError | undefined {
+  const missing = clientSupports(capabilities, method, params);
   if (!missing) return undefined;
-  return new ClientError(
-    ProtocolErrorCode.MethodNotFound,
-    `the MCP client connected to mcp-offload does not support ${missing} (${request.method} requested by upstream "${upstream}")`,
+  return new RpcError(
+    Codes.MethodNotFound,
+    `the MCP client connected to mcp-offload does not support ${missing} (${method} requested by upstream "${upstream}")`,
   );
 }

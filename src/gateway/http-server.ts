@@ -68,10 +68,12 @@ export async function serveHttp(gateway: Gateway, options: HttpOptions, log: Log
   const shared = options.shared ?? (config.redis ? await connectSharedState(config.redis, config, log) : undefined);
   if (shared) {
     gateway.bridge.shareKey(shared.sealKey, shared.replica.id);
-    gateway.onSharedChange((notification, { remote, server }) => {
-      if (!remote) shared.fanout.publish(notification, server);
+    gateway.onSharedChange((method, params, { remote, server }) => {
+      if (!remote) shared.fanout.publish({ method, ...(params ? { params } : {}) }, server);
     });
-    await shared.fanout.listen((notification, server) => gateway.relayChange(notification, server));
+    await shared.fanout.listen((notification, server) =>
+      gateway.relayChange(notification.method, notification.params as Record<string, unknown> | undefined, server),
+    );
   }
   const ctx: HttpContext = {
     gateway,

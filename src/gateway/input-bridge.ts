@@ -1,37 +1,25 @@
 import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import type { ClientCapabilities, JSONRPCRequest, Progress, Result } from '@modelcontextprotocol/server';
-import { ProtocolErrorCode } from '@modelcontextprotocol/server';
+import type { ClientCapabilities } from '@modelcontextprotocol/server';
 import type { Logger } from '../logger.js';
-import { Blobs } from '../transports/blob-set.js';
-import { CONNECTION_CLOSED, ClientError } from '../upstreams/errors.js';
-import type { Upstream, UpstreamReply } from '../upstreams/upstream.js';
+import type { Call } from '../relay/call.js';
+import { CancelledError, Codes, RpcError } from '../relay/errors.js';
+import type { Upstream } from '../upstreams/upstream.js';
+import { Frame } from '../wire/frame.js';
+import { textOf } from '../wire/json.js';
 import { unsupportedByClient } from './client-capabilities.js';
-import type { RequestContext } from './context.js';
 
 /** The wire message the SDK gives for a refused requestState; the proxy answers alike. */
 const INVALID_STATE = 'Invalid or expired requestState';
 
 /** Runs the upstream call: with the bridge's signal (it may outlive the request that started it) and progress sink. */
-export type UpstreamRun = (signal: AbortSignal, onprogress: (progress: Progress) => void) => Promise<UpstreamReply>;
+export type UpstreamRun = (signal: AbortSignal, onprogress: (params: Record<string, unknown>) => void) => Promise<Frame>;
 
 /** A call of a modern client in flight that a question of its upstream can be put to. */
 export interface Asked {
   /** Who may resume it: the owner of the session that started it. */
   readonly binding: string;
-  ask(request: JSONRPCRequest, signal: AbortSignal): Promise<Result>;
-}
-
-/** A relay lane call before any question (InputBridge.lane): the question makes it a bridged call. */
-interface PendingLane extends Asked {
-  readonly upstream: Upstream;
-}
-
-/** A relay lane call known to the bridge (InputBridge.lane). */
-export interface LaneHold {
-  /** The upstream's outcome: true when the bridge holds the call for the client's retry, false for the lane. */
-  took(outcome: UpstreamReply | { error: Error }): boolean;
-  /** The client cancelled its request before the outcome came (and before any question). */
-  drop(): void;
+  /** Puts the question (a request frame of the upstream's) to the client; resolves with its answer as a result frame. */
+  ask(question: Frame, signal: AbortSignal): Promise<Frame>;
 }
 
 /** One question of a legacy upstream, waiting for the modern client's answer. */
@@ -41,7 +29,7 @@ interface Ask {
   params?: Record<string, unknown>;
   /** Sent to the client in an input_required result and not answered since. */
   shown: boolean;
-  resolve(result: Result): void;
+  resolve(result: unknown): void;
   reject(error: unknown): void;
 }
 
@@ -50,15 +38,15 @@ interface Ask {
  * input_required answer, before its retry) the call is held: the upstream goes on waiting for the answers to its
  * questions, and the call ends (cancelled upstream) when the client has not come back within the hold time.
  */
-class BridgedCall {
+class BridgedCall implements Asked {
   readonly id = randomUUID();
   private readonly controller = new AbortController();
   private readonly asks: Ask[] = [];
   private nextKey = 1;
-  private outcome?: { reply: UpstreamReply } | { error: unknown };
+  private outcome?: { answer: Frame } | { error: unknown };
   private wake?: () => void;
   /** The client's request the call answers now; none while held. */
-  private attached?: RequestContext;
+  private attached?: Call;
   private expiry?: NodeJS.Timeout;
 
   constructor(
@@ -72,8 +60,8 @@ class BridgedCall {
     run: UpstreamRun,
     private readonly ended: (call: BridgedCall) => void,
   ) {
-    run(this.controller.signal, (progress) => this.progress(progress)).then(
-      (reply) => this.settle({ reply }),
+    run(this.controller.signal, (params) => this.progress(params)).then(
+      (answer) => this.settle({ answer }),
       (error: unknown) => this.settle({ error }),
     );
   }
@@ -83,24 +71,26 @@ class BridgedCall {
   }
 
   /** A question from the upstream: answered when the client retries with its answer. */
-  ask(request: JSONRPCRequest, signal: AbortSignal): Promise<Result> {
-    if (!EMBEDDABLE.has(request.method)) {
+  ask(question: Frame, signal: AbortSignal): Promise<Frame> {
+    const method = question.method ?? '';
+    if (!EMBEDDABLE.has(method)) {
       return Promise.reject(
-        new ClientError(
-          ProtocolErrorCode.MethodNotFound,
-          `mcp-offload cannot pass ${request.method} from upstream "${this.upstream.name}" on to its MCP client: the client speaks MCP 2026-07-28, which asks a client only for elicitation, sampling and roots`,
+        new RpcError(
+          Codes.MethodNotFound,
+          `mcp-offload cannot pass ${method} from upstream "${this.upstream.name}" on to its MCP client: the client speaks MCP 2026-07-28, which asks a client only for elicitation, sampling and roots`,
         ),
       );
     }
-    const unsupported = unsupportedByClient(this.capabilities, request, this.upstream.name);
+    const unsupported = unsupportedByClient(this.capabilities, method, question.params, this.upstream.name);
     if (unsupported) return Promise.reject(unsupported);
-    return new Promise<Result>((resolve, reject) => {
+    const params = question.message.params;
+    return new Promise<Frame>((resolve, reject) => {
       const ask: Ask = {
-        key: `${keyword(request.method)}-${this.nextKey++}`,
-        method: request.method,
-        ...(request.params !== undefined ? { params: request.params } : {}),
+        key: `${keyword(method)}-${this.nextKey++}`,
+        method,
+        ...(params !== undefined ? { params } : {}),
         shown: false,
-        resolve,
+        resolve: (result) => resolve(Frame.result(question.id ?? null, result as Record<string, unknown>)),
         reject,
       };
       this.asks.push(ask);
@@ -108,7 +98,7 @@ class BridgedCall {
         'abort',
         () => {
           this.drop(ask);
-          reject(new ClientError(CONNECTION_CLOSED, `upstream "${this.upstream.name}" withdrew ${request.method}`));
+          reject(new CancelledError(`upstream "${this.upstream.name}" withdrew ${method}`));
         },
         { once: true },
       );
@@ -120,22 +110,22 @@ class BridgedCall {
    * Serves one request of the client: answers the questions it brought answers to, then waits for the call's
    * result or the upstream's next questions, whichever comes first.
    */
-  async serve(context: RequestContext, seal: (call: BridgedCall) => string): Promise<UpstreamReply> {
-    this.attach(context);
-    const { signal } = context.extra.mcpReq;
+  async serve(call: Call, seal: (bridged: BridgedCall) => string): Promise<Frame> {
+    this.attach(call);
+    const { signal } = call;
     try {
-      this.answer(context.extra.mcpReq.inputResponses);
+      this.answer(call.params.inputResponses as Record<string, unknown> | undefined);
       for (;;) {
         if (this.outcome) {
           this.finish();
           if ('error' in this.outcome) throw this.outcome.error;
-          return this.outcome.reply;
+          return this.outcome.answer;
         }
         const waiting = this.asks.filter((ask) => !ask.shown);
         if (waiting.length > 0) {
           for (const ask of waiting) ask.shown = true;
           this.hold();
-          return { result: this.inputRequired(waiting, seal(this)), blobs: Blobs.NONE };
+          return Frame.result(call.received.id ?? null, this.inputRequired(waiting, seal(this)));
         }
         await new Promise<void>((resolve) => {
           this.wake = resolve;
@@ -143,45 +133,29 @@ class BridgedCall {
         });
         this.wake = undefined;
         if (signal.aborted) {
-          this.cancel(`the MCP client cancelled ${context.request.method}`);
-          throw new ClientError(CONNECTION_CLOSED, `the MCP client cancelled ${context.request.method}`);
+          this.cancel(`the MCP client cancelled ${call.method}`);
+          throw new CancelledError(`the MCP client cancelled ${call.method}`);
         }
       }
     } finally {
-      if (this.attached === context) this.attached = undefined;
+      if (this.attached === call) this.attached = undefined;
     }
-  }
-
-  /**
-   * For a call the relay lane sent (InputBridge.lane), which no request of the client waits on in `serve`: the first
-   * question of the upstream answers the client's request with input_required through `answer`, and from then on
-   * the call is held as any other.
-   */
-  answerFirstQuestion(answer: (result: Result) => void, seal: (call: BridgedCall) => string): void {
-    this.wake = () => {
-      const waiting = this.asks.filter((ask) => !ask.shown);
-      if (waiting.length === 0) return;
-      this.wake = undefined;
-      for (const ask of waiting) ask.shown = true;
-      this.hold();
-      answer(this.inputRequired(waiting, seal(this)));
-    };
   }
 
   /** Ends the call: cancelled upstream, its open questions refused. */
   cancel(reason: string): void {
     clearTimeout(this.expiry);
     this.controller.abort(reason);
-    for (const ask of this.asks.splice(0)) ask.reject(new ClientError(CONNECTION_CLOSED, reason));
-    if (this.outcome && 'reply' in this.outcome) this.outcome.reply.blobs.dispose();
+    for (const ask of this.asks.splice(0)) ask.reject(new CancelledError(reason));
     this.ended(this);
   }
 
-  private attach(context: RequestContext): void {
+  private attach(call: Call): void {
     clearTimeout(this.expiry);
     this.expiry = undefined;
-    this.attached = context;
-    context.session.routeTo(context, this.upstream);
+    this.attached = call;
+    // The client's request is served by the upstream (its log messages, its questions find the session).
+    call.to = this.upstream;
     // Questions shown before and not answered in this retry are asked again.
     for (const ask of this.asks) ask.shown = false;
   }
@@ -197,30 +171,25 @@ class BridgedCall {
   }
 
   private answer(responses: Record<string, unknown> | undefined): void {
-    if (!responses) return;
+    if (!responses || typeof responses !== 'object') return;
     for (const ask of [...this.asks]) {
-      if (!(ask.key in responses)) continue;
+      if (!Object.hasOwn(responses, ask.key)) continue;
       this.drop(ask);
-      ask.resolve(responses[ask.key] as Result);
+      ask.resolve(responses[ask.key]);
     }
   }
 
-  private inputRequired(asks: Ask[], requestState: string): Result {
+  private inputRequired(asks: Ask[], requestState: string): Record<string, unknown> {
     const inputRequests: Record<string, unknown> = {};
     for (const ask of asks) inputRequests[ask.key] = embedded(ask);
-    return { resultType: 'input_required', inputRequests, requestState } as Result;
+    return { resultType: 'input_required', inputRequests, requestState };
   }
 
-  private progress(progress: Progress): void {
-    const ctx = this.attached?.extra;
-    const token = ctx?.mcpReq._meta?.progressToken;
-    if (!ctx || token === undefined) return;
-    void ctx.mcpReq
-      .notify({ method: 'notifications/progress', params: { ...progress, progressToken: token } })
-      .catch(() => undefined);
+  private progress(params: Record<string, unknown>): void {
+    this.attached?.progress?.(params);
   }
 
-  private settle(outcome: { reply: UpstreamReply } | { error: unknown }): void {
+  private settle(outcome: { answer: Frame } | { error: unknown }): void {
     this.outcome = outcome;
     // A result that comes while the call is held waits for the client's retry, within the same hold time.
     this.poke();
@@ -257,8 +226,6 @@ export class InputBridge {
    */
   private prefix = `mcp-offload.${randomBytes(6).toString('base64url')}.`;
   private readonly calls = new Map<string, BridgedCall>();
-  /** The relay lane's calls of modern clients that no question has made bridged calls yet (see lane). */
-  private readonly lanes = new Set<PendingLane>();
   /** With redis: this replica's id, sealed into every state so another replica knows where the call is held. */
   private replica?: string;
 
@@ -297,111 +264,40 @@ export class InputBridge {
    * Refuses retry fields a legacy upstream cannot have asked for: it makes no requestState, so one that is not the
    * proxy's is not for it (a modern upstream's is passed on).
    */
-  checkRetry(context: RequestContext, upstream: Upstream, state: unknown): void {
+  checkRetry(call: Call, upstream: Upstream, state: unknown): void {
     if (state === undefined || upstream.era !== 'legacy') return;
-    this.log.debug(
-      { session: context.session.id, server: upstream.name },
-      'refused a requestState for a legacy server',
-    );
-    throw new ClientError(ProtocolErrorCode.InvalidParams, INVALID_STATE, { reason: 'invalid_request_state' });
+    this.log.debug({ session: call.session?.id, server: upstream.name }, 'refused a requestState for a legacy server');
+    throw new RpcError(Codes.InvalidParams, INVALID_STATE, { reason: 'invalid_request_state' });
   }
 
   /** Starts a modern client's call on an upstream and serves its first request. */
-  start(context: RequestContext, upstream: Upstream, run: UpstreamRun): Promise<UpstreamReply> {
-    const call = new BridgedCall(
+  start(call: Call, upstream: Upstream, run: UpstreamRun): Promise<Frame> {
+    const bridged = new BridgedCall(
       upstream,
-      context.session.owner,
-      targetOf(context),
-      context.envelope.clientCapabilities,
+      call.session!.owner,
+      targetOf(call),
+      call.envelope.clientCapabilities,
       this.holdMs,
       run,
       (ended) => this.calls.delete(ended.id),
     );
-    this.calls.set(call.id, call);
-    return call.serve(context, (c) => this.seal(c));
-  }
-
-  /**
-   * A modern client's first-round call that the relay lane sends past the handler (relay-lane.ts), known to the bridge
-   * so that a question of the upstream during it finds it. Only a question makes it a bridged call: `answer` then
-   * gets the input_required result for the client's request, and the call is held from then on as one the handler
-   * started. `took` hands the bridge the upstream's outcome: false when nothing was asked (the lane delivers it; the
-   * bridge forgets the call), true when the call is held (the client's retry gets it). `cancel` stops the call
-   * upstream when the bridge ends it.
-   */
-  lane(
-    owner: string,
-    upstream: Upstream,
-    target: string,
-    capabilities: ClientCapabilities | undefined,
-    answer: (result: Result) => void,
-    cancel: (reason: unknown) => void,
-  ): LaneHold {
-    let sink: { resolve(reply: UpstreamReply): void; reject(error: unknown): void } | undefined;
-    let call: BridgedCall | undefined;
-    let asked = false;
-    const promote = (): BridgedCall => {
-      this.lanes.delete(pending);
-      const run: UpstreamRun = (signal) =>
-        new Promise<UpstreamReply>((resolve, reject) => {
-          sink = { resolve, reject };
-          signal.addEventListener('abort', () => cancel(signal.reason), { once: true });
-        });
-      const bridged = new BridgedCall(upstream, owner, target, capabilities, this.holdMs, run, (ended) =>
-        this.calls.delete(ended.id),
-      );
-      this.calls.set(bridged.id, bridged);
-      bridged.answerFirstQuestion(
-        (result) => {
-          asked = true;
-          answer(result);
-        },
-        (c) => this.seal(c),
-      );
-      return bridged;
-    };
-    const pending: PendingLane = {
-      upstream,
-      binding: owner,
-      ask: (request, signal) => (call ??= promote()).ask(request, signal),
-    };
-    this.lanes.add(pending);
-    const forget = () => {
-      this.lanes.delete(pending);
-      if (call) this.calls.delete(call.id);
-    };
-    return {
-      took: (outcome) => {
-        if (!asked) {
-          forget();
-          return false;
-        }
-        if ('error' in outcome) sink!.reject(outcome.error);
-        else sink!.resolve(outcome);
-        return true;
-      },
-      // Only before the first question: the client's request is answered with it.
-      drop: () => {
-        if (!asked) forget();
-      },
-    };
+    this.calls.set(bridged.id, bridged);
+    return bridged.serve(call, (c) => this.seal(c));
   }
 
   /** A client's retry with the answers to a held call's questions. */
-  resume(context: RequestContext, state: string): Promise<UpstreamReply> {
-    const call = this.open(state);
-    if (!call || call.binding !== context.session.owner || call.target !== targetOf(context)) {
-      this.log.debug({ session: context.session.id }, 'refused a requestState that names no held call of this client');
-      throw new ClientError(ProtocolErrorCode.InvalidParams, INVALID_STATE, { reason: 'invalid_request_state' });
+  resume(call: Call, state: string): Promise<Frame> {
+    const bridged = this.open(state);
+    if (!bridged || bridged.binding !== call.session!.owner || bridged.target !== targetOf(call)) {
+      this.log.debug({ session: call.session?.id }, 'refused a requestState that names no held call of this client');
+      throw new RpcError(Codes.InvalidParams, INVALID_STATE, { reason: 'invalid_request_state' });
     }
-    return call.serve(context, (c) => this.seal(c));
+    return bridged.serve(call, (c) => this.seal(c));
   }
 
-  /** The modern clients' calls in flight on this connection: the bridged ones oldest first, then the lane's. */
+  /** The modern clients' calls in flight on this connection, oldest first. */
   callsOn(upstream: Upstream): Asked[] {
-    const calls: Asked[] = [...this.calls.values()].filter((call) => call.upstream === upstream && !call.settled);
-    for (const lane of this.lanes) if (lane.upstream === upstream) calls.push(lane);
-    return calls;
+    return [...this.calls.values()].filter((call) => call.upstream === upstream && !call.settled);
   }
 
   /** Cancels every held call (shutdown). */
@@ -447,9 +343,9 @@ export class InputBridge {
 export type { BridgedCall };
 
 /** The call a request makes: its method and what it names (a retry must be the same call). */
-function targetOf(context: RequestContext): string {
-  const params = (context.request.params ?? {}) as { name?: unknown; uri?: unknown };
-  return `${context.request.method} ${String(params.name ?? params.uri ?? '')}`;
+function targetOf(call: Call): string {
+  const params = call.received.params as { name?: unknown; uri?: unknown };
+  return `${call.method} ${textOf(params.name ?? params.uri ?? '')}`;
 }
 
 /** The questions the 2026 wire can embed in an input_required result, and the key prefix of each. */

@@ -13,18 +13,16 @@ import type { ArtifactRecord } from '../artifacts/types.js';
 import type { Config } from '../config/types.js';
 import type { Logger } from '../logger.js';
 import { GatewayEvents } from './events.js';
-import type { DownstreamSession } from './session.js';
+import type { Session } from '../relay/session.js';
 import { resolveArtifactArguments } from '../pipeline/argument-refs.js';
 import { mayHoldArtifactUris, restoreArguments, UnrestorableArgument } from '../pipeline/restore.js';
 import { rewriteOutputSchema } from '../pipeline/output-schema.js';
 import { ResultPipeline } from '../pipeline/pipeline.js';
 import { RuleBook } from '../pipeline/rules.js';
 import type { CallInfo } from '../pipeline/types.js';
-import { ClientError } from '../upstreams/errors.js';
-import type { Blobs } from '../transports/blob-set.js';
+import { Codes, RpcError } from '../relay/errors.js';
+import type { Blobs } from '../wire/blobs.js';
 import { abpPresets } from '../upstreams/abp/preset.js';
-import { ProtocolErrorCode } from '@modelcontextprotocol/server';
-import { numbersAsDoubles } from '../codec/exact-numbers.js';
 
 const GC_INTERVAL_MS = 60 * 60_000;
 
@@ -92,14 +90,14 @@ export class Offload {
     return this.toolNames.has(name);
   }
 
-  async callBuiltin(name: string, args: Record<string, unknown>, session: DownstreamSession): Promise<CallToolResult> {
+  async callBuiltin(name: string, args: Record<string, unknown>, session: Session): Promise<CallToolResult> {
     const { owner } = session;
     const result = await callArtifactTool({
       store: this.store,
       options: this.config.artifacts.tools,
       owner,
       name,
-      args: numbersAsDoubles(args),
+      args,
       links: session.identity.links,
     });
     if (name === this.config.artifacts.tools.readName && !result.isError) {
@@ -121,11 +119,6 @@ export class Offload {
   /** `blobs`: the payloads the result arrived with as bytes; the caller delivers them. */
   processResult(result: CallToolResult, call: CallInfo, blobs?: Blobs): Promise<CallToolResult> {
     return this.pipeline.process(result, call, blobs);
-  }
-
-  /** Whether this result certainly leaves the pipeline as it came (the relay lane's check, fast-path/relay-lane). */
-  passesUnchanged(result: CallToolResult, call: CallInfo, blobs?: Blobs): boolean {
-    return this.pipeline.passesUnchanged(result, call, blobs);
   }
 
   /** Whether resolveArguments certainly leaves these arguments as they are: no artifact URI anywhere in them. */
@@ -165,11 +158,11 @@ export class Offload {
     // find: over a shared bucket the artifact may come from another replica.
     const record = await this.store.find(uri, owner);
     if (!record || !record.owners.includes(owner))
-      throw new ClientError(ProtocolErrorCode.InvalidParams, `Resource ${uri} not found`);
+      throw new RpcError(Codes.InvalidParams, `Resource ${uri} not found`);
     return record;
   }
 
-  async read(uri: string, session: DownstreamSession): Promise<ReadResourceResult> {
+  async read(uri: string, session: Session): Promise<ReadResourceResult> {
     const record = await this.owned(uri, session.owner);
     const result = await readArtifact(this.store, record);
     this.events.emit('artifactRead', { who: session.who, via: 'resources/read', record, bytes: record.size });

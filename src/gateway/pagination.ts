@@ -1,5 +1,4 @@
-import { ClientError } from '../upstreams/errors.js';
-import { ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { Codes, RpcError } from '../relay/errors.js';
 
 /**
  * Serves a list in pages. The cursor is opaque to clients: an offset into the merged list, so it
@@ -23,5 +22,5 @@ function decode(cursor: unknown): number {
     const match = /^o:(\d+)$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
     if (match) return Number(match[1]);
   }
-  throw new ClientError(ProtocolErrorCode.InvalidParams, `invalid cursor: ${JSON.stringify(cursor)}`);
+  throw new RpcError(Codes.InvalidParams, `invalid cursor: ${JSON.stringify(cursor)}`);
 }

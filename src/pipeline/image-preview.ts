@@ -4,7 +4,7 @@
  * first use: most results hold no image.
  */
 import { decodeBase64Strict } from '../codec/base64.js';
-import type { BlobView } from '../transports/blob-view.js';
+import type { BlobView } from '../wire/blob-view.js';
 import { base64DecodedSize } from './payload-data.js';
 import { imageFacts } from './facts/image.js';
 import type { InlineKeep } from './settings.js';

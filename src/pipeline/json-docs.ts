@@ -1,7 +1,7 @@
 import type { ContentBlock } from '@modelcontextprotocol/server';
 import { setAtPath } from './detect/walk.js';
 import { announce, note, outcomeNote, rewrittenText, standInNote } from './blocks.js';
-import type { Blobs } from '../transports/blob-set.js';
+import type { Blobs } from '../wire/blobs.js';
 import { encodingOfPieces } from '../codec/base64.js';
 import {
   confirmJsonText,

@@ -7,7 +7,7 @@ import {
   decodePieces,
   NotBase64Error,
 } from '../codec/base64.js';
-import type { BlobView } from '../transports/blob-view.js';
+import type { BlobView } from '../wire/blob-view.js';
 
 /** Decoded bytes produced at a time for a payload stored piece by piece. */
 const WINDOW_BYTES = 1024 * 1024;

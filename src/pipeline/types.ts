@@ -1,7 +1,7 @@
 import type { CallToolResult, Implementation } from '@modelcontextprotocol/server';
 import type { ArtifactRecord, PieceSource } from '../artifacts/types.js';
 import type { LiteralForm, LiteralKind } from '../artifacts/literals.js';
-import type { Blobs } from '../transports/blob-set.js';
+import type { Blobs } from '../wire/blobs.js';
 import type { PipelineSettings } from './settings.js';
 
 /** The call a result answers. Names are the upstream's own, not the prefixed ones. */

@@ -1,6 +1,6 @@
 import { decodeBase64PiecesStrict } from '../../src/codec/base64.js';
-import type { Blobs } from '../../src/transports/blob-set.js';
-import { BLOB_LITERAL_BYTES } from '../../src/transports/blob-table.js';
+import type { Blobs } from '../../src/wire/blobs.js';
+import { BLOB_LITERAL_BYTES } from '../../src/wire/blob-table.js';
 import { blobsLeftOver, readLines } from '../helpers/blob-reader.js';
 
 const big = (char: string, n = BLOB_LITERAL_BYTES + 10) => char.repeat(n);

@@ -27,8 +27,8 @@ import {
   type JsonPath,
 } from '../json-docs.js';
 import type { PipelineSettings } from '../settings.js';
-import type { Blobs } from '../../transports/blob-set.js';
-import { viewIncludes, type BlobView } from '../../transports/blob-view.js';
+import type { Blobs } from '../../wire/blobs.js';
+import { viewIncludes, type BlobView } from '../../wire/blob-view.js';
 import type { Extraction, Layer, LayerContext, Payload, Result } from '../types.js';
 
 /** An ABP BinaryDataReference is small but names a file to download, whatever the result's size. */

@@ -7,7 +7,7 @@ import { countLines } from '../../artifacts/lines.js';
 import { headAndTail } from '../summary/preview.js';
 import { isForReading, textMimeType } from '../text-kind.js';
 import type { Extraction, Layer, LayerContext, Result } from '../types.js';
-import { parseExact, stringifyExact } from '../../codec/exact-numbers.js';
+import { parseJson, stringifyJson } from '../../wire/json.js';
 
 /**
  * Layer 5, the safety net: what is still too long for the client after the other layers is stored (as .json,
@@ -37,7 +37,7 @@ export const sizeLimitLayer: Layer = {
     );
     let next = result;
     if (isContainer(result.structuredContent)) {
-      const json = stringifyExact(result.structuredContent);
+      const json = stringifyJson(result.structuredContent);
       if (json.length > limit || [...tooLong].some((text) => json.includes(JSON.stringify(text).slice(1, -1)))) {
         next = await storeStructured(result, json, limit, tooLong, run);
       }
@@ -135,7 +135,7 @@ async function storeStructured(
   }
   const carried = next !== structured && limit === 0;
   if (length > limit && !carried) {
-    const whole = next === structured ? json : stringifyExact(next);
+    const whole = next === structured ? json : stringifyJson(next);
     const outcome = await run.save({
       data: { text: whole },
       mimeType: 'application/json',
@@ -192,7 +192,7 @@ function sameJson(text: string, json: string): boolean {
   const start = text.trimStart()[0];
   if (start !== '{' && start !== '[') return false;
   try {
-    return stringifyExact(parseExact(text)) === json;
+    return stringifyJson(parseJson(text)) === json;
   } catch {
     return false;
   }
