@@ -1,4 +1,9 @@
-import { Client, SSEClientTransport, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
+import {
+  Client,
+  SSEClientTransport,
+  StreamableHTTPClientTransport,
+  UnauthorizedError,
+} from '@modelcontextprotocol/client';
 import type { HttpServerConfig } from '../config/types.js';
 import { PROXY_IDENTITY } from '../upstreams/client-identity.js';
 import { causeChain } from '../relay/errors.js';
@@ -134,7 +139,9 @@ function remoteTransport(
 ): StreamableHTTPClientTransport | SSEClientTransport {
   const options = { requestInit: { headers: server.headers }, authProvider: provider };
   const url = new URL(server.url);
-  return server.transport === 'sse' ? new SSEClientTransport(url, options) : new StreamableHTTPClientTransport(url, options);
+  return server.transport === 'sse'
+    ? new SSEClientTransport(url, options)
+    : new StreamableHTTPClientTransport(url, options);
 }
 
 function loginClient(server: HttpServerConfig): Client {

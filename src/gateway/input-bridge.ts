@@ -12,13 +12,16 @@ import { unsupportedByClient } from './client-capabilities.js';
 const INVALID_STATE = 'Invalid or expired requestState';
 
 /** Runs the upstream call: with the bridge's signal (it may outlive the request that started it) and progress sink. */
-export type UpstreamRun = (signal: AbortSignal, onprogress: (params: Record<string, unknown>) => void) => Promise<Frame>;
+export type UpstreamRun = (
+  signal: AbortSignal,
+  onprogress: (params: Record<string, unknown>) => void,
+) => Promise<Frame>;
 
 /** A call of a modern client in flight that a question of its upstream can be put to. */
 export interface Asked {
   /** Who may resume it: the owner of the session that started it. */
   readonly binding: string;
-  /** Puts the question (a request frame of the upstream's) to the client; resolves with its answer as a result frame. */
+  /** Puts the question (an upstream's request frame) to the client; resolves with its answer as a result frame. */
   ask(question: Frame, signal: AbortSignal): Promise<Frame>;
 }
 
@@ -147,6 +150,8 @@ class BridgedCall implements Asked {
     clearTimeout(this.expiry);
     this.controller.abort(reason);
     for (const ask of this.asks.splice(0)) ask.reject(new CancelledError(reason));
+    // A result that came while the call was held, and that nobody will now take.
+    if (this.outcome && 'answer' in this.outcome) this.outcome.answer.blobs.dispose();
     this.ended(this);
   }
 

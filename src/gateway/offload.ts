@@ -157,8 +157,7 @@ export class Offload {
   async owned(uri: string, owner: string): Promise<ArtifactRecord> {
     // find: over a shared bucket the artifact may come from another replica.
     const record = await this.store.find(uri, owner);
-    if (!record || !record.owners.includes(owner))
-      throw new RpcError(Codes.InvalidParams, `Resource ${uri} not found`);
+    if (!record || !record.owners.includes(owner)) throw new RpcError(Codes.InvalidParams, `Resource ${uri} not found`);
     return record;
   }
 

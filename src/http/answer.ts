@@ -48,7 +48,11 @@ export class LazyAnswer {
       this.finish();
       const pieces = frame.chunks();
       const length = pieces.reduce((n, piece) => n + Buffer.byteLength(piece), 0);
-      this.res.writeHead(status, { ...this.headers, 'Content-Type': 'application/json', 'Content-Length': String(length) });
+      this.res.writeHead(status, {
+        ...this.headers,
+        'Content-Type': 'application/json',
+        'Content-Length': String(length),
+      });
       for (const piece of pieces) this.res.write(piece);
       this.res.end();
       return;

@@ -7,7 +7,7 @@ import type { Session, SessionIdentity } from '../relay/session.js';
 import { LEGACY_PROTOCOL_VERSIONS } from '../protocol/versions.js';
 import type { SessionRecord } from '../shared/session-directory.js';
 import { Frame } from '../wire/frame.js';
-import { numbersAsDoubles } from '../wire/json.js';
+import { isExactNumber, numbersAsDoubles } from '../wire/json.js';
 import type { FrameContext } from '../wire/wire.js';
 import { presignedArtifactUrl, signedArtifactUrl, signedGalleryUrl } from './artifact-paths.js';
 import { baseUrl, header, rpcError, sendJson, type HttpContext } from './context.js';
@@ -105,13 +105,17 @@ export class McpEndpoints {
       ...optional('protocolVersionHeader', text('mcp-protocol-version')),
       ...optional('mcpMethodHeader', text('mcp-method')),
       ...optional('mcpNameHeader', text('mcp-name')),
-      body: numbersAsDoubles(body.batch ? frames.map((f) => f.message) : frames[0]!.message),
+      body: body.batch ? frames.map((f) => classifiable(f.message)) : classifiable(frames[0]!.message),
     });
     if (outcome.kind === 'reject') {
       return sendJson(res, outcome.httpStatus, {
         jsonrpc: '2.0',
         id: frames.length === 1 && frames[0]!.kind === 'request' ? frames[0]!.id : null,
-        error: { code: outcome.code, message: outcome.message, ...(outcome.data !== undefined ? { data: outcome.data } : {}) },
+        error: {
+          code: outcome.code,
+          message: outcome.message,
+          ...(outcome.data !== undefined ? { data: outcome.data } : {}),
+        },
       });
     }
     const context: FrameContext = { headers: req.headers };
@@ -137,12 +141,14 @@ export class McpEndpoints {
       return rpcError(res, 406, 'Not Acceptable: Client must accept both application/json and text/event-stream');
     if (!isJsonType(req.headers['content-type']))
       return rpcError(res, 415, 'Unsupported Media Type: Content-Type must be application/json');
-    if (frames.some((f) => f.kind === 'invalid')) return rpcError(res, 400, 'Parse error: Invalid JSON-RPC message', -32700);
+    if (frames.some((f) => f.kind === 'invalid'))
+      return rpcError(res, 400, 'Parse error: Invalid JSON-RPC message', -32700);
     const initialize = frames.find((f) => f.kind === 'request' && f.method === 'initialize');
     if (initialize) {
       if (sessionId !== undefined && this.sessions.has(sessionId))
         return rpcError(res, 400, 'Invalid Request: Server already initialized', -32600);
-      if (frames.length > 1) return rpcError(res, 400, 'Invalid Request: Only one initialization request is allowed', -32600);
+      if (frames.length > 1)
+        return rpcError(res, 400, 'Invalid Request: Only one initialization request is allowed', -32600);
       return this.open(req, res, token, initialize, context);
     }
     if (sessionId === undefined) return rpcError(res, 400, 'Bad Request: Mcp-Session-Id header is required');
@@ -435,6 +441,15 @@ function bodyOf(raw: Buffer): { frames: Frame[]; batch: boolean } | undefined {
   const value = frame.message as unknown;
   if (!Array.isArray(value)) return { frames: [frame], batch: false };
   return { frames: value.map((item) => Frame.of(item as Frame['message'])), batch: true };
+}
+
+/**
+ * A message as the SDK's classification reads it: numbers as doubles, and an id no double holds as 0 (the id does not
+ * decide the era, and the SDK's schema refuses an integer past 2^53).
+ */
+function classifiable(message: Frame['message']): unknown {
+  const plain = numbersAsDoubles(message) as Record<string, unknown>;
+  return isExactNumber(message.id) ? { ...plain, id: 0 } : plain;
 }
 
 function isJsonType(type: string | undefined): boolean {

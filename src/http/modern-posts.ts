@@ -3,7 +3,7 @@ import type { Tool } from '@modelcontextprotocol/server';
 import { Listens } from '../relay/listens.js';
 import type { SessionIdentity } from '../relay/session.js';
 import type { Frame } from '../wire/frame.js';
-import { KEEP_ALIVE, messageEvent, SSE_HEADERS } from '../wire/sse.js';
+import { KEEP_ALIVE, messageEvent } from '../wire/sse.js';
 import type { FrameContext, Wire } from '../wire/wire.js';
 import { LazyAnswer } from './answer.js';
 import { sendJson, type HttpContext } from './context.js';
@@ -47,9 +47,10 @@ interface Principal {
 }
 
 /**
- * The 2026-07-28 side of /mcp: every POST is one request, served statelessly by a session of its own over the shared
- * upstream connections; its artifacts belong to the principal (a token's name or an OAuth subject), whose listen
- * streams hear of the changes that concern it. A principal unused for http.sessionIdleMs with nothing open is let go.
+ * The 2026-07-28 side of /mcp: every POST is one request, served by a session of its own (nothing kept between
+ * requests) over the shared upstream connections; its artifacts belong to the principal (a token's name or an OAuth
+ * subject), whose listen streams hear of the changes that concern it. A principal unused for http.sessionIdleMs
+ * with nothing open is let go.
  */
 export class ModernPosts {
   private readonly principals = new Map<string, Principal>();
@@ -76,7 +77,11 @@ export class ModernPosts {
     }
     if (!KNOWN_METHODS.has(frame.method ?? '')) {
       // Not passed on even to a lone upstream: a 2026-07-28 server answers an unknown method alike, with 404.
-      return sendJson(res, 404, { jsonrpc: '2.0', id: frame.id ?? null, error: { code: -32601, message: 'Method not found' } });
+      return sendJson(res, 404, {
+        jsonrpc: '2.0',
+        id: frame.id ?? null,
+        error: { code: -32601, message: 'Method not found' },
+      });
     }
     const rejection = headerRejection(req, frame, (name) => this.ctx.gateway.catalog.tool(name)?.item);
     if (rejection) return sendJson(res, 400, { jsonrpc: '2.0', id: frame.id ?? null, error: rejection });
@@ -115,7 +120,7 @@ export class ModernPosts {
 /**
  * The response to one 2026-07-28 POST as a wire: what belongs to the request (progress, a log message) and its
  * answer go out on it, as one JSON body when the answer is the first thing, else as an SSE stream (answer.ts); a
- * listen request's stream stays open with keep-alives until the client closes it, which cancels the request.
+ * listen request's stream stays open (kept alive by comments) until the client closes it, which cancels the request.
  */
 class PostWire implements Wire {
   onframe?: Wire['onframe'];
@@ -189,7 +194,9 @@ function headerRejection(
     data: { mismatch: { header: shown, body: detail } },
   });
   if (header('mcp-protocol-version') === undefined) {
-    const claimed = (frame.params._meta as Record<string, unknown> | undefined)?.['io.modelcontextprotocol/protocolVersion'];
+    const claimed = (frame.params._meta as Record<string, unknown> | undefined)?.[
+      'io.modelcontextprotocol/protocolVersion'
+    ];
     return mismatch(
       '(missing)',
       `the body envelope names protocol version ${String(claimed)} but the required MCP-Protocol-Version header is absent`,
@@ -204,7 +211,10 @@ function headerRejection(
     const name = header('mcp-name');
     if (name === undefined) {
       if (body !== undefined)
-        return mismatch('(missing)', `the body carries params.${field}="${body}" but the required Mcp-Name header is absent`);
+        return mismatch(
+          '(missing)',
+          `the body carries params.${field}="${body}" but the required Mcp-Name header is absent`,
+        );
     } else {
       const shown = name.replace(/^[\t ]+|[\t ]+$/g, '');
       const decoded = decodeParamValue(shown);

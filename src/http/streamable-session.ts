@@ -113,8 +113,7 @@ export class StreamableSession implements Wire {
       return rpcError(res, 406, 'Not Acceptable: Client must accept text/event-stream');
     const last = req.headers['last-event-id'];
     if (this.options.events && typeof last === 'string' && last !== '') return this.resume(last, res);
-    if (this.streams.has(STANDALONE))
-      return rpcError(res, 409, 'Conflict: Only one SSE stream is allowed per session');
+    if (this.streams.has(STANDALONE)) return rpcError(res, 409, 'Conflict: Only one SSE stream is allowed per session');
     res.writeHead(200, { 'mcp-session-id': this.id, ...SSE_HEADERS });
     res.flushHeaders();
     this.open({ id: STANDALONE, res }, res);
@@ -128,7 +127,10 @@ export class StreamableSession implements Wire {
     if (answer) this.requests.delete(key);
     const previous = this.queues.get(streamId) ?? Promise.resolve();
     const next = previous.then(() => this.write(streamId, frame, answer));
-    this.queues.set(streamId, next.catch(() => undefined));
+    this.queues.set(
+      streamId,
+      next.catch(() => undefined),
+    );
     return next;
   }
 
@@ -149,7 +151,8 @@ export class StreamableSession implements Wire {
       events && !asJson ? await events.storeEvent(streamId, frame.blobs.restore(frame.message) as never) : undefined;
     const current = this.streams.get(streamId);
     if (!current) {
-      if (!events) this.options.log.debug({ session: this.id, method: frame.method }, 'nothing to send on: stream gone');
+      if (!events)
+        this.options.log.debug({ session: this.id, method: frame.method }, 'nothing to send on: stream gone');
       return;
     }
     if (eventId !== undefined && current.replayed?.has(eventId)) return;

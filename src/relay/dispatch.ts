@@ -43,8 +43,13 @@ export class Dispatcher {
     }
     void this.run(call).then((answer) => {
       if (session.calls.get(key) === call) session.calls.delete(key);
+      frame.blobs.dispose();
       // A cancelled request is not answered (MCP: the asker no longer waits for it).
-      if (answer) void session.answer(id, answer).catch(() => undefined);
+      if (answer)
+        void session
+          .answer(id, answer)
+          .finally(() => answer.blobs.dispose())
+          .catch(() => undefined);
     });
   }
 
@@ -65,6 +70,7 @@ export class Dispatcher {
     upstream.calls.set(key, call);
     void this.run(call).then((answer) => {
       if (upstream.calls.get(key) === call) upstream.calls.delete(key);
+      frame.blobs.dispose();
       if (answer) reply(answer);
     });
   }
@@ -80,7 +86,10 @@ export class Dispatcher {
     } catch (error) {
       if (call.signal.aborted || error instanceof CancelledError) return undefined;
       if (!(error instanceof RpcError || error instanceof ConnectionClosedError || error instanceof TimeoutError)) {
-        this.log.error({ err: error instanceof Error ? error.stack : String(error), method: call.method }, 'request failed');
+        this.log.error(
+          { err: error instanceof Error ? error.stack : String(error), method: call.method },
+          'request failed',
+        );
       }
       return Frame.error(call.received.id ?? null, asRpcError(error).toWire());
     }
@@ -119,10 +128,15 @@ async function forward(call: Call): Promise<Frame> {
   });
 }
 
-/** The terminal for notifications: each delivery to its party. */
+/** The terminal for notifications: each delivery to its party; then the frames' blobs are let go. */
 function deliver(note: Note): void {
+  const sent: Promise<void>[] = [];
   for (const { to, frame, related } of note.deliveries) {
-    if (to.side === 'client') void to.send(frame, related !== undefined ? { related } : undefined);
-    else void to.notify(frame);
+    if (to.side === 'client') sent.push(to.send(frame, related !== undefined ? { related } : undefined));
+    else sent.push(to.notify(frame));
   }
+  const frames = new Set([note.frame, ...note.deliveries.map((d) => d.frame)]);
+  void Promise.allSettled(sent).then(() => {
+    for (const frame of frames) frame.blobs.dispose();
+  });
 }

@@ -58,7 +58,10 @@ export class Listens {
           ? (listen.filter.resourceSubscriptions ?? []).includes(String(params?.uri))
           : FILTER_KEY[method] !== undefined && listen.filter[FILTER_KEY[method]] === true;
       if (!wanted) continue;
-      const meta = { ...((params?._meta as Record<string, unknown> | undefined) ?? {}), [SUBSCRIPTION_ID_KEY]: listen.id };
+      const meta = {
+        ...((params?._meta as Record<string, unknown> | undefined) ?? {}),
+        [SUBSCRIPTION_ID_KEY]: listen.id,
+      };
       listen.send(Frame.notification(method, { ...params, _meta: meta }));
     }
   }

@@ -86,7 +86,10 @@ export class Peer {
         settle();
         const why = typeof reason === 'string' ? reason : reason instanceof Error ? reason.message : undefined;
         void this.notify(
-          Frame.notification('notifications/cancelled', { requestId: id, ...(why !== undefined ? { reason: why } : {}) }),
+          Frame.notification('notifications/cancelled', {
+            requestId: id,
+            ...(why !== undefined ? { reason: why } : {}),
+          }),
         ).catch(() => undefined);
         reject(error);
       };
@@ -143,7 +146,8 @@ export class Peer {
       case 'response': {
         const pending = this.pending.get(keyOf(frame.id));
         // An answer nobody waits for any more (cancelled, timed out, a probe given up on) is dropped quietly.
-        pending?.resolve(frame);
+        if (pending) pending.resolve(frame);
+        else frame.blobs.dispose();
         return;
       }
       case 'notification': {

@@ -256,7 +256,8 @@ async function initialize(peer: Peer, wire: Wire, identity: ClientIdentity, dead
       { timeoutMs: left(deadline) },
     );
   } catch (error) {
-    if (error instanceof TimeoutError) throw new Error(`the server did not answer initialize within ${error.timeoutMs} ms`);
+    if (error instanceof TimeoutError)
+      throw new Error(`the server did not answer initialize within ${error.timeoutMs} ms`, { cause: error });
     throw error;
   }
   const error = answer.message.error;

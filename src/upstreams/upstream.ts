@@ -4,15 +4,27 @@ import type { Logger } from '../logger.js';
 import { nameFromPackage } from '../config/server-name.js';
 import type { Call } from '../relay/call.js';
 import type { RequestEnvelope } from '../relay/envelope.js';
-import { withoutEnvelope } from '../relay/envelope.js';
 import { CancelledError, ConnectionClosedError, RpcError, timedOut, unavailable } from '../relay/errors.js';
 import { keyOf, TimeoutError, type RequestOptions } from '../relay/peer.js';
 import type { ProtocolEra } from '../protocol/versions.js';
 import { ProcessWire, SpawnError } from '../transports/process.js';
 import { Frame } from '../wire/frame.js';
 import { CATALOG_KINDS, emptyCatalog, fetchCatalog, type CatalogKind, type UpstreamCatalog } from './catalog-fetch.js';
-import { PROXY_IDENTITY, sameClient, type ClientIdentity, type EraChoice, type FirstClient } from './client-identity.js';
-import { connect, envelopeMeta, HandshakeError, type Connection, type DiscoverAnswer, type EraPlan } from './connect.js';
+import {
+  PROXY_IDENTITY,
+  sameClient,
+  type ClientIdentity,
+  type EraChoice,
+  type FirstClient,
+} from './client-identity.js';
+import {
+  connect,
+  envelopeMeta,
+  HandshakeError,
+  type Connection,
+  type DiscoverAnswer,
+  type EraPlan,
+} from './connect.js';
 import {
   followsLegacyClients,
   rememberLegacy,
@@ -25,7 +37,7 @@ import { ModernListen } from './modern-listen.js';
 import type { RemoteWire } from './remote.js';
 import { UpstreamLogin } from './oauth/upstream-login.js';
 import { LoginRequiredError } from './oauth/login-required.js';
-import { paramHeaders } from './param-headers.js';
+import { forHop, paramHeadersOf, type Hop } from './hop.js';
 import { RestartSchedule } from './restart-schedule.js';
 import { TaskOrigins } from './task-origins.js';
 
@@ -307,9 +319,12 @@ export class Upstream {
     this.carried = true;
     const modern = connection.era === 'modern';
     if (modern && SUBSCRIPTION_METHODS.has(method)) return this.subscribeModern(frame);
-    const outgoing = this.forHop(frame, connection, options.envelope);
+    const outgoing = forHop(frame, this.hopOf(connection), options.envelope);
     const timeout = options.timeoutMs ?? this.config.timeoutMs;
-    const headers = modern && this.config.kind === 'http' && method === 'tools/call' ? this.paramHeadersOf(frame) : undefined;
+    const headers =
+      modern && this.config.kind === 'http' && method === 'tools/call'
+        ? paramHeadersOf(frame, this.catalog.tools)
+        : undefined;
     const request: RequestOptions = {
       timeoutMs: timeout,
       ...(options.signal ? { signal: options.signal } : {}),
@@ -349,11 +364,15 @@ export class Upstream {
    * A request of the proxy's own (listing, subscribing, setting the log level): its result, or an RpcError with the
    * server's error.
    */
-  async request(method: string, params: Record<string, unknown> = {}, timeoutMs?: number): Promise<Record<string, unknown>> {
+  async request(
+    method: string,
+    params: Record<string, unknown> = {},
+    timeoutMs?: number,
+  ): Promise<Record<string, unknown>> {
     const answer = await this.send(Frame.request(0, method, params), timeoutMs !== undefined ? { timeoutMs } : {});
     const { error, result } = answer.message;
     if (error) throw new RpcError(error.code, error.message, error.data);
-    return answer.blobs.restore(result ?? {});
+    return answer.blobs.deliver(result ?? {});
   }
 
   /** A notification for the server (a client's roots changed). */
@@ -396,46 +415,13 @@ export class Upstream {
     return this.state === 'up';
   }
 
-  /**
-   * The request as this hop gets it. A modern upstream: the envelope of the client who asks (or of the client this
-   * connection speaks for), in this hop's protocol version. A legacy upstream: without the downstream hop's envelope
-   * keys, which mean nothing to it. Everything else in `_meta` goes as it came.
-   */
-  private forHop(frame: Frame, connection: Connection, envelope: RequestEnvelope | undefined): Frame {
-    const meta = frame.params._meta;
-    const own = meta !== null && typeof meta === 'object' && !Array.isArray(meta) ? (meta as Record<string, unknown>) : undefined;
-    if (connection.era === 'modern') {
-      const identity = this.identityFor(envelope);
-      const level = envelope?.logLevel ?? this.logLevel;
-      return frame.with(['params', '_meta'], {
-        ...(own ? withoutEnvelope(own) : {}),
-        ...envelopeMeta(identity, connection.protocolVersion, level),
-      });
-    }
-    if (!own) return frame;
-    const rest = withoutEnvelope(own);
-    if (rest === own) return frame;
-    return frame.with(['params', '_meta'], Object.keys(rest).length ? rest : undefined);
-  }
-
-  /**
-   * Who a modern upstream is told asks: the downstream client's identity when the request has one, else the client
-   * this connection speaks for (a connection shared by several clients speaks as the proxy).
-   */
-  private identityFor(envelope: RequestEnvelope | undefined): ClientIdentity {
+  private hopOf(connection: Connection): Hop {
     return {
-      clientInfo: envelope?.clientInfo ?? this.identity.clientInfo,
-      capabilities: envelope?.clientCapabilities ?? this.identity.capabilities,
+      era: connection.era,
+      protocolVersion: connection.protocolVersion,
+      identity: this.identity,
+      ...(this.logLevel !== undefined ? { logLevel: this.logLevel } : {}),
     };
-  }
-
-  /** The `Mcp-Param-*` headers of a `tools/call` to a modern server over HTTP, from the tool's listed schema. */
-  private paramHeadersOf(frame: Frame): Record<string, string> | undefined {
-    const params = frame.params;
-    return paramHeaders(
-      this.catalog.tools.find((tool) => tool.name === params.name),
-      params.arguments,
-    );
   }
 
   /**
@@ -614,11 +600,11 @@ export class Upstream {
   private fetchLists(connection: Connection, kinds: readonly CatalogKind[], timeoutMs: number) {
     return fetchCatalog(
       async (method, params) => {
-        const outgoing = this.forHop(Frame.request(0, method, params), connection, undefined);
+        const outgoing = forHop(Frame.request(0, method, params), this.hopOf(connection), undefined);
         const answer = await connection.peer.request(outgoing, { timeoutMs });
         const { error, result } = answer.message;
         if (error) throw new RpcError(error.code, error.message, error.data);
-        return answer.blobs.restore(result ?? {});
+        return answer.blobs.deliver(result ?? {});
       },
       connection.capabilities,
       kinds,

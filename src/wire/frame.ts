@@ -1,5 +1,5 @@
 import { Blobs } from './blobs.js';
-import { parseJson, type ExactNumber } from './json.js';
+import { isExactNumber, parseJson, type ExactNumber } from './json.js';
 import { objectAt, skipSpace, type Member, type ObjectSpan } from './spans.js';
 
 /** A JSON-RPC id: a string, a number, or a number a double cannot hold (kept as its text). */
@@ -113,14 +113,14 @@ export class Frame {
     const message = { ...this.message } as Record<string, unknown>;
     const [top, inner] = path;
     if (inner === undefined) {
-      if (value === undefined) delete message[top];
-      else message[top] = value;
+      put(message, top, value);
     } else {
       const parent = message[top];
-      const copy = parent !== null && typeof parent === 'object' && !Array.isArray(parent) ? { ...parent } : {};
-      if (value === undefined) delete (copy as Record<string, unknown>)[inner];
-      else (copy as Record<string, unknown>)[inner] = value;
-      message[top] = copy;
+      const isObject =
+        parent !== null && typeof parent === 'object' && !Array.isArray(parent) && !isExactNumber(parent);
+      const copy = isObject ? { ...parent } : {};
+      put(copy, inner, value);
+      put(message, top, copy);
     }
     if (this.text === undefined) return new Frame(message as Message, undefined, undefined, this.blobs);
     const edits = new Map(this.edits);
@@ -153,10 +153,9 @@ export class Frame {
   encode(): string {
     const body = this.body();
     if (this.blobs.size === 0) return body;
-    return this.blobs
-      .fill(body)
-      .map((piece) => (typeof piece === 'string' ? piece : piece.toString('utf8')))
-      .join('');
+    // Decoded as one: a blob's buffers may split a character between them.
+    const pieces = this.blobs.fill(body).map((piece) => (typeof piece === 'string' ? Buffer.from(piece) : piece));
+    return Buffer.concat(pieces).toString('utf8');
   }
 
   /**
@@ -169,6 +168,12 @@ export class Frame {
     if (oneLine && this.text !== undefined && /[\r\n]/.test(body)) body = body.replace(/[\r\n]/g, ' ');
     return this.blobs.size === 0 ? [body] : this.blobs.fill(body);
   }
+}
+
+/** Sets (or, for undefined, removes) an own member, whatever its name (`__proto__` included). */
+function put(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (value === undefined) delete target[key];
+  else Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 /** The text with the edited members spliced in; undefined when the text is not an object to splice into. */
@@ -195,9 +200,10 @@ function spliceObject(
   const valueOf = (key: string, edit: Edit | Map<string, Edit>): string | undefined => {
     if (!(edit instanceof Map)) return JSON.stringify(edit);
     const member = members.get(key);
-    if (!member) return JSON.stringify(Object.fromEntries([...edit].filter(([, v]) => v !== REMOVED)));
-    const inner = objectAt(text, member.valueStart);
-    return inner ? spliceObject(text, inner, edit) : undefined;
+    const inner = member ? objectAt(text, member.valueStart) : undefined;
+    // An absent member, or one that is no object, becomes the object of the edits (what the view holds).
+    if (!inner) return JSON.stringify(Object.fromEntries([...edit].filter(([, v]) => v !== REMOVED)));
+    return spliceObject(text, inner, edit);
   };
   const removes = [...edits].some(([key, edit]) => edit === REMOVED && members.has(key));
   if (removes) {

@@ -84,7 +84,16 @@ export function valueEndAt(text: string, start: number): number {
   let i = start;
   for (;;) {
     const d = text.charCodeAt(i);
-    if (Number.isNaN(d) || d === 0x2c || d === 0x7d || d === 0x5d || d === 0x20 || d === 0x0a || d === 0x0d || d === 0x09)
+    if (
+      Number.isNaN(d) ||
+      d === 0x2c ||
+      d === 0x7d ||
+      d === 0x5d ||
+      d === 0x20 ||
+      d === 0x0a ||
+      d === 0x0d ||
+      d === 0x09
+    )
       return i === start ? -1 : i;
     i++;
   }

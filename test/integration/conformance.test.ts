@@ -575,7 +575,10 @@ describe('MCP conformance suite 0.2.0-alpha.12 client scenarios at 2026-07-28', 
       if (run.checks === undefined)
         throw new Error(`no checks for ${scenario}; suite output:\n${run.output.slice(-4000)}`);
       const got = outcomes(run.checks);
-      expect({ scenario, outcomes: got }).toEqual({ scenario, outcomes: noWorseThan(outcomes(directRun!.checks!), got) });
+      expect({ scenario, outcomes: got }).toEqual({
+        scenario,
+        outcomes: noWorseThan(outcomes(directRun!.checks!), got),
+      });
       expect({ scenario, exitCode: run.exitCode }).toEqual({ scenario, exitCode: directRun!.exitCode });
     });
   });

@@ -149,7 +149,19 @@ describe('HTTP: numbers a double cannot hold, to and from stdio and Streamable H
     // The merged list of both servers, each tool's schema bound as its server wrote it.
     const tools = await rpc(40, 'tools/list', '{}');
     expect(tools.text.match(/"maximum":18446744073709551615/g)).toHaveLength(2);
-    // A request id no double holds comes back as the client wrote it, in a JSON answer and on an event stream.
+  });
+
+  test('a 2025-11-25 request whose id no double holds is answered under that id, as JSON and on an event stream', async () => {
+    const session = await handshake(
+      endpoint,
+      (id) => ({
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        ...(id ? { 'mcp-session-id': id } : {}),
+      }),
+      'raw-exact-id',
+    );
+    const headers = { 'mcp-session-id': session.id, 'mcp-protocol-version': LEGACY_PROTOCOL };
     const bigId = '123456789012345678901';
     for (const args of ['{}', '{"delayMs":120}']) {
       const answer = await post(

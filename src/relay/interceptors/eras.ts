@@ -86,7 +86,8 @@ async function inputRounds(call: Call, next: Next, first: Frame): Promise<Frame>
   const session = call.session!;
   let answer = first;
   for (let round = 1; isInputRequired(answer.message.result ?? {}); round++) {
-    if (round > MAX_ROUNDS) return failure(call, `the server asked for input more than ${MAX_ROUNDS} times in one call`);
+    if (round > MAX_ROUNDS)
+      return failure(call, `the server asked for input more than ${MAX_ROUNDS} times in one call`);
     const { inputRequests, requestState } = answer.message.result as {
       inputRequests?: Record<string, { method?: unknown; params?: Record<string, unknown> }> | null;
       requestState?: unknown;
@@ -106,11 +107,14 @@ async function inputRounds(call: Call, next: Next, first: Frame): Promise<Frame>
     }
     let inputResponses: Record<string, unknown> | undefined;
     if (asked.length > 0) {
-      const answers = await Promise.all(asked.map(([key, entry]) => askClient(call, String(entry.method), entry.params)));
+      const answers = await Promise.all(asked.map(([, entry]) => askClient(call, String(entry.method), entry.params)));
       const refused = answers.find((reply) => reply.isError);
       if (refused) {
         if (call.signal.aborted) throw new RpcError(Codes.ConnectionClosed, 'cancelled');
-        return failure(call, `asking the MCP client for the input the server needs failed: ${refused.message.error?.message}`);
+        return failure(
+          call,
+          `asking the MCP client for the input the server needs failed: ${refused.message.error?.message}`,
+        );
       }
       inputResponses = Object.fromEntries(asked.map(([key], i) => [key, answers[i]!.message.result]));
     } else {

@@ -93,7 +93,11 @@ function claimOf(call: Call): string | undefined {
  * Why a 2026-07-28 client's request cannot be served, as the SDK's entry answers it: a revision the proxy does not
  * speak, a request without the envelope, or a method of the 2025 revision. Undefined when it can be.
  */
-export function modernRefusal(method: string, claim: string | undefined, params: Record<string, unknown>): RpcError | undefined {
+export function modernRefusal(
+  method: string,
+  claim: string | undefined,
+  params: Record<string, unknown>,
+): RpcError | undefined {
   const supported = [...MODERN_PROTOCOL_VERSIONS];
   if (claim === undefined) {
     if (method === 'initialize') {

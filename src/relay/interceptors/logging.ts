@@ -25,7 +25,8 @@ export function logging(context: RelayContext): Interceptor {
       const upstream = note.from;
       let frame = note.frame;
       if (context.upstreams.length > 1) {
-        const logger = typeof note.params.logger === 'string' ? `${upstream.name}/${note.params.logger}` : upstream.name;
+        const logger =
+          typeof note.params.logger === 'string' ? `${upstream.name}/${note.params.logger}` : upstream.name;
         frame = frame.with(['params', 'logger'], logger);
       }
       const session = notifiedSession(context, upstream);

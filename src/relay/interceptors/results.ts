@@ -37,7 +37,8 @@ export function results({ offload }: RelayContext): Interceptor {
       } else {
         if (!isToolResult(result)) return answer;
         const done = await offload.processResult(result as never, info, answer.blobs);
-        processed = (done as unknown) === result ? answer : answer.replace({ ...answer.message, result: done as never });
+        processed =
+          (done as unknown) === result ? answer : answer.replace({ ...answer.message, result: done as never });
       }
       if (processed !== answer && hasArtifacts(processed)) announceArtifacts(call, offload.offersResources);
       return processed;
@@ -79,4 +80,3 @@ function announceArtifacts(call: Call, offersResources: boolean): void {
   if (!offersResources) return;
   void call.session!.notify('notifications/resources/list_changed');
 }
-

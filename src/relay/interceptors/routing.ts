@@ -72,6 +72,8 @@ async function route(call: Call): Promise<void> {
         const waiting = catalog.waitingForLogin(name);
         if (waiting && (await waiting.loginWritten())) found = catalog.tool(name);
         if (!found && waiting) throw unavailable(waiting.lastError ?? `upstream "${waiting.name}" needs a login`);
+        // A lone server answers for names it did not list, as it would directly (an isError result, say).
+        if (!found && view.upstreams.length === 1) return lone(call, view.upstreams[0]!, name);
         if (!found) throw new RpcError(Codes.InvalidParams, `Tool ${name} not found`);
       }
       call.to = found.upstream;
@@ -82,6 +84,7 @@ async function route(call: Call): Promise<void> {
     case 'prompts/get': {
       const name = textOf(params.name);
       const found = catalog.prompt(name);
+      if (!found && view.upstreams.length === 1) return lone(call, view.upstreams[0]!, name);
       if (!found) throw new RpcError(Codes.InvalidParams, `Prompt ${name} not found`);
       call.to = found.upstream;
       if (found.original !== params.name) call.frame = call.frame.with(['params', 'name'], found.original);
@@ -96,7 +99,8 @@ async function route(call: Call): Promise<void> {
         const found = catalog.prompt(textOf(ref.name));
         if (!found) throw new RpcError(Codes.InvalidParams, `Prompt ${textOf(ref.name)} not found`);
         call.to = found.upstream;
-        if (found.original !== ref.name) call.frame = call.frame.with(['params', 'ref'], { ...ref, name: found.original });
+        if (found.original !== ref.name)
+          call.frame = call.frame.with(['params', 'ref'], { ...ref, name: found.original });
         return;
       }
       call.to = catalog.templateOwner(textOf(ref.uri)) ?? resourceOwner(view, ref.uri);
@@ -108,7 +112,8 @@ async function route(call: Call): Promise<void> {
     const taskId = textOf(params.taskId);
     const upstreams = view.upstreams;
     const owner =
-      upstreams.find((u) => u.tasks.toolOf(taskId) !== undefined) ?? (upstreams.length === 1 ? upstreams[0] : undefined);
+      upstreams.find((u) => u.tasks.toolOf(taskId) !== undefined) ??
+      (upstreams.length === 1 ? upstreams[0] : undefined);
     if (!owner) throw new RpcError(Codes.InvalidParams, `Task ${taskId} not found`);
     call.to = owner;
     return;
@@ -119,6 +124,12 @@ async function route(call: Call): Promise<void> {
     return;
   }
   throw new RpcError(Codes.MethodNotFound, `Method not found: ${call.method}`);
+}
+
+/** A call to a name the lone upstream did not list goes to it as it is. */
+function lone(call: Call, upstream: Upstream, name: string): void {
+  call.to = upstream;
+  call.report = { server: upstream.name, tool: name };
 }
 
 /** The connection serving `uri`: the one that listed it or has a matching template, else the one with resources. */
@@ -154,13 +165,18 @@ async function askedSession(context: RelayContext, call: Call): Promise<Session>
     if (!context.theClient()) await context.clientConnected(call.signal);
     const client = context.theClient();
     if (client) return client;
-    throw new RpcError(Codes.InternalError, `no MCP client is connected to answer ${method} from upstream "${upstream.name}"`);
+    throw new RpcError(
+      Codes.InternalError,
+      `no MCP client is connected to answer ${method} from upstream "${upstream.name}"`,
+    );
   }
   const serving = sessionsServedBy(context, upstream);
   context.pools.find((pool) => pool.isShared(upstream))?.sharedAsked(method);
   if (serving.length === 1) return serving[0]!;
   const calls =
-    serving.length === 0 ? 'no call of any client is in flight on it' : `calls of ${serving.length} clients are in flight on it`;
+    serving.length === 0
+      ? 'no call of any client is in flight on it'
+      : `calls of ${serving.length} clients are in flight on it`;
   throw new RpcError(
     Codes.InvalidRequest,
     `mcp-offload cannot tell which client ${method} is for: upstream "${upstream.name}" serves its clients on one shared connection and ${calls}. ` +
