@@ -30,8 +30,8 @@ export { Gateway } from './gateway/gateway.js';
 export type { Session, SessionIdentity } from './relay/session.js';
 export type { Wire, FrameContext, SendOptions } from './wire/wire.js';
 export { Frame } from './wire/frame.js';
-export { serveHttp, type HttpHandle, type HttpOptions } from './gateway/http-server.js';
-export type { EventId, EventStore, StreamId } from './http/event-store.js';
+export { serveHttp, type HttpHandle, type HttpOptions } from './http/server.js';
+export type { EventId, EventStore, StreamId } from './shared/event-store.js';
 export {
   DEFAULT_EVENT_STORE_LIMITS,
   MemoryEventStore,

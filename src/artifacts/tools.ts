@@ -6,8 +6,7 @@ import { isTextMimeType } from './mime.js';
 import { utf8 } from './resources.js';
 import { humanSize } from './sizes.js';
 import type { ArtifactStore } from './store.js';
-import type { ArtifactRecord } from './types.js';
-import type { ArtifactLinks } from '../pipeline/types.js';
+import type { ArtifactLinks, ArtifactRecord } from './types.js';
 import { parseJson, stringifyJson } from '../wire/json.js';
 
 const MAX_MATCHES = 200;

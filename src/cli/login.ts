@@ -6,7 +6,7 @@ import {
 } from '@modelcontextprotocol/client';
 import type { HttpServerConfig } from '../config/types.js';
 import { PROXY_IDENTITY } from '../upstreams/client-identity.js';
-import { causeChain } from '../relay/errors.js';
+import { causeChain } from '../rpc/errors.js';
 import { FIRST_MODERN_PROTOCOL_VERSION } from '../protocol/versions.js';
 import { TokenFileProvider, type LoginHooks } from '../upstreams/oauth/provider.js';
 import { UpstreamLogin } from '../upstreams/oauth/upstream-login.js';

@@ -1,7 +1,7 @@
 import type { AuthToken, Config } from '../config/types.js';
 import type { Logger } from '../logger.js';
 import { Gateway } from '../gateway/gateway.js';
-import type { HttpHandle } from '../gateway/http-server.js';
+import type { HttpHandle } from '../http/server.js';
 import { StdioWire } from '../transports/stdio.js';
 import { holdFrames, type FrameHold } from '../transports/hold.js';
 import type { Wire } from '../wire/wire.js';
@@ -85,7 +85,7 @@ export async function run(config: Config, tokens: AuthToken[], log: Logger): Pro
   // The client may have gone while the upstreams started (stdin closed): shutdown is under way.
   if (stopping) return done;
   if (config.http) {
-    const { serveHttp } = await import('../gateway/http-server.js');
+    const { serveHttp } = await import('../http/server.js');
     http = await serveHttp(gateway, { ...config.http, tokens, ...(shared ? { shared } : {}) }, log);
     // Tells wrapper scripts and tests where we listen when port 0 was asked for.
     process.stderr.write(`mcp-offload listening on ${http.url}\n`);

@@ -11,13 +11,13 @@ import type { CatalogKind } from '../upstreams/catalog-fetch.js';
 import { identityOf, type ClientIdentity, type FirstClient } from '../upstreams/client-identity.js';
 import { ServerPool } from '../upstreams/server-pool.js';
 import { Upstream } from '../upstreams/upstream.js';
-import { Catalog } from './catalog.js';
-import { GatewayEvents } from './events.js';
-import { InFlight } from './inflight.js';
-import { InputBridge } from './input-bridge.js';
-import { Offload } from './offload.js';
-import { ResourceWatch } from './resource-watch.js';
-import { SessionView } from './session-view.js';
+import { Catalog } from '../relay/catalog.js';
+import { GatewayEvents } from '../relay/events.js';
+import { InFlight } from '../relay/inflight.js';
+import { InputBridge } from '../relay/input-bridge.js';
+import { Offload } from '../relay/offload.js';
+import { ResourceWatch } from '../relay/resource-watch.js';
+import { SessionView } from '../relay/session-view.js';
 
 export interface GatewayOptions {
   /**

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { classifyInboundRequest, type InitializeRequest } from '@modelcontextprotocol/server';
-import type { Who } from '../gateway/events.js';
-import { BodyTooLargeError, readBody } from '../gateway/read-body.js';
+import type { Who } from '../relay/events.js';
+import { BodyTooLargeError, readBody } from './read-body.js';
 import type { Session, SessionIdentity } from '../relay/session.js';
 import { LEGACY_PROTOCOL_VERSIONS } from '../protocol/versions.js';
 import type { SessionRecord } from '../shared/session-directory.js';

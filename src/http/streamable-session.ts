@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../logger.js';
-import { keyOf } from '../relay/peer.js';
+import { keyOf } from '../rpc/peer.js';
 import type { Frame } from '../wire/frame.js';
 import { KEEP_ALIVE, messageEvent, SSE_HEADERS } from '../wire/sse.js';
 import type { FrameContext, SendOptions, Wire } from '../wire/wire.js';
 import { LazyAnswer } from './answer.js';
-import type { EventStore } from './event-store.js';
+import type { EventStore } from '../shared/event-store.js';
 import { rpcError } from './context.js';
 
 /** The stream id of a session's GET stream in the event store (the SDK's, so stores written for it fit). */

@@ -1,6 +1,6 @@
 import type { Frame } from '../wire/frame.js';
 import type { Upstream } from '../upstreams/upstream.js';
-import type { RequestEnvelope } from './envelope.js';
+import type { RequestEnvelope } from '../protocol/envelope.js';
 import type { Session } from './session.js';
 
 /** One end of a relayed message: a client's session, or an upstream connection. */

@@ -1,11 +1,11 @@
 import type { InitializeRequest, Implementation, ServerCapabilities } from '@modelcontextprotocol/server';
 import type { Config } from '../config/types.js';
 import type { Logger } from '../logger.js';
-import type { GatewayEvents } from '../gateway/events.js';
-import type { InFlight } from '../gateway/inflight.js';
-import type { InputBridge } from '../gateway/input-bridge.js';
-import type { Offload } from '../gateway/offload.js';
-import type { ResourceWatch } from '../gateway/resource-watch.js';
+import type { GatewayEvents } from './events.js';
+import type { InFlight } from './inflight.js';
+import type { InputBridge } from './input-bridge.js';
+import type { Offload } from './offload.js';
+import type { ResourceWatch } from './resource-watch.js';
 import type { ServerPool } from '../upstreams/server-pool.js';
 import type { Upstream } from '../upstreams/upstream.js';
 import type { Session } from './session.js';

@@ -3,10 +3,10 @@ import type { Upstream } from '../upstreams/upstream.js';
 import { Frame } from '../wire/frame.js';
 import { Call } from './call.js';
 import { compose, type Interceptor, type Next } from './chain.js';
-import { envelopeOf } from './envelope.js';
-import { asRpcError, CancelledError, Codes, ConnectionClosedError, RpcError, TimeoutError } from './errors.js';
+import { envelopeOf } from '../protocol/envelope.js';
+import { asRpcError, CancelledError, Codes, ConnectionClosedError, RpcError, TimeoutError } from '../rpc/errors.js';
 import { Note } from './note.js';
-import { keyOf } from './peer.js';
+import { keyOf } from '../rpc/peer.js';
 import type { Session } from './session.js';
 
 /** How long a request from an upstream to a client (a user answering, a model sampling) may take. */

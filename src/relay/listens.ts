@@ -1,6 +1,6 @@
 import { Frame, type Id } from '../wire/frame.js';
-import { keyOf } from './peer.js';
-import { SUBSCRIPTION_ID_KEY } from './envelope.js';
+import { keyOf } from '../rpc/peer.js';
+import { SUBSCRIPTION_ID_KEY } from '../protocol/envelope.js';
 
 /** What a `subscriptions/listen` stream asked to hear (2026-07-28). */
 export interface ListenFilter {

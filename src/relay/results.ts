@@ -1,4 +1,4 @@
-import { SERVER_INFO_KEY } from './envelope.js';
+import { SERVER_INFO_KEY } from '../protocol/envelope.js';
 import type { Frame } from '../wire/frame.js';
 import type { Implementation } from '@modelcontextprotocol/server';
 

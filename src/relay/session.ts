@@ -4,14 +4,14 @@ import type { Logger } from '../logger.js';
 import type { ArtifactLinks } from '../pipeline/types.js';
 import type { ProtocolEra } from '../protocol/versions.js';
 import type { Upstream } from '../upstreams/upstream.js';
-import type { SessionView } from '../gateway/session-view.js';
-import type { Who } from '../gateway/events.js';
+import type { SessionView } from './session-view.js';
+import type { Who } from './events.js';
 import { SdkWire } from '../transports/sdk.js';
 import { Frame, type Id } from '../wire/frame.js';
 import type { FrameContext, SendOptions, Wire } from '../wire/wire.js';
-import type { Call } from './call.js';
+import type { RequestEnvelope } from '../protocol/envelope.js';
 import { Listens } from './listens.js';
-import { keyOf, Peer, type RequestOptions } from './peer.js';
+import { keyOf, Peer, type RequestOptions } from '../rpc/peer.js';
 
 /**
  * Who a session acts for. Artifacts belong to `owner`: by default the session itself; over HTTP, a random id per
@@ -33,6 +33,15 @@ export interface SessionKind {
   transient?: boolean;
   /** The listen streams of the principal a transient session's request comes from (http/modern-posts.ts). */
   listens?: Listens;
+}
+
+/** A request of the client's in flight (relay/call.ts), as the session keeps it. */
+export interface InFlight {
+  readonly received: Frame;
+  /** The upstream serving it, once routed. */
+  readonly to?: unknown;
+  readonly envelope: RequestEnvelope;
+  cancel(reason: unknown): void;
 }
 
 /** What a 2025-era client said of itself in `initialize`. */
@@ -65,7 +74,7 @@ export class Session {
   /** What the client said in `initialize` (2025 era). */
   hello?: ClientHello;
   /** The requests of this client in flight, by id. */
-  readonly calls = new Map<unknown, Call>();
+  readonly calls = new Map<unknown, InFlight>();
   /** A 2026-07-28 client's `subscriptions/listen` streams on this connection (stdio). */
   readonly listens: Listens;
   private era_: ProtocolEra | undefined;
@@ -199,7 +208,7 @@ export class Session {
   }
 
   /** The client's request `id` in flight. */
-  call(id: unknown): Call | undefined {
+  call(id: unknown): InFlight | undefined {
     return this.calls.get(keyOf(id as Id));
   }
 

@@ -1,5 +1,5 @@
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
-import type { EventId, EventStore, StreamId } from '../http/event-store.js';
+import type { EventId, EventStore, StreamId } from './event-store.js';
 import type { Logger } from '../logger.js';
 import type { Redis } from './redis-connection.js';
 import { parseJson, stringifyJson } from '../wire/json.js';

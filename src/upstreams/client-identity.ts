@@ -1,7 +1,7 @@
 import type { ClientCapabilities, Implementation } from '@modelcontextprotocol/client';
 import { isDeepStrictEqual } from 'node:util';
 import type { UpstreamProtocol } from '../config/types.js';
-import { CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY } from '../relay/envelope.js';
+import { CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY } from '../protocol/envelope.js';
 import type { Frame } from '../wire/frame.js';
 import { VERSION } from '../version.js';
 

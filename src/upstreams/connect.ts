@@ -1,9 +1,14 @@
 import type { Implementation, ServerCapabilities } from '@modelcontextprotocol/client';
 import type { AbpServerConfig, HttpServerConfig, ServerConfig } from '../config/types.js';
 import type { Logger } from '../logger.js';
-import { CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, PROTOCOL_VERSION_KEY, SERVER_INFO_KEY } from '../relay/envelope.js';
-import { Codes, ConnectionClosedError } from '../relay/errors.js';
-import { Peer, TimeoutError, type PeerHandlers } from '../relay/peer.js';
+import {
+  CLIENT_CAPABILITIES_KEY,
+  CLIENT_INFO_KEY,
+  PROTOCOL_VERSION_KEY,
+  SERVER_INFO_KEY,
+} from '../protocol/envelope.js';
+import { Codes, ConnectionClosedError } from '../rpc/errors.js';
+import { Peer, TimeoutError, type PeerHandlers } from '../rpc/peer.js';
 import {
   FIRST_MODERN_PROTOCOL_VERSION,
   isLegacyVersion,

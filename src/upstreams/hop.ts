@@ -1,6 +1,6 @@
 import type { Tool } from '@modelcontextprotocol/client';
-import type { RequestEnvelope } from '../relay/envelope.js';
-import { withoutEnvelope } from '../relay/envelope.js';
+import type { RequestEnvelope } from '../protocol/envelope.js';
+import { withoutEnvelope } from '../protocol/envelope.js';
 import type { ProtocolEra } from '../protocol/versions.js';
 import type { Frame } from '../wire/frame.js';
 import type { ClientIdentity } from './client-identity.js';

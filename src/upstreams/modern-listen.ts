@@ -1,9 +1,8 @@
 import type { Logger } from '../logger.js';
-import { SUBSCRIPTION_ID_KEY } from '../relay/envelope.js';
+import { SUBSCRIPTION_ID_KEY } from '../protocol/envelope.js';
 import { Frame } from '../wire/frame.js';
 import type { Connection } from './connect.js';
 import { envelopeMeta } from './connect.js';
-import type { Upstream } from './upstream.js';
 import { PROXY_IDENTITY } from './client-identity.js';
 
 /** A stream the server ended is opened again after this long. */
@@ -19,7 +18,8 @@ export class ModernListen {
   private queue: Promise<void> = Promise.resolve();
 
   constructor(
-    private readonly upstream: Upstream,
+    /** The upstream the stream is of: its name, and the resource URIs its clients subscribed to. */
+    private readonly upstream: { readonly name: string; readonly subscribed: ReadonlySet<string> },
     private readonly log: Logger,
   ) {}
 

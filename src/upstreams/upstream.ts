@@ -2,10 +2,9 @@ import type { Implementation, ServerCapabilities } from '@modelcontextprotocol/c
 import type { ServerConfig } from '../config/types.js';
 import type { Logger } from '../logger.js';
 import { nameFromPackage } from '../config/server-name.js';
-import type { Call } from '../relay/call.js';
-import type { RequestEnvelope } from '../relay/envelope.js';
-import { CancelledError, ConnectionClosedError, RpcError, timedOut, unavailable } from '../relay/errors.js';
-import { keyOf, TimeoutError, type RequestOptions } from '../relay/peer.js';
+import type { RequestEnvelope } from '../protocol/envelope.js';
+import { CancelledError, ConnectionClosedError, RpcError, timedOut, unavailable } from '../rpc/errors.js';
+import { keyOf, TimeoutError, type RequestOptions } from '../rpc/peer.js';
 import type { ProtocolEra } from '../protocol/versions.js';
 import { ProcessWire, SpawnError } from '../transports/process.js';
 import { Frame } from '../wire/frame.js';
@@ -98,7 +97,7 @@ export class Upstream {
   /** Which tool started each task the server runs (tasks extension): a task's result is offloaded as its tool's. */
   readonly tasks = new TaskOrigins();
   /** The requests this upstream has in flight to clients, by id (its cancellations find them here). */
-  readonly calls = new Map<unknown, Call>();
+  readonly calls = new Map<unknown, { cancel(reason: unknown): void }>();
   /** The server refused the legacy era this connection tried for its client, and the connection stopped. */
   refusedLegacy = false;
   /** The outcome of the last check that an upstream that let a request time out still answers. */

@@ -1,51 +1,27 @@
 #!/usr/bin/env node
 // Plays every scenario through a build and compares what each side received with the golden transcripts: prints
-// every difference as a unified diff of the normalized messages, then a summary line. Exits 1 when a difference is
-// not listed in intended.json (or a scenario failed to play), 0 otherwise.
+// every difference as a unified diff of the normalized messages, with its nature (classify.mjs: bytes only, order
+// only, or semantic, with the paths where the values differ), then a summary line. Exits 1 when a difference is not
+// covered by intended.json (or a scenario failed to play), 0 otherwise.
 //
 //   node test/differential/compare.mjs --cli <path/to/cli.js> [--golden <dir>] [--intended <file>] [--only a,b]
-//                                      [--jobs 2] [--out <dir>]
+//                                      [--jobs 2] [--out <dir>] [--plain]
 //
 // --out writes this build's transcripts there too (as record.mjs would), to read them whole or to take some as the
-// new golden ones.
+// new golden ones. --plain prints the diffs as before the classification (the hunks and their intended
+// reasons only); what is intended is decided the same way.
 //
-// intended.json lists the differences that are meant: [{ "scenario", "side", "transport"?, "pattern"?, "index"?,
-// "reason" }]. An entry covers a hunk of the diff of that scenario's side ("client", "upstream-handshake",
-// "upstream"; "*" for any) over that transport (any when absent) when its `pattern` (a regular expression) matches
-// one of the hunk's removed or added messages, or its `index` (1-based, as the diff prints them) is the golden
-// position of a removed message or the new position of an added one; with neither, every hunk of that side.
+// intended.json lists the differences that are meant: see intended.mjs and README.md.
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { classifyHunk } from './classify.mjs';
 import { diffMessages, renderHunk } from './diff.mjs';
+import { coverHunk, loadIntended } from './intended.mjs';
+import { showDifference } from './json-value.mjs';
 import { loadScenarios, options, pool, proxyVersion, SIDES, transcriptOf, writeTranscript } from './transcript.mjs';
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));
-
-function loadIntended(file) {
-  if (!existsSync(file)) return [];
-  const entries = JSON.parse(readFileSync(file, 'utf8'));
-  if (!Array.isArray(entries)) throw new Error(`${file}: not a list`);
-  for (const [i, e] of entries.entries()) {
-    if (typeof e.scenario !== 'string' || typeof e.side !== 'string' || typeof e.reason !== 'string') {
-      throw new Error(`${file}: entry ${i + 1} needs scenario, side and reason`);
-    }
-  }
-  return entries.map((entry) => ({ ...entry, used: 0 }));
-}
-
-/** The intended.json entry covering `hunk` of scenario/transport/side, if any. */
-function intendedFor(intended, where, hunk) {
-  return intended.find((e) => {
-    if (e.scenario !== '*' && e.scenario !== where.scenario) return false;
-    if (e.side !== '*' && e.side !== where.side) return false;
-    if (e.transport !== undefined && e.transport !== where.transport) return false;
-    const changed = [...hunk.removed, ...hunk.added];
-    if (e.pattern !== undefined && changed.some((m) => new RegExp(e.pattern).test(m.text))) return true;
-    if (e.index !== undefined && changed.some((m) => m.at + 1 === e.index)) return true;
-    return e.pattern === undefined && e.index === undefined;
-  });
-}
 
 /** Compares one scenario's transcript with its golden one; returns the differences found (printable). */
 function compareTranscript(name, golden, actual, intended) {
@@ -58,25 +34,73 @@ function compareTranscript(name, golden, actual, intended) {
       differences.push({
         where: { scenario: name, transport, side: '*' },
         lines: [g ? 'played in the golden transcript, not now' : 'not in the golden transcript (record it)'],
+        classified: { class: 'semantic', changes: [] },
+        covered: { intended: false, entries: [] },
       });
       continue;
     }
     for (const side of SIDES) {
       const where = { scenario: name, transport, side };
       for (const hunk of diffMessages(g[side]?.messages ?? [], a[side]?.messages ?? [])) {
-        const entry = intendedFor(intended, where, hunk);
-        if (entry) entry.used++;
-        differences.push({ where, lines: renderHunk(hunk), intended: entry });
+        const classified = classifyHunk(hunk, a[side]?.full);
+        const covered = coverHunk(intended, where, hunk, classified);
+        differences.push({ where, lines: renderHunk(hunk), classified, covered });
       }
     }
   }
   return differences;
 }
 
+const clipLine = (text, max = 160) => {
+  const line = text.replaceAll('\n', '⏎');
+  return line.length <= max ? line : `${line.slice(0, max - 1)}…`;
+};
+const verdict = (change) => (change.intended ? `intended: ${change.intended.reason}` : 'NOT LISTED');
+
+/** The lines telling what each change of a classified hunk is, and which intended.json entry covers it. */
+function describeChanges({ class: kind, changes }) {
+  const lines = [];
+  if (kind === 'bytes only') {
+    const reasons = [...new Set(changes.map(verdict))];
+    lines.push(`  ~ bytes only: ${changes.length} message(s) read back as the same values`);
+    for (const reason of reasons) lines.push(`      ${reason}`);
+    return lines;
+  }
+  for (const change of changes) {
+    const g = change.golden && !Array.isArray(change.golden) ? `golden ${change.golden.at + 1}` : '';
+    const a = change.actual && !Array.isArray(change.actual) ? `new ${change.actual.at + 1}` : '';
+    if (change.kind === 'bytes') lines.push(`  = ${g} = ${a}: bytes only (${verdict(change)})`);
+    else if (change.kind === 'order') {
+      lines.push(`  ~ order only: the same ${change.golden.length} message(s) in another order (${verdict(change)})`);
+    } else if (change.kind === 'moved') lines.push(`  ~ ${g} → ${a}: the same value, moved (${verdict(change)})`);
+    else if (change.kind === 'lost') {
+      lines.push(`  - ${g} LOST, no counterpart now (${verdict(change)})`, `      ${clipLine(change.golden.text)}`);
+    } else if (change.kind === 'new') {
+      lines.push(
+        `  + ${a} NEW, none in the golden transcript (${verdict(change)})`,
+        `      ${clipLine(change.actual.text)}`,
+      );
+    } else {
+      lines.push(`  ! ${g} → ${a}: semantic (${verdict(change)})`);
+      const shown = change.differences.slice(0, 12);
+      for (const d of shown)
+        lines.push(
+          `      ${d.golden === undefined && d.actual === undefined ? `${d.op} ${d.path}` : showDifference(d)}`,
+        );
+      if (change.differences.length > shown.length) {
+        lines.push(`      … and ${change.differences.length - shown.length} more`);
+      }
+    }
+  }
+  return lines;
+}
+
 async function main() {
-  const args = options(process.argv.slice(2), ['cli', 'golden', 'intended', 'only', 'jobs', 'out']);
+  const args = options(process.argv.slice(2), ['cli', 'golden', 'intended', 'only', 'jobs', 'out'], ['plain']);
   if (!args.cli) {
-    process.stderr.write('usage: compare.mjs --cli <path/to/cli.js> [--golden dir] [--intended file] [--only a,b]\n');
+    process.stderr.write(
+      'usage: compare.mjs --cli <path/to/cli.js> [--golden dir] [--intended file] [--only a,b] [--jobs n] [--out dir] [--plain]\n',
+    );
     process.exit(2);
   }
   const started = Date.now();
@@ -116,18 +140,31 @@ async function main() {
   // Printed in scenario order, whatever order the pool finished them in.
   const order = new Map(scenarios.map((s, i) => [s.name, i]));
   differences.sort((x, y) => order.get(x.where.scenario) - order.get(y.where.scenario));
+  const reasons = (d) => [...new Set(d.covered.entries.map((e) => e.reason))].join(' | ');
   for (const d of differences) {
     const { scenario, transport, side } = d.where;
-    out(`=== ${scenario} [${transport}] ${side}${d.intended ? ` (intended: ${d.intended.reason})` : ''}`);
-    for (const line of d.lines) out(line);
+    if (args.plain) {
+      out(`=== ${scenario} [${transport}] ${side}${d.covered.intended ? ` (intended: ${reasons(d)})` : ''}`);
+      for (const line of d.lines) out(line);
+    } else {
+      out(
+        `=== ${scenario} [${transport}] ${side}: ${d.classified.class}, ${d.covered.intended ? 'intended' : 'NOT LISTED'}`,
+      );
+      for (const line of d.lines) out(line);
+      for (const line of describeChanges(d.classified)) out(line);
+    }
     out();
   }
   for (const failure of failures) out(`FAILED ${failure}\n`);
   for (const entry of intended.filter((e) => e.used === 0)) {
     out(`note: intended.json entry matched nothing: ${JSON.stringify({ ...entry, used: undefined })}`);
   }
-  const unlisted = differences.filter((d) => !d.intended).length;
+  const unlisted = differences.filter((d) => !d.covered.intended).length;
+  const classes = ['bytes only', 'order only', 'semantic'].map(
+    (c) => `${differences.filter((d) => d.classified.class === c).length} ${c}`,
+  );
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  out(`differences by nature: ${classes.join(', ')}`);
   out(
     `differential: ${scenarios.length} scenarios, ${runs} runs, ${messages} messages in ${seconds} s: ` +
       `${differences.length} differences (${differences.length - unlisted} intended, ${unlisted} not listed), ` +

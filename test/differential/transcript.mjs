@@ -74,9 +74,17 @@ export function proxyVersion(cli) {
   return undefined;
 }
 
+/**
+ * One side of a run: its normalized messages (compacted) and replacements; also, not written with the transcript,
+ * `full`: the messages before compaction (classify.mjs reads a long message's value from it).
+ */
 function side(entries, context, framing = { entries, replacements: [] }) {
   const { messages, replacements } = normalizeEntries(framing.entries, context);
-  return { messages: messages.map(compact), replacements: replacementLog([...framing.replacements, ...replacements]) };
+  const out = {
+    messages: messages.map(compact),
+    replacements: replacementLog([...framing.replacements, ...replacements]),
+  };
+  return Object.defineProperty(out, 'full', { value: messages, enumerable: false });
 }
 
 /** The requestState values the scenario's upstream sends (in its reply templates). */
@@ -116,10 +124,14 @@ export async function pool(items, jobs, task) {
 }
 
 /** Parses `--name value` options; `flags` lists the names that take no value. */
-export function options(argv, known) {
+export function options(argv, known, flags = []) {
   const out = {};
   for (let i = 0; i < argv.length; i++) {
     const name = argv[i].replace(/^--/, '');
+    if (argv[i].startsWith('--') && flags.includes(name)) {
+      out[name] = true;
+      continue;
+    }
     if (!argv[i].startsWith('--') || !known.includes(name)) throw new Error(`unknown argument ${argv[i]}`);
     out[name] = argv[++i];
     if (out[name] === undefined) throw new Error(`${argv[i - 1]} needs a value`);

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import { serveHttp, type HttpHandle } from '../../src/gateway/http-server.js';
+import { serveHttp, type HttpHandle } from '../../src/http/server.js';
 import { silentLogger } from '../../src/logger.js';
 import { encodeParamValue } from '../../src/protocol/param-header-codec.js';
 import { FIXTURES, NODE, startListening } from '../helpers/fixtures.js';

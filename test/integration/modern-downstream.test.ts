@@ -6,7 +6,7 @@ import { Client, StreamableHTTPClientTransport, type ClientCapabilities } from '
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { Config } from '../../src/config/types.js';
 import { Gateway } from '../../src/gateway/gateway.js';
-import { serveHttp, type HttpHandle } from '../../src/gateway/http-server.js';
+import { serveHttp, type HttpHandle } from '../../src/http/server.js';
 import { silentLogger } from '../../src/logger.js';
 import { CLI, cliEnv, REPO_ROOT, stopAllCli } from '../helpers/cli.js';
 import { FIXTURES, NODE, waitFor } from '../helpers/fixtures.js';

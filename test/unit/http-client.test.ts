@@ -18,7 +18,7 @@ import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import { McpServer } from '@modelcontextprotocol/server';
 import * as z from 'zod/v4';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { Peer } from '../../src/relay/peer.js';
+import { Peer } from '../../src/rpc/peer.js';
 import { JsonBodyReader } from '../../src/transports/json-body.js';
 import { SseReader } from '../../src/transports/sse-reader.js';
 import { StreamableHttpWire, type StreamableHttpOptions } from '../../src/transports/http-client.js';

@@ -3,8 +3,8 @@
 // and everything else the other side sends reaching the handlers as the frame it came as.
 // cspell:ignore onframe
 import { afterEach, describe, expect, test } from '@jest/globals';
-import { CancelledError, ConnectionClosedError, TimeoutError } from '../../src/relay/errors.js';
-import { Peer, type PeerHandlers } from '../../src/relay/peer.js';
+import { CancelledError, ConnectionClosedError, TimeoutError } from '../../src/rpc/errors.js';
+import { Peer, type PeerHandlers } from '../../src/rpc/peer.js';
 import { Frame } from '../../src/wire/frame.js';
 import type { FrameContext, SendOptions, Wire } from '../../src/wire/wire.js';
 

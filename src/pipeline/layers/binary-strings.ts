@@ -1,5 +1,6 @@
 import type { ContentBlock, TextContent } from '@modelcontextprotocol/server';
-import { findAbpPayloads, isBinaryData, isBinaryDataReference, downloadReference } from '../detect/abp-shapes.js';
+import { findAbpPayloads, isBinaryData, isBinaryDataReference } from '../detect/abp-shapes.js';
+import { downloadReference } from '../detect/abp-download.js';
 import { detectBase64Binary } from '../detect/base64.js';
 import { decodeBase64Strict, mightBeBase64, promisedBytes } from '../../codec/base64.js';
 import { findDataUris, replaceRanges } from '../detect/data-uri.js';

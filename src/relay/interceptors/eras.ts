@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { clientSupports, unsupportedByClient } from '../../gateway/client-capabilities.js';
+import { clientSupports, unsupportedByClient } from '../client-capabilities.js';
 import { Frame } from '../../wire/frame.js';
 import type { Call } from '../call.js';
 import type { Interceptor, Next } from '../chain.js';
 import type { RelayContext } from '../context.js';
-import { Codes, RpcError } from '../errors.js';
+import { Codes, RpcError } from '../../rpc/errors.js';
 import { isInputRequired } from '../results.js';
 
 /** The requests a server may answer with input_required (2026-07-28, multi round-trip requests). */

@@ -1,7 +1,7 @@
 import type { Frame } from '../../wire/frame.js';
 import type { Call } from '../call.js';
 import type { Interceptor, Next } from '../chain.js';
-import { Codes, RpcError } from '../errors.js';
+import { Codes, RpcError } from '../../rpc/errors.js';
 
 /** The longest method name the relay looks at; anything longer is no method of MCP or of any server. */
 const MAX_METHOD_LENGTH = 256;

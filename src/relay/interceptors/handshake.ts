@@ -5,8 +5,8 @@ import { textOf } from '../../wire/json.js';
 import type { Call } from '../call.js';
 import type { Interceptor } from '../chain.js';
 import type { RelayContext } from '../context.js';
-import { PROTOCOL_VERSION_KEY, SERVER_INFO_KEY } from '../envelope.js';
-import { Codes, RpcError } from '../errors.js';
+import { PROTOCOL_VERSION_KEY, SERVER_INFO_KEY } from '../../protocol/envelope.js';
+import { Codes, RpcError } from '../../rpc/errors.js';
 import { forLegacyClient, forModernClient } from '../results.js';
 import type { ClientHello, Session } from '../session.js';
 

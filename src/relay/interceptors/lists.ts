@@ -1,5 +1,5 @@
-import { page } from '../../gateway/pagination.js';
-import type { Catalog } from '../../gateway/catalog.js';
+import { page } from '../pagination.js';
+import type { Catalog } from '../catalog.js';
 import { Frame } from '../../wire/frame.js';
 import type { Interceptor } from '../chain.js';
 import type { RelayContext } from '../context.js';

@@ -1,7 +1,7 @@
 import { Frame } from '../../wire/frame.js';
 import type { Interceptor } from '../chain.js';
 import type { RelayContext } from '../context.js';
-import { logLevelPasses } from '../envelope.js';
+import { logLevelPasses } from '../../protocol/envelope.js';
 import { notifiedSession } from './routing.js';
 
 /**

@@ -1,7 +1,7 @@
-import { unsupportedByClient } from '../../gateway/client-capabilities.js';
+import { unsupportedByClient } from '../client-capabilities.js';
 import type { Interceptor } from '../chain.js';
 import type { RelayContext } from '../context.js';
-import { Codes, RpcError } from '../errors.js';
+import { Codes, RpcError } from '../../rpc/errors.js';
 
 /**
  * An upstream's question (sampling, elicitation, roots) goes to the client routing found for it only when that

@@ -1,4 +1,4 @@
-import { artifactsOf } from '../../gateway/events.js';
+import { artifactsOf } from '../events.js';
 import type { Interceptor } from '../chain.js';
 import type { RelayContext } from '../context.js';
 import { isInputRequired } from '../results.js';

@@ -1,11 +1,11 @@
 import { ARTIFACT_URI_PREFIX } from '../../artifacts/metadata.js';
-import type { SessionView } from '../../gateway/session-view.js';
+import type { SessionView } from '../session-view.js';
 import type { Upstream } from '../../upstreams/upstream.js';
 import { textOf } from '../../wire/json.js';
 import type { Call } from '../call.js';
 import type { Interceptor } from '../chain.js';
 import type { RelayContext } from '../context.js';
-import { Codes, RpcError, unavailable } from '../errors.js';
+import { Codes, RpcError, unavailable } from '../../rpc/errors.js';
 import type { Session } from '../session.js';
 import { bridgedQuestion } from './eras.js';
 

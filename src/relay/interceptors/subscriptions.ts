@@ -2,8 +2,8 @@ import { Frame } from '../../wire/frame.js';
 import type { Call } from '../call.js';
 import type { Interceptor, Next } from '../chain.js';
 import type { RelayContext } from '../context.js';
-import { SUBSCRIPTION_ID_KEY } from '../envelope.js';
-import { Codes, RpcError } from '../errors.js';
+import { SUBSCRIPTION_ID_KEY } from '../../protocol/envelope.js';
+import { Codes, RpcError } from '../../rpc/errors.js';
 import type { ListenFilter } from '../listens.js';
 import { isOurArtifact, resourceOwner } from './routing.js';
 

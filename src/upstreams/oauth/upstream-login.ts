@@ -2,7 +2,7 @@ import { existsSync, unwatchFile, watchFile } from 'node:fs';
 import { SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import type { HttpServerConfig } from '../../config/types.js';
 import { nameFromUrl } from '../../config/server-name.js';
-import { causeChain } from '../../relay/errors.js';
+import { causeChain } from '../../rpc/errors.js';
 import type { BearerChallenge } from '../../transports/http-auth.js';
 import { authFailureOf, loginRequired, LoginRequiredError, type ServerOrigin } from './login-required.js';
 import { TokenFileProvider } from './provider.js';

@@ -13,14 +13,14 @@ import type { ArtifactRecord } from '../artifacts/types.js';
 import type { Config } from '../config/types.js';
 import type { Logger } from '../logger.js';
 import { GatewayEvents } from './events.js';
-import type { Session } from '../relay/session.js';
+import type { Session } from './session.js';
 import { resolveArtifactArguments } from '../pipeline/argument-refs.js';
 import { mayHoldArtifactUris, restoreArguments, UnrestorableArgument } from '../pipeline/restore.js';
 import { rewriteOutputSchema } from '../pipeline/output-schema.js';
 import { ResultPipeline } from '../pipeline/pipeline.js';
 import { RuleBook } from '../pipeline/rules.js';
 import type { CallInfo } from '../pipeline/types.js';
-import { Codes, RpcError } from '../relay/errors.js';
+import { Codes, RpcError } from '../rpc/errors.js';
 import type { Blobs } from '../wire/blobs.js';
 import { abpPresets } from '../upstreams/abp/preset.js';
 

@@ -1,8 +1,8 @@
 import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { ClientCapabilities } from '@modelcontextprotocol/server';
 import type { Logger } from '../logger.js';
-import type { Call } from '../relay/call.js';
-import { CancelledError, Codes, RpcError } from '../relay/errors.js';
+import type { Call } from './call.js';
+import { CancelledError, Codes, RpcError } from '../rpc/errors.js';
 import type { Upstream } from '../upstreams/upstream.js';
 import { Frame } from '../wire/frame.js';
 import { textOf } from '../wire/json.js';

@@ -2,21 +2,21 @@ import { createServer, type IncomingMessage, type Server as NodeHttpServer, type
 import type { AddressInfo } from 'node:net';
 import type { AuthToken } from '../config/types.js';
 import type { Logger } from '../logger.js';
-import { ArtifactRoutes } from '../http/artifact-routes.js';
-import { ARTIFACTS_PATH } from '../http/artifact-paths.js';
-import { auditArtifacts } from '../http/audit.js';
-import { BearerAuth } from '../http/auth.js';
-import { rpcError, sendJson, type HttpContext } from '../http/context.js';
-import { HostCheck } from '../http/host-check.js';
-import { LinkSigner } from '../http/link-signer.js';
-import type { EventStore } from '../http/event-store.js';
-import { McpEndpoints, SSE_MESSAGES_PATH } from '../http/mcp-endpoints.js';
-import { MemoryEventStore } from '../http/memory-event-store.js';
-import { serveMetadata } from '../http/oauth/protected-resource.js';
-import { RequestAuth } from '../http/request-auth.js';
-import { gatewayMetrics } from '../http/metrics.js';
+import { ArtifactRoutes } from './artifact-routes.js';
+import { ARTIFACTS_PATH } from './artifact-paths.js';
+import { auditArtifacts } from './audit.js';
+import { BearerAuth } from './auth.js';
+import { rpcError, sendJson, type HttpContext } from './context.js';
+import { HostCheck } from './host-check.js';
+import { LinkSigner } from './link-signer.js';
+import type { EventStore } from '../shared/event-store.js';
+import { McpEndpoints, SSE_MESSAGES_PATH } from './mcp-endpoints.js';
+import { MemoryEventStore } from './memory-event-store.js';
+import { serveMetadata } from './oauth/protected-resource.js';
+import { RequestAuth } from './request-auth.js';
+import { gatewayMetrics } from './metrics.js';
 import { connectSharedState, type SharedState } from '../shared/shared-state.js';
-import type { Gateway } from './gateway.js';
+import type { Gateway } from '../gateway/gateway.js';
 
 export interface HttpOptions {
   host: string;
@@ -61,7 +61,7 @@ export async function serveHttp(gateway: Gateway, options: HttpOptions, log: Log
   let draining = false;
   // Loaded only when configured: jose and the issuer discovery are not on every sidecar's startup path.
   const oauth = config.auth.oauth
-    ? new (await import('../http/oauth/oauth-gate.js')).OAuthGate(config.auth.oauth, config, log)
+    ? new (await import('./oauth/oauth-gate.js')).OAuthGate(config.auth.oauth, config, log)
     : undefined;
   const auth = new RequestAuth(new BearerAuth(options.tokens ?? config.auth.tokens), oauth);
   // Before anything listens: a replica that cannot reach the state it shares must not serve.

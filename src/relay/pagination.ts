@@ -1,4 +1,4 @@
-import { Codes, RpcError } from '../relay/errors.js';
+import { Codes, RpcError } from '../rpc/errors.js';
 
 /**
  * Serves a list in pages. The cursor is opaque to clients: an offset into the merged list, so it

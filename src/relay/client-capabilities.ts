@@ -1,5 +1,5 @@
 import type { ClientCapabilities } from '@modelcontextprotocol/server';
-import { Codes, RpcError } from '../relay/errors.js';
+import { Codes, RpcError } from '../rpc/errors.js';
 
 /** Names the capability the client lacks for this upstream request, or `undefined` if it has it. */
 export function clientSupports(

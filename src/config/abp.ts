@@ -5,7 +5,6 @@
  */
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { BrowserOptions } from './types.js';
 
 export type ElicitationFallback = 'defaults' | 'cancel';
 
@@ -130,25 +129,6 @@ export function resolveAbpOptions(doc: AbpOptionsDoc = {}, env: NodeJS.ProcessEn
   const logLevel = pick('logLevel');
   if (logLevel !== undefined) options.logLevel = logLevel;
   return options;
-}
-
-/** What the browser side needs for one named session: its own profile folder when profiles persist. */
-export function browserOptionsFor(
-  options: AbpOptions,
-  session: string,
-  agent: BrowserOptions['agent'],
-): BrowserOptions {
-  return {
-    ...(options.executablePath !== undefined ? { executablePath: options.executablePath } : {}),
-    headless: options.headless,
-    browserTimeoutMs: options.browserTimeoutMs,
-    downloadTimeoutMs: options.downloadTimeoutMs,
-    abpWaitMs: options.abpWaitMs,
-    ...(options.userDataDir !== undefined ? { userDataDir: join(options.userDataDir, session) } : {}),
-    extensionStoreUrl: options.extensionStoreUrl,
-    extensionCacheDir: options.extensionCacheDir,
-    agent,
-  };
 }
 
 /**
