@@ -3,7 +3,7 @@ import type { ServerConfig } from '../config/types.js';
 import type { Logger } from '../logger.js';
 import { nameFromPackage } from '../config/server-name.js';
 import type { RequestEnvelope } from '../protocol/envelope.js';
-import { CancelledError, ConnectionClosedError, RpcError, timedOut, unavailable } from '../rpc/errors.js';
+import { RpcError, timedOut } from '../rpc/errors.js';
 import { keyOf, TimeoutError, type RequestOptions } from '../rpc/peer.js';
 import type { ProtocolEra } from '../protocol/versions.js';
 import { ProcessWire, SpawnError } from '../transports/process.js';
@@ -18,11 +18,11 @@ import {
 } from './client-identity.js';
 import {
   connect,
-  envelopeMeta,
   HandshakeError,
   type Connection,
   type DiscoverAnswer,
   type EraPlan,
+  type PriorEra,
 } from './connect.js';
 import {
   followsLegacyClients,
@@ -35,9 +35,8 @@ import {
 import { ModernListen } from './modern-listen.js';
 import type { RemoteWire } from './remote.js';
 import { UpstreamLogin } from './oauth/upstream-login.js';
-import { LoginRequiredError } from './oauth/login-required.js';
 import { forHop, paramHeadersOf, type Hop } from './hop.js';
-import { RestartSchedule } from './restart-schedule.js';
+import { errorText, Supervisor, type Refusal, type SupervisorHost, type UpstreamState } from './supervisor.js';
 import { TaskOrigins } from './task-origins.js';
 
 /** Starting a server (npx may download it first) and listing it can take longer than one call. */
@@ -46,14 +45,7 @@ const MIN_CONNECT_TIMEOUT_MS = 30_000;
 /** Requests the modern era replaced by the `subscriptions/listen` filter. */
 const SUBSCRIPTION_METHODS = new Set(['resources/subscribe', 'resources/unsubscribe']);
 
-/**
- * A process that has not carried a client's request is not kept waiting for (it may ignore the end of its stdin
- * for the whole exit grace): nothing of a client's can be lost with it.
- */
-const UNUSED_EXIT_GRACE_MS = 100;
-
-/** `needs-login`: a remote server that wants an OAuth login; it is connected once `mcp-offload login` has run. */
-export type UpstreamState = 'connecting' | 'up' | 'down' | 'failed' | 'needs-login' | 'stopped';
+export type { UpstreamState } from './supervisor.js';
 
 export interface UpstreamHooks {
   /** A request from the upstream to a client (sampling, elicitation, roots): `reply` answers it on its connection. */
@@ -84,39 +76,23 @@ export interface SendOptions {
 }
 
 /**
- * One upstream MCP server: its connection, its catalog, and its supervision. A connection that closes unexpectedly
- * is restarted with exponential backoff; the proxy never dies with it.
+ * One upstream MCP server: its catalog, its era, what clients set up on it (log level, subscriptions), and the
+ * requests relayed to it. The life of its connections (restarts, logins, hung servers) is its Supervisor's.
  */
 export class Upstream {
   readonly side = 'server' as const;
-  state: UpstreamState = 'connecting';
   catalog: UpstreamCatalog = emptyCatalog();
-  /** Why the upstream is not up, for error messages and /readyz. */
-  lastError?: string;
-  restarts = 0;
   /** Which tool started each task the server runs (tasks extension): a task's result is offloaded as its tool's. */
   readonly tasks = new TaskOrigins();
   /** The requests this upstream has in flight to clients, by id (its cancellations find them here). */
   readonly calls = new Map<unknown, { cancel(reason: unknown): void }>();
   /** The server refused the legacy era this connection tried for its client, and the connection stopped. */
   refusedLegacy = false;
-  /** The outcome of the last check that an upstream that let a request time out still answers. */
-  lastLivenessCheck?: Promise<'alive' | 'hung'>;
 
-  private connection?: Connection;
-  /** The connection has carried a client's request: it gets the whole exit grace when it is closed (closeUnused). */
-  private carried = false;
-  /** Counts connection attempts, so an attempt overtaken by a re-initialization (reconnectAs) drops its result. */
-  private attempt = 0;
-  private readonly schedule: RestartSchedule;
-  private restartTimer?: NodeJS.Timeout;
-  private upSince = 0;
-  private stopping = false;
+  private readonly supervisor: Supervisor;
   private refreshing: Promise<void> = Promise.resolve();
-  private readonly waiters = new Set<() => void>();
   private logLevel?: string;
   private readonly subscriptions = new Set<string>();
-  private checking?: Promise<void>;
   /** What the last connection found; kept while the upstream is down (the next one will most likely be the same). */
   private last?: Pick<Connection, 'era' | 'capabilities' | 'serverInfo' | 'instructions' | 'protocolVersion'>;
   /** A modern upstream's change notifications come on this stream (`subscriptions/listen`). */
@@ -125,8 +101,6 @@ export class Upstream {
   private legacyForClient = false;
   /** What follows when the server refuses the legacy era (see followLegacyClient). */
   private onLegacyRefused: 'modern' | 'stop' = 'modern';
-  /** The connection is being opened again as the client (reconnectAs). */
-  private reintroducing?: Promise<void>;
   /**
    * The client the first connection was opened as (start), until that client introduces itself: a legacy client's
    * `initialize` finds it introduced already; a 2026-07-28 client that initializes after all, as itself and in the
@@ -134,13 +108,7 @@ export class Upstream {
    */
   private startedFor?: FirstClient;
   private starting: Promise<void> = Promise.resolve();
-  /** Why a hung upstream was ended, for the messages that follow. */
-  private hung?: string;
   private namedLog: Logger;
-  /** A remote server's OAuth: its provider, its token file, and telling "needs a login" from an outage. */
-  private readonly login?: UpstreamLogin;
-  /** The connection attempt a new login started (see afterLogin). */
-  private loggingIn?: Promise<void>;
   /**
    * Logs under the upstream's current name: transports get this one, so the lines of a process started before the
    * server's name was known (see adoptServerName) carry the name it got.
@@ -160,8 +128,7 @@ export class Upstream {
     private identity: ClientIdentity = PROXY_IDENTITY,
   ) {
     this.namedLog = baseLog.child({ server: config.name });
-    this.schedule = new RestartSchedule(config.restart);
-    if (config.kind === 'http') this.login = new UpstreamLogin(config);
+    this.supervisor = new Supervisor(this.host(), config.kind === 'http' ? new UpstreamLogin(config) : undefined);
     this.listen = new ModernListen(this, this.log);
   }
 
@@ -169,19 +136,37 @@ export class Upstream {
     return this.config.name;
   }
 
+  get state(): UpstreamState {
+    return this.supervisor.state;
+  }
+
+  /** Why the upstream is not up, for error messages and /readyz. */
+  get lastError(): string | undefined {
+    return this.supervisor.lastError;
+  }
+
+  get restarts(): number {
+    return this.supervisor.restarts;
+  }
+
+  /** The outcome of the last check that an upstream that let a request time out still answers. */
+  get lastLivenessCheck(): Promise<'alive' | 'hung'> | undefined {
+    return this.supervisor.lastLivenessCheck;
+  }
+
   get pid(): number | undefined {
-    const wire = this.connection?.wire;
+    const wire = this.supervisor.connection?.wire;
     return wire instanceof ProcessWire ? wire.pid : undefined;
   }
 
   /** The protocol version agreed with the server (`initialize`), or the modern revision spoken. */
   get protocolVersion(): string | undefined {
-    return this.connection?.protocolVersion;
+    return this.supervisor.connection?.protocolVersion;
   }
 
   /** The era the server speaks; undefined until it has first been connected. */
   get era(): ProtocolEra | undefined {
-    return this.connection?.era ?? this.last?.era;
+    return this.supervisor.connection?.era ?? this.last?.era;
   }
 
   get capabilities(): ServerCapabilities | undefined {
@@ -196,9 +181,9 @@ export class Upstream {
     return this.last?.instructions;
   }
 
-  /** The connection's current open connection, when up (for the relay's own bookkeeping). */
+  /** Whether there is an open connection (for the relay's own bookkeeping). */
   get connected(): boolean {
-    return this.state === 'up' && this.connection !== undefined;
+    return this.state === 'up' && this.supervisor.connection !== undefined;
   }
 
   /**
@@ -212,7 +197,7 @@ export class Upstream {
       this.startedFor = client;
       if (client.legacy) this.followLegacyClient('modern');
     }
-    this.starting = this.connect();
+    this.starting = this.supervisor.connect();
     await this.starting;
   }
 
@@ -221,15 +206,9 @@ export class Upstream {
    * attempt under way) is closed and a new one opened. Restarts after this keep the identity. Never throws.
    */
   async reconnectAs(identity: ClientIdentity, client: { legacy?: boolean } = {}): Promise<void> {
-    const done = this.reintroduce(identity, client);
     // The client's own calls wait for the connection that speaks for it, whatever `whenDown` says: a client that
     // sends a call right behind its `initialize` would otherwise meet the old connection closing.
-    this.reintroducing = done;
-    try {
-      await done;
-    } finally {
-      if (this.reintroducing === done) this.reintroducing = undefined;
-    }
+    await this.supervisor.holdCalls(this.reintroduce(identity, client));
   }
 
   private async reintroduce(identity: ClientIdentity, client: { legacy?: boolean }): Promise<void> {
@@ -245,22 +224,14 @@ export class Upstream {
       this.identity = identity;
       return;
     }
-    if (this.stopping || this.state === 'failed') return;
+    if (this.supervisor.isStopping || this.state === 'failed') return;
     this.identity = identity;
     // The same request would get the same 401: the login, when it comes, connects as this identity.
     if (this.state === 'needs-login') return;
     if (client.legacy && this.era === 'modern') this.followLegacyClient('modern');
     // A modern server learns who the client is with every request (see envelopeMeta): nothing to redo.
     if (this.state === 'up' && this.era === 'modern' && !this.legacyForClient) return;
-    clearTimeout(this.restartTimer);
-    this.attempt++;
-    const previous = this.connection;
-    this.connection = undefined;
-    if (previous && this.carried) await closeQuietly(previous);
-    else if (previous) await this.closeUnused(previous);
-    this.schedule.reset();
-    this.setState('connecting');
-    await this.connect();
+    await this.supervisor.reopen();
   }
 
   /**
@@ -270,7 +241,7 @@ export class Upstream {
    */
   private async introducedAs(envelope: ClientIdentity, identity: ClientIdentity): Promise<boolean> {
     await this.starting;
-    if (this.state !== 'up' || this.era !== 'legacy' || this.carried) return false;
+    if (this.state !== 'up' || this.era !== 'legacy' || this.supervisor.used) return false;
     const asked = identity.protocolVersion;
     return (asked === undefined || asked === this.protocolVersion) && sameClient(envelope, identity);
   }
@@ -295,15 +266,8 @@ export class Upstream {
   }
 
   async stop(): Promise<void> {
-    this.stopping = true;
-    this.login?.unwatch();
-    clearTimeout(this.restartTimer);
-    const connection = this.connection;
-    this.connection = undefined;
-    this.setState('stopped');
-    this.wakeWaiters();
     this.listen.stop();
-    if (connection) await closeQuietly(connection);
+    await this.supervisor.stop();
   }
 
   /**
@@ -314,8 +278,7 @@ export class Upstream {
    */
   async send(frame: Frame, options: SendOptions = {}): Promise<Frame> {
     const method = frame.method ?? '';
-    const connection = await this.ready(method, options.signal);
-    this.carried = true;
+    const connection = await this.supervisor.ready(method, options.signal);
     const modern = connection.era === 'modern';
     if (modern && SUBSCRIPTION_METHODS.has(method)) return this.subscribeModern(frame);
     const outgoing = forHop(frame, this.hopOf(connection), options.envelope);
@@ -333,30 +296,17 @@ export class Upstream {
     const authBefore = (connection.wire as RemoteWire).authFailure;
     try {
       const answer = await connection.peer.request(outgoing, request);
-      if (answer.isError && this.login) this.checkLogin(connection, authBefore);
+      if (answer.isError && this.supervisor.login) this.supervisor.checkLogin(connection, authBefore);
       const result = answer.message.result;
       if (method === 'tools/call' && result) this.tasks.noteStarted(result, String(frame.params.name));
       return answer;
     } catch (error) {
       if (error instanceof TimeoutError) {
-        this.checkAlive();
+        this.supervisor.checkAlive();
         throw timedOut(`upstream "${this.name}" did not answer ${method} within ${timeout} ms`);
       }
-      throw this.describe(error, method);
+      throw this.supervisor.describe(error, method);
     }
-  }
-
-  /**
-   * A remote server's request failed on its authorization (the wire answered it with an error frame): tokens that were
-   * refused and could not be refreshed need a login, not more requests.
-   */
-  private checkLogin(connection: Connection, before: Error | undefined): void {
-    const after = (connection.wire as RemoteWire).authFailure;
-    if (after === undefined || after === before) return;
-    const needed = this.login?.failure(after);
-    if (!needed) return;
-    this.needLogin(needed);
-    throw unavailable(needed.message);
   }
 
   /**
@@ -369,14 +319,12 @@ export class Upstream {
     timeoutMs?: number,
   ): Promise<Record<string, unknown>> {
     const answer = await this.send(Frame.request(0, method, params), timeoutMs !== undefined ? { timeoutMs } : {});
-    const { error, result } = answer.message;
-    if (error) throw new RpcError(error.code, error.message, error.data);
-    return answer.blobs.deliver(result ?? {});
+    return resultOf(answer);
   }
 
   /** A notification for the server (a client's roots changed). */
   async notify(frame: Frame): Promise<void> {
-    const connection = this.connection;
+    const connection = this.supervisor.connection;
     if (this.state !== 'up' || !connection) return;
     await connection.peer.notify(frame).catch((error: unknown) => {
       this.log.debug({ err: String(error) }, `could not forward ${frame.method}`);
@@ -408,10 +356,8 @@ export class Upstream {
    * For a call to a tool of this server while it waits for a login (its tools are not listed then): a login
    * written since is used at once, not only at the next look at the file. Whether the server is up now.
    */
-  async loginWritten(): Promise<boolean> {
-    if (this.loggingIn) await this.loggingIn;
-    else if (this.state === 'needs-login' && this.login?.changedSinceWatch()) await this.afterLogin();
-    return this.state === 'up';
+  loginWritten(): Promise<boolean> {
+    return this.supervisor.loginWritten();
   }
 
   private hopOf(connection: Connection): Hop {
@@ -431,123 +377,93 @@ export class Upstream {
    */
   private async subscribeModern(frame: Frame): Promise<Frame> {
     this.trackSubscription(String(frame.params.uri), frame.method === 'resources/subscribe');
-    if (this.connection) await this.listen.open(this.connection);
+    const connection = this.supervisor.connection;
+    if (connection) await this.listen.open(connection);
     return Frame.result(0, {});
   }
 
-  /**
-   * After a timeout: a server that still answers ping is only slow; one that does not is hung, and is ended so
-   * supervision starts a fresh one.
-   */
-  private checkAlive(): void {
-    const connection = this.connection;
-    if (this.checking || this.state !== 'up' || !connection) return;
-    const timeout = Math.min(Math.max(this.config.timeoutMs, 1000), 10_000);
-    // The modern era has no ping; asking the server what it offers is as cheap.
-    const question =
-      connection.era === 'modern'
-        ? Frame.request(0, 'server/discover', { _meta: envelopeMeta(this.identity, connection.protocolVersion) })
-        : Frame.request(0, 'ping');
-    const check = connection.peer.request(question, { timeoutMs: timeout }).then(
-      () => 'alive' as const,
-      async () => {
-        if (this.connection !== connection) return 'alive' as const;
-        this.hung = `it stopped answering (no reply to ping within ${timeout} ms after a request timed out)`;
-        this.log.warn(`upstream "${this.name}" is hung; restarting it`);
-        if (connection.wire instanceof ProcessWire) connection.wire.kill('SIGKILL');
-        else await connection.peer.close();
-        return 'hung' as const;
+  /** What the supervisor asks of this upstream: what a connection takes, and what follows its ups and downs. */
+  private host(): SupervisorHost {
+    // The getters read the upstream's current name and identity.
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
+    const upstream = this;
+    return {
+      get name() {
+        return upstream.name;
       },
-    );
-    this.checking = check.then(() => undefined).finally(() => (this.checking = undefined));
-    this.lastLivenessCheck = check;
+      get identity() {
+        return upstream.identity;
+      },
+      config: this.config,
+      log: this.log,
+      plan: (prior) => this.plan(prior),
+      open: (attempt, plan) => this.open(attempt, plan),
+      opened: (connection, plan, attempt) => this.opened(connection, plan, attempt),
+      refused: (error, plan) => this.refused(error, plan),
+      up: (connection) => this.up(connection),
+      closed: () => this.closed(),
+      lost: () => this.lost(),
+      stateChanged: () => this.hooks.stateChanged(this),
+    };
   }
 
-  /** `prior`: an era verdict for this attempt only (see endedByProbe). */
-  private async connect(prior?: EraPlan['prior']): Promise<void> {
-    const attempt = ++this.attempt;
-    this.setState(this.state === 'connecting' ? 'connecting' : 'down');
-    const timeout = Math.max(this.config.timeoutMs, MIN_CONNECT_TIMEOUT_MS);
-    const plan = prior ? { ...this.eraPlan(), prior } : this.eraPlan();
-    let connection: Connection;
-    try {
-      connection = await connect({
-        config: this.config,
-        identity: this.identity,
-        plan,
-        handlers: {
-          request: (frame) => this.onRequest(frame, attempt),
-          notification: (frame) => this.onNotification(frame),
-          closed: () => this.onClosed(attempt),
-        },
-        log: this.log,
-        timeoutMs: timeout,
-        ...(this.login ? { login: this.login } : {}),
-      });
-    } catch (error) {
-      await this.connectFailed(error, attempt, plan);
-      return;
-    }
-    if (this.stopping || attempt !== this.attempt) {
-      await this.closeUnused(connection);
-      return;
-    }
+  /**
+   * How this connection finds the server's era: as configured (`protocol`), and for `auto` without a probe when
+   * the server is known already. The built-in browser backend is the proxy's own legacy server.
+   */
+  private plan(prior?: PriorEra): EraPlan {
+    if (this.legacyForClient) return { era: { protocol: 'legacy' } };
+    const protocol = this.config.kind === 'abp' ? 'legacy' : (this.config.protocol ?? 'auto');
+    const era: EraChoice = {
+      protocol,
+      ...(this.config.kind === 'stdio' && this.config.probeTimeoutMs !== undefined
+        ? { probeTimeoutMs: this.config.probeTimeoutMs }
+        : {}),
+    };
+    const known = prior ?? (protocol === 'auto' ? verdictOf(this.config) : undefined);
+    return known ? { era, prior: known } : { era };
+  }
+
+  private open(attempt: number, plan: EraPlan): Promise<Connection> {
+    const login = this.supervisor.login;
+    return connect({
+      config: this.config,
+      identity: this.identity,
+      plan,
+      handlers: {
+        request: (frame) => this.onRequest(frame, attempt),
+        notification: (frame) => this.onNotification(frame),
+        closed: () => this.supervisor.closed(attempt),
+      },
+      log: this.log,
+      timeoutMs: this.connectTimeout,
+      ...(login ? { login } : {}),
+    });
+  }
+
+  private async opened(connection: Connection, plan: EraPlan, attempt: number): Promise<'up' | 'again'> {
     if (connection.lateDiscover && connection.era === 'legacy') {
-      await this.closeUnused(connection);
       this.startAgainModern(connection.lateDiscover);
-      await this.connect();
-      return;
+      return 'again';
     }
-    this.connection = connection;
-    this.carried = false;
     this.last = connection;
     if (connection.era === 'legacy' && plan.era.protocol === 'auto') rememberLegacy(this.config);
     if (connection.era === 'modern' && connection.discover && plan.era.protocol === 'auto')
       rememberModern(this.config, connection.discover);
     if (this.legacyForClient && connection.era === 'legacy') rememberLegacyToo(this.config, true);
     if (this.config.nameFromServerInfo) this.adoptServerName(connection.serverInfo?.name);
-    try {
-      // Through the refresh queue: a list_changed that arrives while this first listing runs (a server
-      // registering tools once it is initialized) is applied after it, not overwritten by it.
-      const initial = this.refreshing.then(async () => {
-        this.catalog = await this.fetchLists(connection, CATALOG_KINDS, timeout);
-      });
-      this.refreshing = initial.catch(() => undefined);
-      await initial;
-    } catch (error) {
-      if (attempt !== this.attempt) return;
-      this.lastError = `listing its tools, prompts and resources failed: ${errorText(error)}`;
-      this.log.error({ err: this.lastError }, `upstream "${this.name}" connected but could not be listed`);
-      this.connection = undefined;
-      await this.closeUnused(connection);
-      this.afterFailure();
-      return;
-    }
-    if (attempt !== this.attempt) return;
-    this.upSince = Date.now();
-    this.lastError = undefined;
-    this.log.info(
-      {
-        tools: this.catalog.tools.length,
-        processId: this.pid,
-        serverInfo: this.serverInfo?.name,
-        protocolVersion: this.protocolVersion,
-      },
-      `upstream "${this.name}" is up`,
-    );
-    this.setState('up');
-    this.wakeWaiters();
-    this.hooks.catalogChanged(this, [...CATALOG_KINDS]);
-    await this.restoreSessionState(connection);
+    // Through the refresh queue: a list_changed that arrives while this first listing runs (a server registering
+    // tools once it is initialized) is applied after it, not overwritten by it.
+    const initial = this.refreshing.then(async () => {
+      const catalog = await this.fetchLists(connection, CATALOG_KINDS, this.connectTimeout);
+      if (this.supervisor.isCurrent(attempt)) this.catalog = catalog;
+    });
+    this.refreshing = initial.catch(() => undefined);
+    await initial;
+    return 'up';
   }
 
-  private async connectFailed(error: unknown, attempt: number, plan: EraPlan): Promise<void> {
-    if (attempt !== this.attempt) return;
-    const failure = this.login?.failure(error);
-    if (error instanceof LoginRequiredError || failure) {
-      this.needLogin(error instanceof LoginRequiredError ? error : failure!);
-      return;
-    }
+  private async refused(error: unknown, plan: EraPlan): Promise<Refusal> {
     if (this.legacyForClient && speaksLegacyToo(this.config) === undefined && !(error instanceof SpawnError)) {
       // The first legacy `initialize` this server got failed: a modern-only server, for the life of the proxy.
       rememberLegacyToo(this.config, false);
@@ -558,18 +474,15 @@ export class Upstream {
       );
       if (this.onLegacyRefused === 'stop') {
         this.refusedLegacy = true;
-        this.lastError = `it refuses the legacy era (${errorText(error)})`;
-        await this.stop();
-        return;
+        this.listen.stop();
+        return 'stopped';
       }
-      await this.connect();
-      return;
+      return { again: undefined };
     }
     if (error instanceof HandshakeError && error.lateDiscover) {
       // Answering the probe late made it a modern server, which then refused `initialize`.
       this.startAgainModern(error.lateDiscover);
-      await this.connect();
-      return;
+      return { again: undefined };
     }
     if (this.endedByProbe(error, plan)) {
       // The process ended on the question (servers built on rmcp do): a legacy server, asked nothing next time.
@@ -577,22 +490,40 @@ export class Upstream {
         { err: errorText(error) },
         `upstream "${this.name}" ended on the server/discover question: taken for a legacy server; starting it again`,
       );
-      await this.connect({ kind: 'legacy' });
-      return;
+      return { again: { kind: 'legacy' } };
     }
-    this.lastError = errorText(error);
-    if (error instanceof SpawnError && error.permanent) {
-      // A command that does not exist will not exist on the next try either.
-      const source = this.config.source;
-      this.log.error(
-        { err: this.lastError, ...(source ? { config: `${source.file}:${source.line}:${source.column}` } : {}) },
-        `upstream "${this.name}" cannot be started; it is not retried`,
-      );
-      this.giveUp();
-      return;
-    }
-    this.log.error({ err: this.lastError }, `could not connect to upstream "${this.name}"`);
-    this.afterFailure();
+    return undefined;
+  }
+
+  private async up(connection: Connection): Promise<void> {
+    this.log.info(
+      {
+        tools: this.catalog.tools.length,
+        processId: this.pid,
+        serverInfo: this.serverInfo?.name,
+        protocolVersion: this.protocolVersion,
+      },
+      `upstream "${this.name}" is up`,
+    );
+    this.hooks.catalogChanged(this, [...CATALOG_KINDS]);
+    await this.restoreSessionState(connection);
+  }
+
+  private closed(): void {
+    // Its questions to clients have nobody to answer to any more.
+    for (const call of this.calls.values()) call.cancel(`upstream "${this.name}" went away`);
+    this.calls.clear();
+    this.listen.stop();
+  }
+
+  private lost(): void {
+    this.catalog = emptyCatalog();
+    this.hooks.catalogChanged(this, [...CATALOG_KINDS]);
+  }
+
+  /** Starting a server (npx may download it first) and listing it can take longer than one call. */
+  private get connectTimeout(): number {
+    return Math.max(this.config.timeoutMs, MIN_CONNECT_TIMEOUT_MS);
   }
 
   /** Lists `kinds` in full over `connection` (each page of each list, with this hop's envelope when modern). */
@@ -600,10 +531,7 @@ export class Upstream {
     return fetchCatalog(
       async (method, params) => {
         const outgoing = forHop(Frame.request(0, method, params), this.hopOf(connection), undefined);
-        const answer = await connection.peer.request(outgoing, { timeoutMs });
-        const { error, result } = answer.message;
-        if (error) throw new RpcError(error.code, error.message, error.data);
-        return answer.blobs.deliver(result ?? {});
+        return resultOf(await connection.peer.request(outgoing, { timeoutMs }));
       },
       connection.capabilities,
       kinds,
@@ -620,23 +548,6 @@ export class Upstream {
     );
     this.config.name = name;
     this.namedLog = this.baseLog.child({ server: name });
-  }
-
-  /**
-   * How this connection finds the server's era: as configured (`protocol`), and for `auto` without a probe when
-   * the server is known already. The built-in browser backend is the proxy's own legacy server.
-   */
-  private eraPlan(): EraPlan {
-    if (this.legacyForClient) return { era: { protocol: 'legacy' } };
-    const protocol = this.config.kind === 'abp' ? 'legacy' : (this.config.protocol ?? 'auto');
-    const era: EraChoice = {
-      protocol,
-      ...(this.config.kind === 'stdio' && this.config.probeTimeoutMs !== undefined
-        ? { probeTimeoutMs: this.config.probeTimeoutMs }
-        : {}),
-    };
-    const prior = protocol === 'auto' ? verdictOf(this.config) : undefined;
-    return prior ? { era, prior } : { era };
   }
 
   /** A modern server that started slower than the probe timeout is spoken to in its era from now on. */
@@ -657,10 +568,10 @@ export class Upstream {
   }
 
   private onRequest(frame: Frame, attempt: number): void {
-    const connection = this.connection;
+    const connection = this.supervisor.connection;
     this.hooks.request(this, frame, (answer) => {
       // An answer for a connection that is gone has nobody to go to.
-      if (attempt !== this.attempt || !connection) return;
+      if (!this.supervisor.isCurrent(attempt) || !connection) return;
       void connection.peer.answer(frame.id!, answer).catch(() => undefined);
     });
   }
@@ -689,97 +600,16 @@ export class Upstream {
   /** Re-lists the given kinds the server announced a change of, one refresh at a time so results apply in order. */
   private refresh(kinds: CatalogKind[]): void {
     this.refreshing = this.refreshing.then(async () => {
-      const connection = this.connection;
+      const connection = this.supervisor.connection;
       if (!connection) return;
       try {
-        const fresh = await this.fetchLists(connection, kinds, Math.max(this.config.timeoutMs, MIN_CONNECT_TIMEOUT_MS));
+        const fresh = await this.fetchLists(connection, kinds, this.connectTimeout);
         for (const kind of kinds) (this.catalog[kind] as unknown[]) = fresh[kind];
         this.hooks.catalogChanged(this, kinds, true);
       } catch (error) {
         this.log.warn({ err: errorText(error), kinds }, 'could not refresh the catalog');
       }
     });
-  }
-
-  private onClosed(attempt: number): void {
-    const connection = this.connection;
-    if (attempt !== this.attempt || !connection) return;
-    // Its questions to clients have nobody to answer to any more.
-    for (const call of this.calls.values()) call.cancel(`upstream "${this.name}" went away`);
-    this.calls.clear();
-    this.connection = undefined;
-    this.listen.stop();
-    if (this.stopping) return;
-    const exit = connection.wire instanceof ProcessWire ? connection.wire.exit : undefined;
-    this.lastError = this.hung
-      ? this.hung
-      : exit
-        ? `the process exited (${exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`})` +
-          (exit.stderrTail.length ? `; last stderr: ${exit.stderrTail.slice(-3).join(' | ')}` : '')
-        : 'the connection closed';
-    this.hung = undefined;
-    this.log.warn({ err: this.lastError }, `upstream "${this.name}" went down`);
-    if (Date.now() - this.upSince > 10_000) this.schedule.reset();
-    this.afterFailure();
-  }
-
-  private afterFailure(): void {
-    if (this.stopping) return;
-    const delay = this.schedule.next();
-    if (delay === undefined) {
-      this.log.error({ attempts: this.schedule.attempts }, `giving up on upstream "${this.name}"`);
-      this.giveUp();
-      return;
-    }
-    this.setState('down');
-    this.log.info({ delayMs: delay, attempt: this.schedule.attempts }, `restarting upstream "${this.name}"`);
-    this.restartTimer = setTimeout(() => {
-      this.restarts++;
-      void this.connect();
-    }, delay);
-    this.restartTimer.unref();
-  }
-
-  /**
-   * The server wants a login the proxy cannot do: no restarts (they would get the same 401), no tools, calls answered
-   * with the command to run; the token file is watched, and the login that writes it brings the server up.
-   */
-  private needLogin(error: LoginRequiredError): void {
-    if (this.stopping) return;
-    clearTimeout(this.restartTimer);
-    const connection = this.connection;
-    this.connection = undefined;
-    if (connection) void closeQuietly(connection);
-    const first = this.state !== 'needs-login';
-    // Said once, not on every call or look at the file: the client hears it with each call it routes here.
-    if (this.lastError !== error.message) this.log.warn({ command: error.command }, error.message);
-    this.lastError = error.message;
-    this.catalog = emptyCatalog();
-    this.setState('needs-login');
-    this.wakeWaiters();
-    if (first) this.hooks.catalogChanged(this, [...CATALOG_KINDS]);
-    this.login?.watch(() => void this.afterLogin());
-  }
-
-  /**
-   * The token file changed while the server waited for a login: connect with what it holds now. The watch and a
-   * call may both notice; they share one attempt.
-   */
-  private afterLogin(): Promise<void> {
-    if (this.loggingIn) return this.loggingIn;
-    if (this.stopping || this.state !== 'needs-login') return Promise.resolve();
-    this.login?.unwatch();
-    this.log.info(`the token file of upstream "${this.name}" changed; connecting`);
-    this.schedule.reset();
-    this.loggingIn = this.connect().finally(() => (this.loggingIn = undefined));
-    return this.loggingIn;
-  }
-
-  private giveUp(): void {
-    this.catalog = emptyCatalog();
-    this.setState('failed');
-    this.wakeWaiters();
-    this.hooks.catalogChanged(this, [...CATALOG_KINDS]);
   }
 
   private async restoreSessionState(connection: Connection): Promise<void> {
@@ -794,98 +624,11 @@ export class Upstream {
       for (const uri of this.subscriptions) await this.request('resources/subscribe', { uri }).catch(() => undefined);
     }
   }
-
-  private async ready(method: string, signal?: AbortSignal): Promise<Connection> {
-    const current = this.connection;
-    if (this.state === 'up' && current) return current;
-    if (this.reintroducing) {
-      await this.reintroducing;
-      return this.ready(method, signal);
-    }
-    if (this.loggingIn) {
-      await this.loggingIn;
-      if (this.state === 'up') return this.ready(method, signal);
-    }
-    if (this.state === 'needs-login') {
-      // A login that has just written the file is used by this call, not only by the next poll.
-      if (this.login?.changedSinceWatch()) {
-        await this.afterLogin();
-        if ((this.state as UpstreamState) === 'up') return this.ready(method, signal);
-      }
-      throw unavailable(this.lastError ?? `upstream "${this.name}" needs a login`);
-    }
-    const why = `upstream "${this.name}" is not available${this.lastError ? ` (${this.lastError})` : ''}`;
-    if (this.state === 'failed' || this.state === 'stopped' || this.config.whenDown === 'error') {
-      throw unavailable(
-        `${why}${this.state === 'down' || this.state === 'connecting' ? '; it is being restarted' : ''}`,
-      );
-    }
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.waiters.delete(wake);
-        reject(unavailable(`${why}; waited ${this.config.timeoutMs} ms for it to come back before ${method}`));
-      }, this.config.timeoutMs);
-      const wake = () => {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      };
-      const onAbort = () => {
-        this.waiters.delete(wake);
-        clearTimeout(timer);
-        reject(new CancelledError(signal?.reason ?? 'request cancelled'));
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      this.waiters.add(wake);
-    });
-    return this.ready(method, signal);
-  }
-
-  private wakeWaiters(): void {
-    const waiters = [...this.waiters];
-    this.waiters.clear();
-    for (const wake of waiters) wake();
-  }
-
-  private setState(state: UpstreamState): void {
-    if (this.state === state) return;
-    this.state = state;
-    this.hooks.stateChanged(this);
-  }
-
-  private describe(error: unknown, method: string): Error {
-    if (error instanceof RpcError || error instanceof CancelledError) return error;
-    // Tokens that were refused and could not be refreshed: a login, not a restart, brings the server back.
-    const needed = this.login?.failure(error);
-    if (needed) {
-      this.needLogin(needed);
-      return unavailable(needed.message);
-    }
-    if (error instanceof ConnectionClosedError) {
-      const why = this.lastError ?? 'the connection closed';
-      return unavailable(`upstream "${this.name}" failed while handling ${method}: ${why}; it is being restarted`);
-    }
-    return error instanceof Error ? error : new Error(String(error));
-  }
-
-  /**
-   * Closes a connection that carried no client's request: the one opened before the first client introduced
-   * itself, closed so the server meets the client (reconnectAs), or an attempt overtaken or failed.
-   */
-  private async closeUnused(connection: Connection): Promise<void> {
-    const { wire } = connection;
-    if (wire instanceof ProcessWire) {
-      const configured = this.config.kind === 'stdio' ? this.config.exitGraceMs : undefined;
-      await wire.close(Math.min(UNUSED_EXIT_GRACE_MS, configured ?? UNUSED_EXIT_GRACE_MS)).catch(() => undefined);
-    }
-    await closeQuietly(connection);
-  }
 }
 
-async function closeQuietly(connection: Connection): Promise<void> {
-  await connection.peer.close().catch(() => undefined);
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+/** A request's result, or an RpcError with the server's error. */
+function resultOf(answer: Frame): Record<string, unknown> {
+  const { error, result } = answer.message;
+  if (error) throw new RpcError(error.code, error.message, error.data);
+  return answer.blobs.deliver(result ?? {});
 }
