@@ -84,17 +84,20 @@ function same(golden, actual) {
   return sameValue(golden.value, actual.value);
 }
 
-/** What a message is, to pair a changed message with its counterpart: its method (and name), or the id it answers. */
+/** What a message is, to pair it with its counterpart: its HTTP head's first part, and its method or `answer`. */
 function signature(message) {
+  if (message.compacted) {
+    // Only its start is at hand: the head, and a method when it names one early.
+    const visible = message.text.replace(COMPACTED, '');
+    const at = jsonStart(visible);
+    const method = /^.{0,200}?"method"\s*:\s*"([^"]+)"/s.exec(visible.slice(Math.max(at, 0)))?.[1];
+    const head = at > 0 ? visible.slice(0, at).split(' | ')[0] : '';
+    return method ? `${head} message ${method}` : `${head} answer`;
+  }
   const head = message.head.split(' | ')[0];
   const v = message.value;
-  if (!(v instanceof Map)) return message.compacted ? 'compacted' : `text ${head}`;
-  const params = v.get('params') instanceof Map ? v.get('params') : new Map();
-  if (typeof v.get('method') === 'string') {
-    const name = params.get('name') ?? params.get('uri') ?? '';
-    return `${head} ${v.has('id') ? 'request' : 'notification'} ${v.get('method')} ${typeof name === 'string' ? name : ''}`;
-  }
-  return `${head} answer`;
+  if (!(v instanceof Map)) return `text ${head}`;
+  return typeof v.get('method') === 'string' ? `${head} message ${v.get('method')}` : `${head} answer`;
 }
 
 /** Pairs of indexes of `a` and `b` with equal keys, in order (their longest common subsequence). */
@@ -116,7 +119,7 @@ function lcsPairs(a, b, equal) {
   return pairs;
 }
 
-/** Multiset equality of two lists of messages, by value. */
+/** Whether two lists hold the same messages (by value), in any order. */
 function sameMessages(golden, actual) {
   if (golden.length !== actual.length) return false;
   const left = [...actual];

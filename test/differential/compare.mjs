@@ -170,7 +170,8 @@ async function main() {
       `${differences.length} differences (${differences.length - unlisted} intended, ${unlisted} not listed), ` +
       `${failures.length} failed`,
   );
-  process.exit(unlisted > 0 || failures.length > 0 ? 1 : 0);
+  // Exits once stdout is written out: into a pipe, process.exit would cut a long report short.
+  process.stdout.write('', () => process.exit(unlisted > 0 || failures.length > 0 ? 1 : 0));
 }
 
 await main();
