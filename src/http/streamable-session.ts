@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../logger.js';
 import { keyOf } from '../rpc/peer.js';
-import type { Frame } from '../wire/frame.js';
+import type { Frame, Id } from '../wire/frame.js';
 import { KEEP_ALIVE, messageEvent, SSE_HEADERS } from '../wire/sse.js';
 import type { FrameContext, SendOptions, Wire } from '../wire/wire.js';
 import { LazyAnswer } from './answer.js';
@@ -132,6 +132,29 @@ export class StreamableSession implements Wire {
       next.catch(() => undefined),
     );
     return next;
+  }
+
+  /**
+   * Ends the stream of an unanswered request for now, as the upstream that serves it did (SSE polling, SEP-1699): the
+   * client resumes it with Last-Event-ID and gets what was sent meanwhile from the event store. Only a stream that
+   * sent its priming event can be resumed; any other stays open.
+   */
+  pause(related: Id, retryMs: number | undefined): void {
+    const streamId = this.requests.get(keyOf(related));
+    const stream = streamId === undefined ? undefined : this.streams.get(streamId);
+    if (!stream || !this.options.events) return;
+    // Behind what the stream's queue holds (its priming event first), so nothing already sent is cut off.
+    const queued = this.queues.get(stream.id) ?? Promise.resolve();
+    const paused = queued.then(() => {
+      if (this.streams.get(stream.id) !== stream || stream.primingId === undefined) return;
+      const retry = retryMs !== undefined ? `retry: ${retryMs}\n\n` : undefined;
+      if (stream.lazy) {
+        stream.lazy.openStream();
+        if (retry) stream.lazy.whileStreaming(retry);
+      } else if (retry) stream.res?.write(retry);
+      this.endStream(stream);
+    });
+    this.queues.set(stream.id, paused);
   }
 
   /** Ends the session: its streams end, and the relay hears that the client is gone. */

@@ -19,6 +19,8 @@ export class Call {
   report?: { server: string; tool: string };
   /** Progress of the call for the one who asked (set when the asker gave a progress token). */
   progress?: (params: Record<string, unknown>) => void;
+  /** Ends the asker's stream of this request for now, to be resumed (set where the asker's wire can: Wire.pause). */
+  pause?: (retryMs: number | undefined) => void;
   private readonly controller = new AbortController();
 
   constructor(
@@ -73,6 +75,7 @@ export class Call {
     forked.frame = this.frame;
     forked.to = this.to;
     forked.report = this.report;
+    if (this.pause) forked.pause = this.pause;
     if (progress) forked.progress = progress;
     if (signal.aborted) forked.cancel(signal.reason);
     else signal.addEventListener('abort', () => forked.cancel(signal.reason), { once: true });

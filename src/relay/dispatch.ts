@@ -41,6 +41,7 @@ export class Dispatcher {
           related: id,
         });
     }
+    if (session.pausable) call.pause = (retryMs) => session.pause(id, retryMs);
     void this.run(call).then((answer) => {
       if (session.calls.get(key) === call) session.calls.delete(key);
       frame.blobs.dispose();
@@ -115,6 +116,7 @@ async function forward(call: Call): Promise<Frame> {
       signal: call.signal,
       envelope: call.envelope,
       ...(call.progress ? { onprogress: call.progress } : {}),
+      ...(call.pause ? { onpause: call.pause } : {}),
     });
   }
   const session = call.from.side === 'server' ? to : undefined;

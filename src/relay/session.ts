@@ -79,6 +79,7 @@ export class Session {
   readonly listens: Listens;
   private era_: ProtocolEra | undefined;
   private peer?: Peer;
+  private wire?: Wire;
   private readonly subscriptions = new Set<string>();
   private handshakeDone = false;
   private closed = false;
@@ -135,6 +136,7 @@ export class Session {
 
   /** Connects the client's wire. */
   attach(wire: Wire): void {
+    this.wire = wire;
     this.peer = new Peer(
       wire,
       {
@@ -167,6 +169,16 @@ export class Session {
       this.handshakeWaiters.add(done);
       signal.addEventListener('abort', done, { once: true });
     });
+  }
+
+  /** The client's wire can end a request's stream for the client to resume it (Wire.pause). */
+  get pausable(): boolean {
+    return this.wire?.pause !== undefined;
+  }
+
+  /** Ends the stream of the client's request `id` for now; the client resumes it (see Wire.pause). */
+  pause(id: Id, retryMs: number | undefined): void {
+    this.wire?.pause?.(id, retryMs);
   }
 
   /** Answers the client's request `id`. */

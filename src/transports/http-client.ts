@@ -49,6 +49,7 @@ interface Exchange {
   signal: AbortSignal;
   /** The last event id of its stream, to resume after. */
   lastEventId?: string;
+  onpause?: (retryMs: number | undefined) => void;
 }
 
 /**
@@ -132,6 +133,7 @@ export class StreamableHttpWire implements Wire {
       answered: false,
       cancel,
       signal: AbortSignal.any([this.lifetime.signal, cancel.signal]),
+      ...(options.onpause ? { onpause: options.onpause } : {}),
     };
     if (exchange.id !== undefined) this.inflight.set(idKey(exchange.id), exchange);
     return whenWritten(

@@ -31,6 +31,8 @@ export interface FollowedRequest {
   signal: AbortSignal;
   lastEventId?: string;
   readonly answered: boolean;
+  /** The server ended the stream before the answer, to be resumed (see SendOptions.onpause). */
+  onpause?: (retryMs: number | undefined) => void;
 }
 
 /**
@@ -73,6 +75,7 @@ export class ReopenedStreams {
         throw new Error('the upstream ended the stream of a request before answering it');
       }
       fruitless = progressed ? 0 : fruitless + 1;
+      request.onpause?.(this.serverRetryMs);
       res = await this.reopen(request, fruitless);
     }
   }

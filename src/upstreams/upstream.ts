@@ -73,6 +73,8 @@ export interface SendOptions {
    * `initialize`.
    */
   envelope?: RequestEnvelope;
+  /** The server ended the request's stream to be resumed (see the wire's SendOptions.onpause). */
+  onpause?: (retryMs: number | undefined) => void;
 }
 
 /**
@@ -291,7 +293,9 @@ export class Upstream {
       timeoutMs: timeout,
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.onprogress ? { onprogress: options.onprogress } : {}),
-      ...(headers ? { send: { headers } } : {}),
+      ...(headers || options.onpause
+        ? { send: { ...(headers ? { headers } : {}), ...(options.onpause ? { onpause: options.onpause } : {}) } }
+        : {}),
     };
     const authBefore = (connection.wire as RemoteWire).authFailure;
     try {

@@ -18,6 +18,12 @@ export interface SendOptions {
   related?: Id;
   /** HTTP headers for this message (an upstream request's Mcp-Param-* headers). */
   headers?: Record<string, string>;
+  /**
+   * For a request: the server ended the request's stream before its answer, for the client to resume it (SSE
+   * polling, SEP-1699), after `retryMs` when it said. The wire resumes it itself; a relay may let its own client do
+   * the same (Wire.pause).
+   */
+  onpause?: (retryMs: number | undefined) => void;
 }
 
 /**
@@ -33,5 +39,11 @@ export interface Wire {
   onerror?: (error: Error) => void;
   /** Writes a frame; resolves once it is handed to the OS (backpressure), rejects when the wire is closed. */
   send(frame: Frame, options?: SendOptions): Promise<void>;
+  /**
+   * Ends the stream of the peer's unanswered request `related` for now, as a server that polls does (SEP-1699): the
+   * peer resumes it and gets what was sent meanwhile. Only wires with resumable streams have it; it does nothing when
+   * the stream cannot be resumed.
+   */
+  pause?(related: Id, retryMs: number | undefined): void;
   close(): Promise<void>;
 }

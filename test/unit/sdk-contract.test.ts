@@ -16,7 +16,7 @@ const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.ur
 const USED: Record<'client' | 'server', Record<string, string>> = {
   server: {
     classifyInboundRequest: 'http/mcp-endpoints.ts: which era a POST to /mcp is, and the ladder refusals',
-    UriTemplate: 'gateway/catalog.ts: resource template matching',
+    UriTemplate: 'relay/catalog.ts: resource template matching',
     SUPPORTED_PROTOCOL_VERSIONS: 'protocol/versions.ts: the 2025-era versions served',
     Server: 'upstreams/abp/server.ts: the built-in browser backend is an SDK server',
     InMemoryTransport: 'upstreams/connect.ts: the browser backend in this process',
