@@ -14,8 +14,8 @@ export const BUILTIN_SERVER = 'mcp-offload';
 export function artifacts({ offload }: RelayContext): Interceptor {
   return {
     name: 'artifacts',
+    takes: (method, fromClient) => fromClient && (method === 'tools/call' || method === 'resources/read'),
     async request(call, next) {
-      if (!call.fromClient) return next(call);
       const session = call.session!;
       if (call.method === 'tools/call') {
         const name = call.params.name;

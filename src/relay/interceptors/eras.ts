@@ -32,9 +32,10 @@ const STATE_ONLY_PACING_MS = 50;
 export function eras(context: RelayContext): Interceptor {
   return {
     name: 'eras',
+    takes: (method, fromClient) => fromClient && MULTI_ROUND.has(method),
     async request(call, next) {
       const upstream = call.upstream;
-      if (!call.fromClient || !upstream || !MULTI_ROUND.has(call.method)) return next(call);
+      if (!upstream) return next(call);
       const session = call.session!;
       if (session.era === 'modern') {
         const state = call.params.requestState;

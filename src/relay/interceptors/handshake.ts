@@ -61,9 +61,10 @@ export function handshake(context: RelayContext): Interceptor {
       // Every result a 2026-07-28 client gets has what that revision requires (the proxy's own, a legacy upstream's).
       return forModernClient(answer, call.method, context.serverInfo(session.view.upstreams));
     },
+    hears: (method, fromClient) =>
+      fromClient && (method === 'notifications/initialized' || method === 'notifications/cancelled'),
     notification(note, next) {
-      if (note.from.side !== 'client') return next(note);
-      const session = note.from;
+      const session = note.from as Session;
       switch (note.method) {
         case 'notifications/initialized':
           session.initialized();

@@ -8,8 +8,8 @@ import type { RelayContext } from '../context.js';
 export function inflight({ inflight: counter }: RelayContext): Interceptor {
   return {
     name: 'inflight',
+    takes: (method, fromClient) => fromClient && method !== 'subscriptions/listen',
     async request(call, next) {
-      if (!call.fromClient || call.method === 'subscriptions/listen') return next(call);
       const end = counter.begin();
       try {
         return await next(call);

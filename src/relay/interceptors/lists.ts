@@ -35,9 +35,9 @@ export function lists({ offload, config }: RelayContext): Interceptor {
   };
   return {
     name: 'lists',
-    async request(call, next) {
-      const list = call.fromClient ? LISTS.get(call.method) : undefined;
-      if (!list) return next(call);
+    takes: (method, fromClient) => fromClient && LISTS.has(method),
+    async request(call) {
+      const list = LISTS.get(call.method)!;
       const session = call.session!;
       const merged = session.view.catalog.snapshot[list.key];
       const mine = own(list.key, session);

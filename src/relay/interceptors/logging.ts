@@ -2,6 +2,7 @@ import { Frame } from '../../wire/frame.js';
 import type { Interceptor } from '../chain.js';
 import type { RelayContext } from '../context.js';
 import { logLevelPasses } from '../../protocol/envelope.js';
+import type { Upstream } from '../../upstreams/upstream.js';
 import { notifiedSession } from './routing.js';
 
 /**
@@ -14,15 +15,15 @@ import { notifiedSession } from './routing.js';
 export function logging(context: RelayContext): Interceptor {
   return {
     name: 'logging',
-    async request(call, next) {
-      if (!call.fromClient || call.method !== 'logging/setLevel') return next(call);
+    takes: (method, fromClient) => fromClient && method === 'logging/setLevel',
+    hears: (method, fromClient) => !fromClient && method === 'notifications/message',
+    async request(call) {
       const level = String(call.params.level);
       await Promise.all(call.session!.view.upstreams.map((u) => u.setLogLevel(level).catch(() => undefined)));
       return Frame.result(call.received.id!, {});
     },
     notification(note, next) {
-      if (note.from.side !== 'server' || note.method !== 'notifications/message') return next(note);
-      const upstream = note.from;
+      const upstream = note.from as Upstream;
       let frame = note.frame;
       if (context.upstreams.length > 1) {
         const logger =

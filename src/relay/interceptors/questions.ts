@@ -12,8 +12,8 @@ import { Codes, RpcError } from '../../rpc/errors.js';
 export function questions(_context: RelayContext): Interceptor {
   return {
     name: 'questions',
+    takes: (_method, fromClient) => !fromClient,
     async request(call, next) {
-      if (call.fromClient) return next(call);
       const session = call.session;
       const upstream = call.upstream!;
       if (!session) return next(call);

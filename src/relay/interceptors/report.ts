@@ -11,8 +11,9 @@ import { isInputRequired } from '../results.js';
 export function report({ events }: RelayContext): Interceptor {
   return {
     name: 'report',
+    takes: (method, fromClient) => fromClient && method === 'tools/call',
     async request(call, next) {
-      if (!call.fromClient || call.method !== 'tools/call' || !events.heard('call')) return next(call);
+      if (!events.heard('call')) return next(call);
       const started = performance.now();
       const emit = (outcome: 'ok' | 'error' | 'failed', result?: Record<string, unknown>) => {
         if (!call.report) return;

@@ -12,9 +12,9 @@ import { callInfo } from './results.js';
 export function restore({ offload }: RelayContext): Interceptor {
   return {
     name: 'restore',
+    takes: (method, fromClient) => fromClient && method === 'tools/call',
     async request(call, next) {
-      const upstream = call.upstream;
-      if (!call.fromClient || call.method !== 'tools/call' || !upstream || !call.report) return next(call);
+      if (!call.upstream || !call.report) return next(call);
       const info = callInfo(call);
       if (offload.argumentsAsSent(info)) return next(call);
       const resolved = await offload.resolveArguments(info);

@@ -16,10 +16,9 @@ import { isToolResult } from '../results.js';
 export function results({ offload }: RelayContext): Interceptor {
   return {
     name: 'results',
+    takes: (method, fromClient) => fromClient && RESULT_KINDS.has(method),
     async request(call, next) {
-      if (!call.fromClient) return next(call);
-      const kind = RESULT_KINDS.get(call.method);
-      if (!kind) return next(call);
+      const kind = RESULT_KINDS.get(call.method)!;
       const upstream = call.upstream;
       const answer = await next(call);
       const result = answer.message.result;

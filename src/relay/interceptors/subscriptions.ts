@@ -5,7 +5,11 @@ import type { RelayContext } from '../context.js';
 import { SUBSCRIPTION_ID_KEY } from '../../protocol/envelope.js';
 import { Codes, RpcError } from '../../rpc/errors.js';
 import type { ListenFilter } from '../listens.js';
+import type { Upstream } from '../../upstreams/upstream.js';
 import { isOurArtifact, resourceOwner } from './routing.js';
+
+/** The requests this interceptor answers or routes itself. */
+const SUBSCRIPTION_METHODS = new Set(['resources/subscribe', 'resources/unsubscribe', 'subscriptions/listen']);
 
 /** Listen streams one client may keep open (the SDK's entry allows as many per connection). */
 const MAX_LISTENS = 1024;
@@ -19,8 +23,9 @@ const MAX_LISTENS = 1024;
 export function subscriptions(context: RelayContext): Interceptor {
   return {
     name: 'subscriptions',
+    takes: (method, fromClient) => fromClient && SUBSCRIPTION_METHODS.has(method),
+    hears: (method, fromClient) => !fromClient && method === 'notifications/resources/updated',
     request(call, next) {
-      if (!call.fromClient) return next(call);
       switch (call.method) {
         case 'resources/subscribe':
         case 'resources/unsubscribe':
@@ -32,8 +37,7 @@ export function subscriptions(context: RelayContext): Interceptor {
       }
     },
     notification(note, next) {
-      if (note.from.side !== 'server' || note.method !== 'notifications/resources/updated') return next(note);
-      const upstream = note.from;
+      const upstream = note.from as Upstream;
       const uri = String(note.params.uri);
       for (const session of context.sessions) {
         if (!session.view.serves(upstream) || session.kind.transient) continue;
