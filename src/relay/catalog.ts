@@ -1,5 +1,5 @@
-import { UriTemplate } from '@modelcontextprotocol/server';
 import type { Prompt, Resource, ResourceTemplateType, Tool } from '@modelcontextprotocol/server';
+import { templateMatcher, type TemplateMatcher } from '../protocol/uri-templates.js';
 import picomatch from 'picomatch';
 import type { Logger } from '../logger.js';
 import type { Upstream } from '../upstreams/upstream.js';
@@ -28,7 +28,7 @@ export class Catalog {
   private tools = new Map<string, Routed<Tool>>();
   private prompts = new Map<string, Routed<Prompt>>();
   private resources = new Map<string, Routed<Resource>>();
-  private templates: { upstream: Upstream; template: ResourceTemplateType; matcher: UriTemplate }[] = [];
+  private templates: { upstream: Upstream; template: ResourceTemplateType; matcher: TemplateMatcher }[] = [];
   snapshot: CatalogSnapshot = { tools: [], prompts: [], resources: [], resourceTemplates: [] };
   /** Upstreams waiting for an OAuth login, with the prefix their tools would have: their calls get the command. */
   private waiting: { upstream: Upstream; prefix: string | null }[] = [];
@@ -85,7 +85,7 @@ export class Catalog {
       for (const template of upstream.catalog.resourceTemplates) {
         if (seenTemplates.has(template.uriTemplate)) continue;
         seenTemplates.add(template.uriTemplate);
-        templates.push({ upstream, template, matcher: safeTemplate(template.uriTemplate) });
+        templates.push({ upstream, template, matcher: templateMatcher(template.uriTemplate) });
       }
     }
     this.tools = tools;
@@ -172,12 +172,4 @@ function toolFilter(upstream: Upstream): (name: string) => boolean {
     filters.set(upstream, filter);
   }
   return filter;
-}
-
-function safeTemplate(uriTemplate: string): UriTemplate {
-  try {
-    return new UriTemplate(uriTemplate);
-  } catch {
-    return { match: () => null } as unknown as UriTemplate;
-  }
 }

@@ -1,5 +1,7 @@
 import type { Prompt, Resource, ResourceTemplateType, ServerCapabilities, Tool } from '@modelcontextprotocol/client';
 
+import { loadTemplates } from '../protocol/uri-templates.js';
+
 /** Sends one request of the proxy's own and resolves with its result (rejects with the server's error). */
 export type Ask = (method: string, params: Record<string, unknown>) => Promise<Record<string, unknown>>;
 
@@ -42,6 +44,8 @@ export async function fetchCatalog(
       (catalog[kind] as unknown[]) = await listAll(ask, method, kind);
     }),
   );
+  // Matched against once the catalog is merged, synchronously: the matcher is loaded now, when there is one to match.
+  if (catalog.resourceTemplates.length > 0) await loadTemplates();
   return catalog;
 }
 

@@ -20,7 +20,7 @@ import { ProcessWire } from '../transports/process.js';
 import { Frame } from '../wire/frame.js';
 import type { Wire } from '../wire/wire.js';
 import type { ClientIdentity, EraChoice } from './client-identity.js';
-import { remoteWire, type RemoteWire } from './remote.js';
+import type { RemoteWire } from './remote.js';
 import type { UpstreamLogin } from './oauth/upstream-login.js';
 
 /**
@@ -117,7 +117,7 @@ export async function connect(options: ConnectOptions): Promise<Connection> {
   if (config.kind === 'abp') return handshake(await abpWire(config, options.log), legacyOnly(options));
   if (config.transport === 'sse') return viaSse(config, options);
   try {
-    return await handshake(remoteWire(config, 'streamable', options.login), options);
+    return await handshake(await remoteWire(config, 'streamable', options.login), options);
   } catch (error) {
     if (options.login?.failure(error)) throw error;
     if (config.transport !== 'auto' || options.plan.era.protocol === 'modern') throw error;
@@ -134,10 +134,23 @@ export async function connect(options: ConnectOptions): Promise<Connection> {
 }
 
 async function viaSse(config: HttpServerConfig, options: ConnectOptions): Promise<Connection> {
-  const wire = remoteWire(config, 'sse', options.login);
-  await (wire as RemoteWire).start?.();
+  const wire = await remoteWire(config, 'sse', options.login);
+  await wire.start?.();
   // Legacy SSE predates the modern era.
   return handshake(wire, legacyOnly(options));
+}
+
+/**
+ * A wire to a remote server. Loaded on demand: the HTTP client and its OAuth come with the SDK's client package, some
+ * fifteen megabytes of memory that a proxy of local servers only never needs.
+ */
+async function remoteWire(
+  config: HttpServerConfig,
+  kind: 'streamable' | 'sse',
+  login: UpstreamLogin | undefined,
+): Promise<RemoteWire> {
+  const remote = await import('./remote.js');
+  return remote.remoteWire(config, kind, login);
 }
 
 function legacyOnly(options: ConnectOptions): ConnectOptions {

@@ -5,7 +5,7 @@ import { ProcessWire, SpawnError } from '../transports/process.js';
 import { Frame } from '../wire/frame.js';
 import type { ClientIdentity } from './client-identity.js';
 import { envelopeMeta, type Connection, type EraPlan, type PriorEra } from './connect.js';
-import { LoginRequiredError } from './oauth/login-required.js';
+import type { LoginRequiredError } from './oauth/login-required.js';
 import type { UpstreamLogin } from './oauth/upstream-login.js';
 import type { RemoteWire } from './remote.js';
 import { RestartSchedule } from './restart-schedule.js';
@@ -80,12 +80,15 @@ export class Supervisor {
   /** A re-initialization under way (reopen): calls wait for the connection it makes. */
   private reopening?: Promise<void>;
 
-  constructor(
-    private readonly host: SupervisorHost,
-    /** A remote server's OAuth: its provider, its token file, and telling "needs a login" from an outage. */
-    readonly login: UpstreamLogin | undefined,
-  ) {
+  /** A remote server's OAuth: its provider, its token file, and telling "needs a login" from an outage. */
+  private oauth?: UpstreamLogin;
+
+  constructor(private readonly host: SupervisorHost) {
     this.schedule = new RestartSchedule(host.config.restart);
+  }
+
+  get login(): UpstreamLogin | undefined {
+    return this.oauth;
   }
 
   get connection(): Connection | undefined {
@@ -108,6 +111,13 @@ export class Supervisor {
 
   /** An attempt to connect. Never throws: a failure is logged and retried in the background. */
   async connect(prior?: PriorEra): Promise<void> {
+    // Loaded with the first connection of a remote server: OAuth comes with the SDK's client package, which a proxy
+    // of local servers never needs in memory.
+    const { config } = this.host;
+    if (config.kind === 'http' && !this.oauth) {
+      const { UpstreamLogin } = await import('./oauth/upstream-login.js');
+      this.oauth ??= new UpstreamLogin(config);
+    }
     const attempt = ++this.attempt;
     this.setState(this.state === 'connecting' ? 'connecting' : 'down');
     const plan = this.host.plan(prior);
@@ -331,9 +341,10 @@ export class Supervisor {
 
   private async failed(error: unknown, attempt: number, plan: EraPlan): Promise<void> {
     if (attempt !== this.attempt) return;
-    const failure = this.login?.failure(error);
-    if (error instanceof LoginRequiredError || failure) {
-      this.needLogin(error instanceof LoginRequiredError ? error : failure!);
+    // A login that is needed (the flow refused, or asked for a browser) is found in the error's causes.
+    const needed = this.login?.failure(error);
+    if (needed) {
+      this.needLogin(needed);
       return;
     }
     const refusal = await this.host.refused(error, plan);

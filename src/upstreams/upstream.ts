@@ -34,7 +34,6 @@ import {
 } from './era-verdicts.js';
 import { ModernListen } from './modern-listen.js';
 import type { RemoteWire } from './remote.js';
-import { UpstreamLogin } from './oauth/upstream-login.js';
 import { forHop, paramHeadersOf, type Hop } from './hop.js';
 import { errorText, Supervisor, type Refusal, type SupervisorHost, type UpstreamState } from './supervisor.js';
 import { TaskOrigins } from './task-origins.js';
@@ -130,7 +129,7 @@ export class Upstream {
     private identity: ClientIdentity = PROXY_IDENTITY,
   ) {
     this.namedLog = baseLog.child({ server: config.name });
-    this.supervisor = new Supervisor(this.host(), config.kind === 'http' ? new UpstreamLogin(config) : undefined);
+    this.supervisor = new Supervisor(this.host());
     this.listen = new ModernListen(this, this.log);
   }
 

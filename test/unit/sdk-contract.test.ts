@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, test } from '@jest/globals';
 import * as client from '@modelcontextprotocol/client';
 import * as server from '@modelcontextprotocol/server';
+import { LEGACY_PROTOCOL_VERSIONS } from '../../src/protocol/versions.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
   dependencies: Record<string, string>;
@@ -16,14 +17,14 @@ const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.ur
 const USED: Record<'client' | 'server', Record<string, string>> = {
   server: {
     classifyInboundRequest: 'http/mcp-endpoints.ts: which era a POST to /mcp is, and the ladder refusals',
-    UriTemplate: 'relay/catalog.ts: resource template matching',
-    SUPPORTED_PROTOCOL_VERSIONS: 'protocol/versions.ts: the 2025-era versions served',
+    UriTemplate: 'protocol/uri-templates.ts: resource template matching (loaded when a server lists a template)',
+    SUPPORTED_PROTOCOL_VERSIONS: 'protocol/versions.ts: the 2025-era versions served (written out, held equal here)',
     Server: 'upstreams/abp/server.ts: the built-in browser backend is an SDK server',
     InMemoryTransport: 'upstreams/connect.ts: the browser backend in this process',
     OAuthError: 'http/oauth/: token verification errors',
     OAuthErrorCode: 'http/oauth/',
     verifyBearerToken: 'http/oauth/oauth-gate.ts',
-    getOAuthProtectedResourceMetadataUrl: 'http/oauth/resource-url.ts',
+    getOAuthProtectedResourceMetadataUrl: 'http/oauth/oauth-gate.ts',
   },
   client: {
     auth: 'transports/http-auth.ts: the OAuth flow on a 401 or 403',
@@ -89,9 +90,10 @@ describe('the SDK behaves as the proxy relies on', () => {
     expect(refused).toMatchObject({ kind: 'reject', httpStatus: 400, code: -32020 });
   });
 
-  test('SUPPORTED_PROTOCOL_VERSIONS lists the 2025 era, newest first', () => {
+  test('SUPPORTED_PROTOCOL_VERSIONS lists the 2025 era, newest first, as protocol/versions.ts writes it out', () => {
     expect(server.SUPPORTED_PROTOCOL_VERSIONS[0]).toBe('2025-11-25');
     expect(server.SUPPORTED_PROTOCOL_VERSIONS).toContain('2024-11-05');
+    expect(LEGACY_PROTOCOL_VERSIONS).toEqual(server.SUPPORTED_PROTOCOL_VERSIONS.filter((v) => v < '2026-07-28'));
   });
 
   test('UriTemplate matches a URI against a template', () => {
