@@ -1,5 +1,5 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
-import { JSONPath } from 'jsonpath-plus';
+import { createRequire } from 'node:module';
 import { splitLines } from './lines.js';
 import type { ArtifactOptions } from '../config/types.js';
 import { isTextMimeType } from './mime.js';
@@ -156,7 +156,12 @@ function lineRange(text: string, spec: string | undefined, limit: number, record
   );
 }
 
+// Loaded on the first query, and kept: an idle proxy needs none. Required (its CommonJS build), as field rules do.
+type JsonPathPlus = typeof import('jsonpath-plus');
+let jsonPathPlus: JsonPathPlus | undefined;
+
 function query(text: string, path: string): string {
+  const { JSONPath } = (jsonPathPlus ??= createRequire(import.meta.url)('jsonpath-plus') as JsonPathPlus);
   let json: unknown;
   try {
     json = parseJson(text);

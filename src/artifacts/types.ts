@@ -28,7 +28,10 @@ export interface ArtifactInput {
 export interface PieceSource {
   /** The size the pieces will add up to (checked against the limit before any is produced). */
   size: number;
-  /** Each piece a buffer of its own: it is still being written while the next is produced. */
+  /**
+   * A piece stays as it is while the next one is produced (it is still being written then), and may be reused for
+   * the one after: a consumer keeps no piece longer, so a payload is decoded through two buffers whatever its size.
+   */
   pieces(): Iterable<Uint8Array>;
 }
 

@@ -163,7 +163,7 @@ async function withRecordedLiteral(
   let written: WrittenLiteral;
   if (kept) {
     // Kept as bytes, it was an unescaped literal: its quotes around the base64 as it came.
-    const encoding = encodingOfPieces(kept.pieces());
+    const encoding = encodingOfPieces(kept);
     if (!encoding) return undefined;
     written = { form: { before: '"', encoding, after: '"' } };
   } else {

@@ -1,6 +1,6 @@
 import type { Implementation } from '@modelcontextprotocol/server';
 import { budgetFor, DEFAULT_BUDGET } from './client-budgets.js';
-import type { InlineKeep, Limit, PipelineSettings } from '../config/pipeline.js';
+import type { Limit, PipelineSettings } from '../config/pipeline.js';
 
 export type {
   ArgumentRefs,

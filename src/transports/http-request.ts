@@ -1,6 +1,13 @@
-import http from 'node:http';
-import https from 'node:https';
+import type * as Http from 'node:http';
+import type * as Https from 'node:https';
+import { createRequire } from 'node:module';
 import { writeChunks } from '../wire/write-stream.js';
+
+// Required, not imported: an ESM import of node:http builds its facade by reading every export, `WebSocket` too,
+// which loads undici (fetch), about 10 MB of memory a proxy never uses; CommonJS reads only what is used.
+const require = createRequire(import.meta.url);
+const http = require('node:http') as typeof Http;
+const https = require('node:https') as typeof Https;
 
 export type HttpMethod = 'GET' | 'POST' | 'DELETE';
 
@@ -30,10 +37,10 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
  * says what to do about it.
  */
 export class HttpEndpoint {
-  private readonly agents: { http?: http.Agent; https?: https.Agent } = {};
+  private readonly agents: { http?: Http.Agent; https?: Https.Agent } = {};
   private destroyed = false;
 
-  async request(attempt: HttpAttempt): Promise<http.IncomingMessage> {
+  async request(attempt: HttpAttempt): Promise<Http.IncomingMessage> {
     let url = attempt.url;
     for (let followed = 0; ; followed++) {
       const res = await this.once({ ...attempt, url, ...(followed > 0 ? { onWritten: undefined } : {}) });
@@ -55,11 +62,11 @@ export class HttpEndpoint {
     this.agents.https?.destroy();
   }
 
-  private once({ method, url, headers, body, signal, onWritten }: HttpAttempt): Promise<http.IncomingMessage> {
+  private once({ method, url, headers, body, signal, onWritten }: HttpAttempt): Promise<Http.IncomingMessage> {
     if (this.destroyed) return Promise.reject(new Error('the connection is closed'));
     return new Promise((resolve, reject) => {
       const secure = url.protocol === 'https:';
-      const options: http.RequestOptions = {
+      const options: Http.RequestOptions = {
         method,
         protocol: url.protocol,
         hostname: url.hostname.replace(/^\[|\]$/g, ''),
@@ -74,7 +81,7 @@ export class HttpEndpoint {
           : {}),
         ...(signal ? { signal } : {}),
       };
-      let req: http.ClientRequest;
+      let req: Http.ClientRequest;
       try {
         req = (secure ? https : http).request(options, (res) => {
           // Errors of a response are its readers' to see (a stream cut short ends with 'close' all the same).
@@ -108,7 +115,7 @@ function isWithinOrigin(from: URL, to: URL): boolean {
 }
 
 /** Where a redirect response points, if it is one that names a place. */
-function redirectTarget(url: URL, res: http.IncomingMessage): URL | undefined {
+function redirectTarget(url: URL, res: Http.IncomingMessage): URL | undefined {
   const location = REDIRECT_STATUSES.has(res.statusCode ?? 0) ? res.headers.location : undefined;
   if (!location) return undefined;
   try {
@@ -119,7 +126,7 @@ function redirectTarget(url: URL, res: http.IncomingMessage): URL | undefined {
 }
 
 /** The SDK's words for a redirect it did not follow, or undefined when `res` is no redirect. */
-export function unfollowedRedirect(url: URL, res: http.IncomingMessage): string | undefined {
+export function unfollowedRedirect(url: URL, res: Http.IncomingMessage): string | undefined {
   const target = redirectTarget(url, res);
   if (!target) return undefined;
   target.username = target.password = target.search = target.hash = '';
@@ -139,7 +146,7 @@ export function mediaType(header: string | undefined): string | undefined {
  * The start of a response body as text, for an error message or a JSON-RPC error answer: at most `limit` bytes are
  * kept, the rest is read and dropped (so the connection can be reused).
  */
-export function readText(res: http.IncomingMessage, limit = 64 * 1024): Promise<string> {
+export function readText(res: Http.IncomingMessage, limit = 64 * 1024): Promise<string> {
   return new Promise((resolve) => {
     const kept: Buffer[] = [];
     let bytes = 0;

@@ -102,7 +102,9 @@ export class ProcessWire implements Wire {
         this.options.maxMessageBytes,
         true,
       );
-      child.stdout!.on('data', (chunk: Buffer) => reader.push(chunk));
+      // The wire is the only reader of the process's stdout: its chunks are the reader's to free (LineReader.push).
+      const stdout = child.stdout!;
+      stdout.on('data', (chunk: Buffer) => reader.push(chunk, stdout.listenerCount('data') === 1));
       child.stderr!.setEncoding('utf8');
       let partial = '';
       child.stderr!.on('data', (text: string) => {
@@ -140,7 +142,7 @@ export class ProcessWire implements Wire {
   send(frame: Frame): Promise<void> {
     const stdin = this.child?.stdin;
     if (!stdin || this.exitInfo) return Promise.reject(new Error('the process is not running'));
-    return writeChunks(stdin, frame.chunks(true), '\n');
+    return writeChunks(stdin, frame.pieces(true), '\n');
   }
 
   /**

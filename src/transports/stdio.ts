@@ -45,7 +45,7 @@ export class StdioWire implements Wire {
 
   send(frame: Frame): Promise<void> {
     if (this.closed) return Promise.reject(new Error('stdio is closed'));
-    return writeChunks(this.stdout, frame.chunks(true), '\n');
+    return writeChunks(this.stdout, frame.pieces(true), '\n');
   }
 
   async close(): Promise<void> {
@@ -58,7 +58,8 @@ export class StdioWire implements Wire {
     this.onclose?.();
   }
 
-  private readonly onData = (chunk: Buffer) => this.reader.push(chunk);
+  /** A chunk is the reader's to free only while nobody else reads stdin (LineReader.push). */
+  private readonly onData = (chunk: Buffer) => this.reader.push(chunk, this.stdin.listenerCount('data') === 1);
 
   private readonly onEnd = () => {
     void this.close();

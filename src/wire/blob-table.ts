@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Blobs, type MarkerSyntax } from './blobs.js';
-import { BlobView } from './blob-view.js';
+import type { BlobView } from './blob-view.js';
 
 /** Only literals this long are kept as blobs. */
 export const BLOB_LITERAL_BYTES = 256 * 1024;
@@ -17,12 +17,13 @@ export function blobsHeldInProcess(): number {
  *
  * A 50 MB image arrives as one JSON line; parsing it whole makes the chunks, the joined line, a string of
  * the line and a string of the payload all live at once. Instead, the upstream's stdout goes through a
- * LiteralCutter that keeps every long literal without escapes here, as the chunks it arrived in (no copy),
- * and leaves a short marker string in its place; in JSON carried by a long literal with escapes, it keeps
- * the inner long strings and inlays their markers in the text (inlay.ts).
+ * LiteralCutter that keeps every long literal without escapes here, as the chunks it arrived in (no copy)
+ * or, past a few megabytes, in a spool file (held-literal.ts), and leaves a short marker string in its place;
+ * in JSON carried by a long literal with escapes, it keeps the inner long strings and inlays their markers in
+ * the text (inlay.ts).
  *
  * The blobs kept while a line is read are that message's: `takeMessageBlobs` hands them over as its own
- * set (blob-set.ts) when the line has been parsed, and nothing else can look them up.
+ * set (blobs.ts) when the line has been parsed, and nothing else can look them up.
  */
 export class BlobTable {
   readonly syntax: MarkerSyntax;
@@ -44,9 +45,9 @@ export class BlobTable {
   }
 
   /** Keeps a literal's content and answers the marker that stands for it. */
-  keep(segments: Buffer[], length: number): string {
+  keep(view: BlobView): string {
     const id = String(this.nextId++);
-    this.current.set(id, new BlobView(segments, length));
+    this.current.set(id, view);
     this.live++;
     heldInProcess++;
     return this.syntax.prefix + id;

@@ -74,14 +74,18 @@ export class Blobs {
 
   /**
    * A JSON text with each marker of this set put back as the bytes it stands for: a whole marker string (`"<marker>"`)
-   * and an inlaid one (a marker inside JSON carried by a string). The pieces are the blobs' own buffers, not copies.
+   * and an inlaid one (a marker inside JSON carried by a string). The pieces are the blobs' own buffers, not copies;
+   * a spooled blob's bytes are read back from its file, or, with `spooledAsViews`, left as the blob itself for a
+   * writer that reads it as it writes (write-stream.ts).
    */
-  fill(text: string): Array<string | Buffer> {
+  fill(text: string): Array<string | Buffer>;
+  fill(text: string, spooledAsViews: true): Array<string | Buffer | BlobView>;
+  fill(text: string, spooledAsViews = false): Array<string | Buffer | BlobView> {
     if (this.views.size === 0) return [text];
     const syntax = this.syntax!;
     const quoted = JSON.stringify(syntax.prefix).slice(0, -1);
     const inlaid = JSON.stringify(syntax.inlaid).slice(1, -1);
-    const out: Array<string | Buffer> = [];
+    const out: Array<string | Buffer | BlobView> = [];
     let copied = 0;
     let at = text.indexOf(syntax.inlaid.slice(1), 0);
     while (at !== -1) {
@@ -96,7 +100,8 @@ export class Blobs {
       if (view && (!whole || text.charCodeAt(end) === 0x22)) {
         out.push(text.slice(copied, start));
         if (whole) out.push('"');
-        out.push(...view.pieces());
+        if (spooledAsViews && view.spooled) out.push(view);
+        else out.push(...view.pieces());
         if (whole) out.push('"');
         copied = whole ? end + 1 : end;
       }
@@ -120,6 +125,7 @@ export class Blobs {
     if (this.disposed || this === Blobs.NONE) return;
     this.disposed = true;
     const count = this.views.size;
+    for (const view of this.views.values()) view.dispose();
     this.views.clear();
     this.released(count);
   }

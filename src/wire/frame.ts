@@ -1,3 +1,4 @@
+import type { BlobView } from './blob-view.js';
 import { Blobs } from './blobs.js';
 import { isExactNumber, parseJson, type ExactNumber } from './json.js';
 import { objectAt, skipSpace, type Member, type ObjectSpan } from './spans.js';
@@ -159,14 +160,25 @@ export class Frame {
   }
 
   /**
-   * What to write, in pieces (a blob's bytes stay the buffers they arrived in). `oneLine`: for a line-delimited
-   * wire or an SSE data field, where a text that came with line breaks between its tokens (an HTTP body) has them
-   * turned into spaces (inside a JSON string they cannot occur).
+   * What to write, in pieces (a blob's bytes stay the buffers they arrived in; a spooled blob's are read back from
+   * its file). `oneLine`: for a line-delimited wire or an SSE data field, where a text that came with line breaks
+   * between its tokens (an HTTP body) has them turned into spaces (inside a JSON string they cannot occur).
    */
   chunks(oneLine = false): Array<string | Buffer> {
-    let body = this.body();
-    if (oneLine && this.text !== undefined && /[\r\n]/.test(body)) body = body.replace(/[\r\n]/g, ' ');
-    return this.blobs.size === 0 ? [body] : this.blobs.fill(body);
+    return this.blobs.size === 0 ? [this.line(oneLine)] : this.blobs.fill(this.line(oneLine));
+  }
+
+  /**
+   * `chunks`, with each spooled blob left as the blob: `writeChunks` reads it from its file as the stream takes it,
+   * so a payload passed on as it came is never in memory whole.
+   */
+  pieces(oneLine = false): Array<string | Buffer | BlobView> {
+    return this.blobs.size === 0 ? [this.line(oneLine)] : this.blobs.fill(this.line(oneLine), true);
+  }
+
+  private line(oneLine: boolean): string {
+    const body = this.body();
+    return oneLine && this.text !== undefined && /[\r\n]/.test(body) ? body.replace(/[\r\n]/g, ' ') : body;
   }
 }
 

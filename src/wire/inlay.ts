@@ -20,8 +20,22 @@ export interface InlayRun {
 const BACKSLASH = 0x5c;
 const QUOTE = 0x22;
 
-/** The held parts of one literal, read as one sequence of bytes. */
-class Parts {
+/**
+ * A held literal's content read as one sequence of bytes: its parts in memory, or the spool file it was written to
+ * (held-literal.ts). The scan moves forward, so a file is read in windows, once.
+ */
+export interface LiteralBytes {
+  readonly length: number;
+  /** The byte at `offset`; -1 past the end. */
+  byteAt(offset: number): number;
+  /** Where the next backslash at or after `from` is; -1 when there is none. */
+  indexOfBackslash(from: number): number;
+  /** The bytes [start, end), as pieces. */
+  slice(start: number, end: number): Buffer[];
+}
+
+/** The held parts of one literal, in memory. */
+export class Parts implements LiteralBytes {
   readonly length: number;
   private readonly starts: number[] = [];
 
@@ -84,7 +98,7 @@ class Parts {
 }
 
 /** One escape of the outer literal: the inner character it stands for, and where the escape ends. */
-function escapeAt(bytes: Parts, at: number): { char: number; end: number } | undefined {
+function escapeAt(bytes: LiteralBytes, at: number): { char: number; end: number } | undefined {
   const letter = bytes.byteAt(at + 1);
   if (letter !== 0x75) return letter === -1 ? undefined : { char: letter, end: at + 2 }; // not \u
   let code = 0;
@@ -108,8 +122,13 @@ function hexValue(byte: number): number {
  * whole inner string values; empty when there is none or the content is not what it should be.
  */
 export function findInlayRuns(parts: readonly Buffer[], minBytes: number): InlayRun[] {
-  if (!mayHoldRun(parts, minBytes)) return [];
-  const bytes = new Parts(parts);
+  const check = new LongRunCheck(minBytes);
+  for (const part of parts) check.add(part);
+  return check.possible ? findRuns(new Parts(parts), minBytes) : [];
+}
+
+/** `findInlayRuns` of content that passed LongRunCheck: the walk from escape to escape. */
+export function findRuns(bytes: LiteralBytes, minBytes: number): InlayRun[] {
   const runs: InlayRun[] = [];
   let inString = false;
   /** The previous inner character was an inner backslash. */
@@ -144,28 +163,35 @@ export function findInlayRuns(parts: readonly Buffer[], minBytes: number): Inlay
 }
 
 /**
- * Whether some stretch without a backslash is `minBytes` long: two searches per part, so a big JSON
- * text of small strings (millions of escapes, no long run) is not walked escape by escape. A part no
- * longer than `minBytes` cannot hold such a stretch between two of its own backslashes.
+ * Whether some stretch without a backslash is `minBytes` long, told from the parts as they arrive: two searches
+ * per part, so a big JSON text of small strings (millions of escapes, no long run) is not walked escape by escape.
+ * A part no longer than `minBytes` cannot hold such a stretch between two of its own backslashes.
  */
-function mayHoldRun(parts: readonly Buffer[], minBytes: number): boolean {
-  let sinceBackslash = 0;
-  for (const part of parts) {
-    if (part.length > minBytes) return true;
+export class LongRunCheck {
+  private sinceBackslash = 0;
+  possible = false;
+
+  constructor(private readonly minBytes: number) {}
+
+  add(part: Buffer): void {
+    if (this.possible) return;
+    if (part.length > this.minBytes) {
+      this.possible = true;
+      return;
+    }
     const first = part.indexOf(BACKSLASH);
     if (first === -1) {
-      sinceBackslash += part.length;
-      if (sinceBackslash >= minBytes) return true;
-      continue;
+      this.sinceBackslash += part.length;
+    } else {
+      if (this.sinceBackslash + first >= this.minBytes) this.possible = true;
+      this.sinceBackslash = part.length - 1 - part.lastIndexOf(BACKSLASH);
     }
-    if (sinceBackslash + first >= minBytes) return true;
-    sinceBackslash = part.length - 1 - part.lastIndexOf(BACKSLASH);
+    if (this.sinceBackslash >= this.minBytes) this.possible = true;
   }
-  return false;
 }
 
 /** What follows a closed inner string: a `,`, `}`, `]` or the end (a value), after inner whitespace. */
-function isValueEnd(bytes: Parts, from: number): boolean {
+function isValueEnd(bytes: LiteralBytes, from: number): boolean {
   let at = from;
   for (;;) {
     const byte = bytes.byteAt(at);
@@ -177,17 +203,16 @@ function isValueEnd(bytes: Parts, from: number): boolean {
   }
 }
 
-/** The bytes of each run, and the literal's content with each run replaced by what `replace` gives. */
+/** The literal's content with each run replaced by what `replace` gives for its [start, end). */
 export function inlay(
-  parts: readonly Buffer[],
+  bytes: LiteralBytes,
   runs: readonly InlayRun[],
-  replace: (run: Buffer[], length: number) => Buffer,
+  replace: (start: number, end: number) => Buffer,
 ): Buffer[] {
-  const bytes = new Parts(parts);
   const out: Buffer[] = [];
   let last = 0;
   for (const { start, end } of runs) {
-    out.push(...bytes.slice(last, start), replace(bytes.slice(start, end), end - start));
+    out.push(...bytes.slice(last, start), replace(start, end));
     last = end;
   }
   out.push(...bytes.slice(last, bytes.length));

@@ -41,8 +41,13 @@ export class LineReader {
     }
   }
 
-  push(chunk: Buffer): void {
-    if (this.cutter) this.cutter.push(chunk);
+  /**
+   * The next chunk of the stream. `owned`: the caller hands it over and nobody reads it afterwards (the reader is the
+   * stream's only 'data' listener): a chunk wholly inside a long literal written to a spool file is then freed at once
+   * (held-literal.ts), rather than left for a garbage collection that may come only tens of megabytes later.
+   */
+  push(chunk: Buffer, owned = false): void {
+    if (this.cutter) this.cutter.push(chunk, owned);
     else this.lines(chunk);
   }
 

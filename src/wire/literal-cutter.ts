@@ -1,15 +1,17 @@
 import { BLOB_LITERAL_BYTES, type BlobTable } from './blob-table.js';
-import { findInlayRuns, inlay } from './inlay.js';
+import { HeldLiteral } from './held-literal.js';
+import { findRuns, inlay } from './inlay.js';
 
 const QUOTE = Buffer.from('"');
 
 /**
  * Sits in front of the line reader of an upstream's stdout and takes long string literals out of
  * the stream as they arrive. A literal that spans chunks is held back as the chunks themselves (no
- * copy); once it closes, a long one without escapes is kept as a blob (see blob-table.ts) and a short
- * marker string goes on in its place; in a long one with escapes, the long strings of the JSON it
- * carries are kept as blobs with their markers inlaid (inlay.ts); any other is passed on as it was. The line
- * reader therefore never joins the payload's bytes into one buffer, and JSON.parse never sees them.
+ * copy), or past a few megabytes written to a spool file (held-literal.ts); once it closes, a long one
+ * without escapes is kept as a blob (see blob-table.ts) and a short marker string goes on in its place;
+ * in a long one with escapes, the long strings of the JSON it carries are kept as blobs with their markers
+ * inlaid (inlay.ts); any other is passed on as it was. The line reader therefore never joins the payload's
+ * bytes into one buffer, and JSON.parse never sees them.
  *
  * Newlines cannot occur inside a JSON string, so a newline outside one ends the message and resets
  * the state; the output is valid JSON exactly when the input is.
@@ -20,8 +22,7 @@ export class LiteralCutter {
   private escapeNext = false;
   private hasEscape = false;
   /** The literal's content so far, once it has crossed a chunk boundary; null while it fits its chunk. */
-  private parts: Buffer[] | null = null;
-  private partsBytes = 0;
+  private held: HeldLiteral | null = null;
   /** The literal was too long to hold: the rest of it goes straight on. */
   private passThrough = false;
 
@@ -34,7 +35,11 @@ export class LiteralCutter {
     private readonly blobBytes = BLOB_LITERAL_BYTES,
   ) {}
 
-  push(chunk: Buffer): void {
+  /**
+   * The next chunk of the stream. `owned`: the caller hands it over, nobody else reads it afterwards (the stream's
+   * only reader): wholly inside a spooled literal, it is then freed as soon as it is written (held-literal.ts).
+   */
+  push(chunk: Buffer, owned = false): void {
     let emitted = 0;
     let position = 0;
     let literalStart = 0;
@@ -67,9 +72,8 @@ export class LiteralCutter {
       position = quote + 1;
       if (this.passThrough) {
         this.passThrough = false;
-      } else if (this.parts) {
-        this.parts.push(chunk.subarray(0, quote));
-        this.partsBytes += quote;
+      } else if (this.held) {
+        this.held.add(chunk.subarray(0, quote));
         this.closeHeldLiteral();
         emitted = quote + 1;
       }
@@ -79,16 +83,14 @@ export class LiteralCutter {
       return;
     }
     // The literal goes on in the next chunk: hold its content back from here on.
-    if (!this.parts) {
+    if (!this.held) {
       if (literalStart - 1 > emitted) this.output(chunk.subarray(emitted, literalStart - 1));
-      const held = chunk.subarray(literalStart);
-      this.parts = [held];
-      this.partsBytes = held.length;
+      this.held = new HeldLiteral(this.blobBytes);
+      this.held.add(chunk.subarray(literalStart));
     } else {
-      this.parts.push(chunk);
-      this.partsBytes += chunk.length;
+      this.held.add(chunk, owned);
     }
-    if (this.partsBytes > this.maxLiteralBytes) this.release();
+    if (this.held.bytes > this.maxLiteralBytes) this.release();
   }
 
   /** Forgets a message cut short (the stream ended in the middle of it). */
@@ -96,18 +98,26 @@ export class LiteralCutter {
     this.inString = false;
     this.escapeNext = false;
     this.passThrough = false;
-    this.parts = null;
+    this.held?.release();
+    this.held = null;
   }
 
   private closeHeldLiteral(): void {
-    const parts = this.parts!;
-    this.parts = null;
-    if (this.partsBytes < this.blobBytes) return this.passOn(parts);
-    if (!this.hasEscape) return this.output(Buffer.from(JSON.stringify(this.table.keep(parts, this.partsBytes))));
-    // JSON inside the string: its long inner strings are kept, the rest goes on with their markers.
-    const runs = findInlayRuns(parts, this.blobBytes);
-    const keep = (run: Buffer[], length: number) => this.table.inlaidMarkerBytes(this.table.keep(run, length));
-    this.passOn(runs.length ? inlay(parts, runs, keep) : parts);
+    const held = this.held!;
+    this.held = null;
+    try {
+      if (held.bytes < this.blobBytes) return this.passOn(held.contents());
+      if (!this.hasEscape) return this.output(Buffer.from(JSON.stringify(this.table.keep(held.view(0, held.bytes)))));
+      // JSON inside the string: its long inner strings are kept, the rest goes on with their markers.
+      const content = held.content();
+      const runs = held.mayHoldRun ? findRuns(content, this.blobBytes) : [];
+      if (!runs.length) return this.passOn(held.contents());
+      const keep = (start: number, end: number) => this.table.inlaidMarkerBytes(this.table.keep(held.view(start, end)));
+      this.passOn(inlay(content, runs, keep));
+    } finally {
+      // The blobs hold what they need of it.
+      held.release();
+    }
   }
 
   private passOn(content: readonly Buffer[]): void {
@@ -119,8 +129,9 @@ export class LiteralCutter {
   /** Gives up holding an oversized literal: its bytes go on, to be refused by the line limit. */
   private release(): void {
     this.output(QUOTE);
-    for (const part of this.parts!) this.output(part);
-    this.parts = null;
+    for (const part of this.held!.contents()) this.output(part);
+    this.held!.release();
+    this.held = null;
     this.passThrough = true;
   }
 }

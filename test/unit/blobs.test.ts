@@ -121,3 +121,14 @@ test('a marked payload decodes from its pieces exactly like the string would; ba
     expect(blobs.deliver(message).params.data).toBe(broken);
   }
 });
+
+test('a literal whose opening quote ends a chunk decodes all the same (its first piece is empty)', () => {
+  const bytes = Buffer.alloc(400_000, 7);
+  const line = `${JSON.stringify({ jsonrpc: '2.0', method: 'x', params: { data: bytes.toString('base64') } })}\n`;
+  const [{ message, blobs }] = readLines<{ params: { data: string } }>(line, {
+    chunkSizes: [line.indexOf('"data":"') + '"data":"'.length, 65_536],
+  }).received;
+  const view = blobs.view(message.params.data)!;
+  expect(decodeBase64PiecesStrict(view.pieces(), view.length)!.equals(bytes)).toBe(true);
+  blobs.dispose();
+});

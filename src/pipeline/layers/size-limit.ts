@@ -74,16 +74,19 @@ function overResultLimit(result: Result, settings: PipelineSettings): boolean {
 /** A result the client would refuse or cut as a whole: its longest texts are stored until it fits. */
 async function fitResult(result: Result, run: LayerContext): Promise<Result> {
   let next = result;
+  // Texts the store refused (a full disk): they stay, with their note, and are not tried again.
+  const refused = new Set<ContentBlock>();
   while (overResultLimit(next, run.settings)) {
     const content = next.content ?? [];
     let longest = -1;
     for (const [index, block] of content.entries()) {
-      if (block.type !== 'text' || isNote(block)) continue;
+      if (block.type !== 'text' || isNote(block) || refused.has(block)) continue;
       if (longest === -1 || block.text.length > (content[longest] as TextContent).text.length) longest = index;
     }
     if (longest === -1) break;
     const replacement = await storeText(content[longest] as TextContent, `content[${longest}]`, run);
     if (!replacement) break;
+    if (replacement.includes(content[longest])) refused.add(content[longest]);
     next = { ...next, content: [...content.slice(0, longest), ...replacement, ...content.slice(longest + 1)] };
   }
   return next;
