@@ -149,7 +149,7 @@ for (const phase of Object.keys(phases)) {
     const added = median(d.ms) - direct;
     process.stdout.write(
       `  ${mode.padEnd(11)} ${f(median(d.ms))} ms  p90 ${f(p90(d.ms))} ms  [${d.runs.map(f).join(', ')}]  ` +
-        `${added >= 0 ? '+' : ''}${f(added)} ms  ${relay ? `${(added / relay).toFixed(2)}x` : ''}  ` +
+        `${added >= 0 ? '+' : ''}${f(added)} ms  ${relay > 0 ? `${(added / relay).toFixed(2)}x` : ''}  ` +
         `CPU ${f(median(d.cpu))} ms [${d.cpu.map(f).join(', ')}]\n`,
     );
   }

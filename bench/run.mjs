@@ -10,8 +10,9 @@
 //   columns         [{ key, label, align?, format?(value, row) }] (default: the rows' keys)
 //   run(ctx)        async, returns rows (plain objects); throws on failure
 //   notes?(rows)    markdown written under the table
-//   summary?(rows)  [{ goal, measured, met: true | false | undefined }]: lines of the summary at the top of
-//                   results.md (goals are shown with their figure, never asserted)
+//   summary?(rows)  [{ goal, measured, met: true | false | undefined, issue? }]: lines of the summary at the top of
+//                   results.md (goals are shown with their figure, never asserted), in one table per issue
+//                   (bench/lib/goals.mjs: the relay-core issue's, #32, first)
 //   summaryOrder?   where the group's summary lines go (lower first; default: after the others, in file order)
 // ctx: { root, runs, env, runWorker(job, opts), makeTempDir(prefix), removeTempDir(dir), log(msg), warn(msg) }
 //
@@ -31,6 +32,7 @@ import { runWorker } from './lib/spawn.mjs';
 import { machineFacts, machineMarkdown } from './lib/machine.mjs';
 import { columnsFromRows, markdownTable, textTable } from './lib/table.mjs';
 import * as fmt from './lib/format.mjs';
+import { SUMMARY_SECTIONS, sectionOf, verdict } from './lib/goals.mjs';
 
 const BENCH = dirname(fileURLToPath(import.meta.url));
 const ROOT = dirname(BENCH);
@@ -106,6 +108,23 @@ function gitRevision() {
   }
 }
 
+/**
+ * The dist/ modules whose source is gone from src/ (tsc never removes its output). Nothing of the bench imports them,
+ * but a module left there still loads, so an import of a removed module would measure old code instead of failing.
+ */
+function staleDistModules() {
+  const stale = [];
+  const walk = (dir) => {
+    for (const entry of readdirSync(join(ROOT, 'dist', dir), { withFileTypes: true })) {
+      const path = dir ? `${dir}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) walk(path);
+      else if (path.endsWith('.js') && !existsSync(join(ROOT, 'src', path.replace(/\.js$/, '.ts')))) stale.push(path);
+    }
+  };
+  walk('');
+  return stale;
+}
+
 /** The summary lines of every group that has them, in summaryOrder. */
 function summaryLines(sections) {
   const order = (s) => s.group.summaryOrder ?? Infinity;
@@ -118,9 +137,17 @@ function summaryLines(sections) {
 const SUMMARY_COLUMNS = [
   { key: 'goal', label: 'goal', align: 'left' },
   { key: 'measured', label: 'measured', align: 'left' },
-  { key: 'met', label: 'result', align: 'left', format: (v) => (v === undefined ? '—' : v ? 'met' : '**not met**') },
+  { key: 'met', label: 'result', align: 'left', format: (v) => (v === false ? '**not met**' : verdict(v)) },
   { key: 'group', label: 'group', align: 'left', format: (v) => `\`${v}\`` },
 ];
+
+/** The summary lines in the sections of bench/lib/goals.mjs, empty sections left out. */
+function summarySections(lines) {
+  return SUMMARY_SECTIONS.map((section) => ({
+    title: section.title,
+    lines: lines.filter((line) => sectionOf(line) === section),
+  })).filter((s) => s.lines.length);
+}
 
 function resultsMarkdown({ startedAt, elapsedMs, runs, machine, sections }) {
   const revision = gitRevision();
@@ -137,11 +164,11 @@ ${
   summary.length
     ? `## Summary
 
-The goals of the performance issue, each with the figure measured below (details and method in each group's section).
+Each goal with the figure measured below (details and method in each group's section).
 
-${markdownTable(SUMMARY_COLUMNS, summary)}
-
-`
+${summarySections(summary)
+  .map(({ title, lines }) => `### ${title}\n\n${markdownTable(SUMMARY_COLUMNS, lines)}\n\n`)
+  .join('')}`
     : ''
 }## Machine
 
@@ -164,6 +191,13 @@ async function main() {
   const verbose = Boolean(process.env.BENCH_VERBOSE);
   const resultsPath = process.env.BENCH_RESULTS || join(BENCH, 'results.md');
   if (!existsSync(join(ROOT, 'dist/cli.js'))) fail('dist/cli.js is missing: run `npm run build` (npm run bench does)');
+  const stale = staleDistModules();
+  if (stale.length) {
+    process.stderr.write(
+      `bench: warning: dist/ holds ${stale.length} module(s) whose source is gone from src/ (e.g. dist/${stale[0]}), ` +
+        'left by an earlier build; `rm -rf dist && npm run build` clears them\n',
+    );
+  }
   const groups = await loadGroups();
   const machine = machineFacts();
   const startedAt = new Date();
@@ -208,7 +242,8 @@ async function main() {
       ...c,
       format: (v, row) => (c.format ? c.format(v, row) : String(v)).replace(/\*\*|`/g, ''),
     }));
-    process.stdout.write(`\n== Summary ==\n${textTable(plain, summary)}\n`);
+    for (const { title, lines } of summarySections(summary))
+      process.stdout.write(`\n== Summary: ${title} ==\n${textTable(plain, lines)}\n`);
   }
   writeFileSync(resultsPath, resultsMarkdown({ startedAt, elapsedMs: Date.now() - t0, runs, machine, sections }));
   process.stdout.write(`\nwrote ${shownPath(resultsPath)} (${fmt.ms(Date.now() - t0)} in all)\n`);

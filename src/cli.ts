@@ -1,6 +1,4 @@
 #!/usr/bin/env node
-// First, before any other module runs: see v8-tiering.ts.
-import { tierForHttp } from './cli/v8-tiering.js';
 import { resolve } from 'node:path';
 import { parseCliArgs, USAGE, UsageError, type CliArgs } from './cli/args.js';
 import { ABP_SERVER_NAME, addAbpServer, singleServerConfig } from './cli/single-server.js';
@@ -86,7 +84,6 @@ async function main(argv: string[]): Promise<number> {
       return 1;
     }
     tokens = started.tokens;
-    tierForHttp();
   }
   // Loaded only to run: --help, --version and validate answer without loading the MCP SDK and the rest.
   const { run } = await import('./cli/run.js');

@@ -8,6 +8,7 @@
  * const gateway = new Gateway(config, createLogger('info'));
  * await gateway.start();
  * await gateway.createSession().connect(transport); // any MCP SDK v2 Transport (@modelcontextprotocol/server)
+ * // or a wire of your own (src/wire/wire.ts): gateway.createSession().attach(wire)
  * ```
  */
 export { VERSION } from './version.js';
@@ -26,15 +27,17 @@ export {
   type StdioServerConfig,
 } from './config/types.js';
 export { Gateway } from './gateway/gateway.js';
-export type { DownstreamSession, SessionIdentity } from './gateway/session.js';
-export { serveHttp, type HttpHandle, type HttpOptions } from './gateway/http-server.js';
-export type { EventId, EventStore, StreamId } from './http/event-store.js';
+export type { Session, SessionIdentity } from './relay/session.js';
+export type { Wire, FrameContext, SendOptions } from './wire/wire.js';
+export { Frame } from './wire/frame.js';
+export { serveHttp, type HttpHandle, type HttpOptions } from './http/server.js';
+export type { EventId, EventStore, StreamId } from './shared/event-store.js';
 export {
   DEFAULT_EVENT_STORE_LIMITS,
   MemoryEventStore,
   type MemoryEventStoreLimits,
 } from './http/memory-event-store.js';
-export { StdioServerTransport } from './transports/stdio-server-transport.js';
+export { StdioWire } from './transports/stdio.js';
 export { ArtifactStore } from './artifacts/store.js';
 export type { ArtifactRecord } from './artifacts/types.js';
 export type { PipelineMode, PipelinePatch, PipelineSettings, RuleConfig } from './pipeline/settings.js';

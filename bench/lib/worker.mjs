@@ -8,7 +8,8 @@
 //   label         for messages
 //   spawn         { command, args, cwd? }: the process the client starts (env: this process's env)
 //   transport     "sdk"    the SDK's StdioClientTransport (its ReadBuffer is quadratic in the message size)
-//                 "linear" mcp-offload's ProcessTransport from dist/ (linear reader); needs `npm run build`
+//                 "wire"   mcp-offload's own stdio reader: its ProcessWire from dist/ (bench/lib/wire-transport.mjs),
+//                          whose reader is linear in the message size; needs `npm run build`
 //   maxBufferSize SDK transport read limit in bytes (default 1 GiB)
 //   calls         [{ name, arguments?, timeoutMs?, repeat? }]: made in order; the first is the first
 //                 request after initialize (the client's connect() does initialize only)
@@ -27,10 +28,9 @@
 //             artifacts mcp-offload lists in _meta["mcp-offload/artifacts"]
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { pathToFileURL } from 'node:url';
-import { resolve } from 'node:path';
 import { killDescendants } from './cleanup.mjs';
 import { now, procMemory } from './measure.mjs';
+import { wireTransport } from './wire-transport.mjs';
 
 const GiB = 1024 ** 3;
 const STDERR_TAIL = 30;
@@ -62,19 +62,8 @@ async function makeTransport(job) {
     });
     return { transport, stdout: () => transport._process?.stdout };
   }
-  if (job.transport === 'linear') {
-    const url = pathToFileURL(resolve(cwd ?? process.cwd(), 'dist/transports/process-transport.js')).href;
-    const { ProcessTransport } = await import(url);
-    const log = {
-      trace() {},
-      debug() {},
-      info: (_obj, msg) => keepStderr(String(msg ?? '')),
-      warn: (_obj, msg) => keepStderr(`warn: ${msg ?? ''}`),
-      error: (_obj, msg) => keepStderr(`error: ${msg ?? ''}`),
-    };
-    log.child = () => log;
-    const transport = new ProcessTransport({ command, args, cwd, env: { ...process.env }, log, killGraceMs: 2000 });
-    return { transport, stdout: () => transport.child?.stdout };
+  if (job.transport === 'wire') {
+    return wireTransport({ command, args, cwd, env: { ...process.env }, onStderr: keepStderr });
   }
   throw new Error(`unknown transport "${job.transport}"`);
 }

@@ -1,7 +1,8 @@
 // Scenario group "huge-image": one tool call whose result is a single image block of 1, 10, 50 and
 // 100 MiB (decoded), straight from the server ("direct") and through mcp-offload ("proxy", default
 // settings: the image is written to the artifact directory and the client gets a resource_link).
-// A third mode, "direct-linear", is a reference: direct, but read by mcp-offload's linear stdio reader.
+// A third mode, "direct-linear", is a reference: direct, but read by mcp-offload's own stdio reader (ProcessWire).
+// Its 50 MB proxy row is where the relay-core issue's (#32) memory goal is judged (peak RSS ≤ 1.5× the message).
 // The machinery is shared with huge-json: bench/lib/huge-result.mjs.
 //
 // Environment: BENCH_HUGE_IMAGE_MB=1,10,50,100 (decoded sizes in MiB),
@@ -48,7 +49,8 @@ decoded size is mb MiB, sent base64-encoded. The two compared modes both use an 
   down to fit a vision model and a \`resource_link\` (checked on every run: no image block but the preview, a resource_link of the
   exact size, and exactly one file of that size in the artifact directory). An image of up to 1 MiB (\`keepInline.imageMaxBytes\`)
   passes inline as it came, as the default settings keep it for vision models: its proxy row is the cost of the pass-through.
-- **direct-linear** (reference, not one of the compared modes): as direct, but the client's transport is mcp-offload's own
-  \`ProcessTransport\` (dist/transports/process-transport.js, a linear stdio reader) instead of the SDK's \`StdioClientTransport\`.
-  The difference from direct is the cost of the SDK's reader alone.`,
+- **direct-linear** (reference, not one of the compared modes): as direct, but the client reads the server through mcp-offload's
+  own stdio wire, \`ProcessWire\` (dist/transports/process.js, whose reader is linear in the message size and keeps long literals
+  out of the parsed text), adapted to an SDK transport (bench/lib/wire-transport.mjs, which puts the literals back for the client)
+  instead of the SDK's \`StdioClientTransport\`. The difference from direct is the cost of the SDK's reader.`,
 });

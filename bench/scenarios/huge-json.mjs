@@ -1,7 +1,8 @@
 // Scenario group "huge-json": like huge-image, but the payload is a base64 PDF inside a field of
 // JSON carried by a text block: `big-json-pdf {mb}` of the fixture server, 1, 10, 50 and 100 MiB
 // (decoded). Through the proxy, the binary-strings layer finds the PDF by its signature, stores it
-// and splices a small {"$artifact": ...} reference into the JSON in its place.
+// and splices a small {"$artifact": ...} reference into the JSON in its place. Its 50 MB proxy row is where
+// the relay-core issue's (#32) memory goal is judged (peak RSS ≤ 1.5× the message).
 //
 // Environment: BENCH_HUGE_JSON_MB=1,10,50,100 (decoded sizes in MiB),
 //              BENCH_HUGE_JSON_MODES=direct,proxy,direct-linear, BENCH_SKIP_SLOW=1 (skip direct above 50 MiB).
@@ -48,9 +49,10 @@ export default hugeResultGroup({
 
 - **direct**: the client spawns the fixture server; the whole JSON text reaches the client (checked: one text block of the exact length).
 - **proxy**: \`node dist/cli.js --log-level warn --artifact-dir <fresh temp dir> -- node test/fixtures/big-result-server.mjs\`, default settings:
-  the stdio reader keeps the inner payload as bytes and inlays a marker in the text in its place (src/transports/inlay.ts), the
-  binary-strings layer recognizes the PDF signature in \`content\`, decodes and stores the PDF from those bytes and splices a reference
+  the stdio reader keeps the inner payload as bytes and inlays a marker in the text in its place (src/wire/literal-cutter.ts,
+  src/wire/inlay.ts), the binary-strings layer recognizes the PDF signature in \`content\`, decodes and stores the PDF from those bytes and splices a reference
   \`{"$artifact": "artifact://…", "path", "mimeType", "size"}\` in its place (checked on every run: the JSON with the reference, no text block
   over 10 000 chars, a resource_link of the exact size, exactly one file of that size in the artifact directory).
-- **direct-linear** (reference): direct, read by mcp-offload's linear \`ProcessTransport\` instead of the SDK's \`StdioClientTransport\`.`,
+- **direct-linear** (reference): direct, read through mcp-offload's \`ProcessWire\` (bench/lib/wire-transport.mjs) instead of the SDK's
+  \`StdioClientTransport\`.`,
 });

@@ -5,7 +5,7 @@ import { extensionForFile } from './mime.js';
 import { artifactId, isWellFormedId, sanitizeFilename } from './names.js';
 import type { ArtifactInput, ArtifactRecord } from './types.js';
 import { parseLiterals } from './literals.js';
-import { parseExact, stringifyExact } from '../codec/exact-numbers.js';
+import { parseJson, stringifyJson } from '../wire/json.js';
 
 export const ARTIFACT_URI_PREFIX = 'artifact://';
 const META_NAME = /^([0-9a-f]{64})\.json$/;
@@ -59,7 +59,7 @@ export function newRecord(
 }
 
 export function serializeRecord(record: ArtifactRecord): string {
-  return `${stringifyExact(record, 2)}\n`;
+  return `${stringifyJson(record, 2)}\n`;
 }
 
 /** Size of a regular file, or undefined when there is none (deleted by hand, replaced by a directory). */
@@ -80,7 +80,7 @@ function isString(v: unknown): v is string {
 export function parseRecord(dir: string, sha256: string, text: string): ArtifactRecord | string {
   let raw: unknown;
   try {
-    raw = parseExact(text);
+    raw = parseJson(text);
   } catch (err) {
     return `not JSON: ${(err as Error).message}`;
   }

@@ -1,5 +1,13 @@
-import { fileTypeFromBuffer, fileTypeFromFile } from 'file-type';
-import mime from 'mime-types';
+import { createRequire } from 'node:module';
+
+// Both loaded on first use, and kept: mime-types parses its whole database (about 6 MB of memory) and file-type
+// comes with its parsers, while an idle proxy, and most results, need neither. The table below answers the common
+// types without the database.
+type MimeTypes = typeof import('mime-types');
+let mimeTypes: MimeTypes | undefined;
+const mime = (): MimeTypes => (mimeTypes ??= createRequire(import.meta.url)('mime-types') as MimeTypes);
+let fileTypes: Promise<typeof import('file-type')> | undefined;
+const fileType = () => (fileTypes ??= import('file-type'));
 
 /**
  * The seed's MIME → extension table (abp-data-flow) plus the common aliases upstreams send. It wins
@@ -64,13 +72,13 @@ export function essence(mimeType: string | undefined): string {
 
 export function extensionFor(mimeType: string): string {
   const type = essence(mimeType);
-  const ext = EXTENSIONS[type] ?? mime.extension(type);
+  const ext = EXTENSIONS[type] ?? mime().extension(type);
   // The extension ends up in a file name; anything but a short alphanumeric word is not worth the risk.
   return typeof ext === 'string' && /^[a-z0-9]{1,16}$/.test(ext) ? ext : 'bin';
 }
 
 export function mimeTypeForFilename(name: string): string | undefined {
-  const type = mime.lookup(name);
+  const type = mime().lookup(name);
   return type === false ? undefined : type;
 }
 
@@ -161,7 +169,7 @@ export function looksLikeSvg(bytes: Uint8Array): boolean {
  * no more than the entries it inspects.
  */
 export async function sniff(bytes: Uint8Array): Promise<{ mimeType: string; ext: string } | undefined> {
-  return sniffWith(bytes, () => fileTypeFromBuffer(bytes));
+  return sniffWith(bytes, async () => (await fileType()).fileTypeFromBuffer(bytes));
 }
 
 /**
@@ -172,7 +180,7 @@ export async function sniffFile(
   path: string,
   head: Uint8Array,
 ): Promise<{ mimeType: string; ext: string } | undefined> {
-  return sniffWith(head, () => fileTypeFromFile(path));
+  return sniffWith(head, async () => (await fileType()).fileTypeFromFile(path));
 }
 
 async function sniffWith(

@@ -11,6 +11,10 @@ export const CLAIM_SETTLE_MS = 1500;
 /** A claim older than this belongs to a collector that died; it no longer holds anyone back. */
 const CLAIM_LEASE_MS = 10 * 60 * 1000;
 const CONCURRENCY = 8;
+/** How often a claim read back half-written is written and read again before it is left to the next collection. */
+const CLAIM_ROUNDS = 3;
+/** What a claim holds: a token of randomBytes(12). */
+const TOKEN = /^[0-9a-f]{24}$/;
 
 /**
  * Which of some contents this process may collect: two replicas collecting at the same time never both
@@ -28,18 +32,28 @@ export class GcClaims {
 
   async claim(sha256s: string[]): Promise<Set<string>> {
     if (sha256s.length === 0) return new Set();
-    const written = (await inBatches(sha256s, async (sha) => ((await this.heldByOther(sha)) ? undefined : sha))).filter(
+    let pending = (await inBatches(sha256s, async (sha) => ((await this.heldByOther(sha)) ? undefined : sha))).filter(
       (sha): sha is string => sha !== undefined,
     );
-    await inBatches(written, (sha) =>
-      this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: this.key(sha), Body: this.token })),
-    );
-    if (written.length === 0) return new Set();
-    await new Promise((resolve) => setTimeout(resolve, this.settleMs));
-    const won = await inBatches(written, async (sha) =>
-      (await this.holder(sha))?.token === this.token ? sha : undefined,
-    );
-    return new Set(won.filter((sha): sha is string => sha !== undefined));
+    const won = new Set<string>();
+    for (let round = 0; pending.length > 0 && round < CLAIM_ROUNDS; round++) {
+      await inBatches(pending, (sha) => this.write(sha));
+      await new Promise((resolve) => setTimeout(resolve, this.settleMs));
+      const unsettled: string[] = [];
+      await inBatches(pending, async (sha) => {
+        const holder = await this.holder(sha);
+        if (holder?.token === this.token) won.add(sha);
+        // Read while another collector's write was under way (services that write objects in place, as s3rver
+        // does, show a half-written one for a moment): it names nobody, so both would lose it. Claimed again.
+        else if (holder && !TOKEN.test(holder.token)) unsettled.push(sha);
+      });
+      pending = unsettled;
+    }
+    return won;
+  }
+
+  private async write(sha: string): Promise<void> {
+    await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: this.key(sha), Body: this.token }));
   }
 
   async release(sha256s: string[]): Promise<void> {

@@ -2,6 +2,7 @@ import { rm } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { createHash } from 'node:crypto';
 import type { Logger } from '../logger.js';
+import { configureSpool } from '../wire/spool.js';
 import { describeFsError } from './atomic-write.js';
 import { ContentGone, type ArtifactBackend, type Content } from './backend.js';
 import { backendLocation, createBackend } from './backends.js';
@@ -52,6 +53,8 @@ export class ArtifactStore {
   onCollected?: (result: GcResult) => void;
   private ready = false;
   private opening?: Promise<void>;
+  /** Undoes this store's spool directory (see init). */
+  private releaseSpool?: () => void;
 
   constructor(
     private readonly options: StoreOptions,
@@ -59,6 +62,7 @@ export class ArtifactStore {
   ) {
     this.dir = backendLocation(options);
     this.now = options.now ?? Date.now;
+    configureSpool({ log });
   }
 
   static defaultDir(): string {
@@ -76,6 +80,9 @@ export class ArtifactStore {
     for (const record of await this.backend.open()) {
       if (!this.index.hasId(record.id)) this.index.add(record);
     }
+    // Long literals the readers spool (wire/spool.ts) go where their payloads will be stored: the disk meant for
+    // them, in a directory made private, rather than the system's temporary directory.
+    this.releaseSpool ??= configureSpool({ dir: this.backend.tmpDir });
     this.ready = true;
     if (this.backend.shared && !this.refreshTimer) {
       this.refreshTimer = setInterval(() => void this.refresh().catch(() => undefined), REFRESH_MS);
@@ -85,6 +92,8 @@ export class ArtifactStore {
   }
 
   close(): void {
+    this.releaseSpool?.();
+    this.releaseSpool = undefined;
     clearInterval(this.refreshTimer);
     this.refreshTimer = undefined;
     // Unset when init never ran.

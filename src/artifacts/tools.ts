@@ -1,14 +1,13 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
-import { JSONPath } from 'jsonpath-plus';
+import { createRequire } from 'node:module';
 import { splitLines } from './lines.js';
 import type { ArtifactOptions } from '../config/types.js';
 import { isTextMimeType } from './mime.js';
 import { utf8 } from './resources.js';
 import { humanSize } from './sizes.js';
 import type { ArtifactStore } from './store.js';
-import type { ArtifactRecord } from './types.js';
-import type { ArtifactLinks } from '../pipeline/types.js';
-import { parseExact, stringifyExact } from '../codec/exact-numbers.js';
+import type { ArtifactLinks, ArtifactRecord } from './types.js';
+import { parseJson, stringifyJson } from '../wire/json.js';
 
 const MAX_MATCHES = 200;
 
@@ -157,10 +156,15 @@ function lineRange(text: string, spec: string | undefined, limit: number, record
   );
 }
 
+// Loaded on the first query, and kept: an idle proxy needs none. Required (its CommonJS build), as field rules do.
+type JsonPathPlus = typeof import('jsonpath-plus');
+let jsonPathPlus: JsonPathPlus | undefined;
+
 function query(text: string, path: string): string {
+  const { JSONPath } = (jsonPathPlus ??= createRequire(import.meta.url)('jsonpath-plus') as JsonPathPlus);
   let json: unknown;
   try {
-    json = parseExact(text);
+    json = parseJson(text);
   } catch {
     throw new Error('this artifact is not JSON; use lines or pattern instead of query');
   }
@@ -171,7 +175,7 @@ function query(text: string, path: string): string {
   } catch (error) {
     throw new Error(queryProblem(path, error), { cause: error });
   }
-  return stringifyExact(found.length === 1 ? found[0] : found, 2);
+  return stringifyJson(found.length === 1 ? found[0] : found, 2);
 }
 
 /** The library's error in our words, with what a query may do. */

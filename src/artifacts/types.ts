@@ -1,3 +1,4 @@
+import type { S3StoreOptions } from '../config/types.js';
 import type { LiteralForm, LiteralKind } from './literals.js';
 
 /** What the pipeline hands the store: the bytes of one payload and where they came from. */
@@ -27,7 +28,10 @@ export interface ArtifactInput {
 export interface PieceSource {
   /** The size the pieces will add up to (checked against the limit before any is produced). */
   size: number;
-  /** Each piece a buffer of its own: it is still being written while the next is produced. */
+  /**
+   * A piece stays as it is while the next one is produced (it is still being written then), and may be reused for
+   * the one after: a consumer keeps no piece longer, so a payload is decoded through two buffers whatever its size.
+   */
   pieces(): Iterable<Uint8Array>;
 }
 
@@ -124,23 +128,14 @@ export interface GcResult {
   forgotten: number;
 }
 
-/** `artifacts.s3` after normalization (see README, "Artifacts in S3-compatible storage"). */
-export interface S3StoreOptions {
-  bucket: string;
-  /** Key prefix, `''` or ending in `/`. */
-  prefix: string;
-  region: string;
-  /** For S3-compatible services (R2, MinIO, SeaweedFS, Garage, Ceph RGW); AWS when absent. */
-  endpoint?: string;
-  /** The endpoint presigned URLs name, when clients reach the service under another name. */
-  publicEndpoint?: string;
-  forcePathStyle: boolean;
-  /** Both or neither; neither: the AWS default credential chain (environment, profile, instance role). */
-  accessKeyId?: string;
-  secretAccessKey?: string;
-  sessionToken?: string;
-  /** Multipart part size in bytes (at least 5 MiB, S3's minimum). */
-  partSizeBytes: number;
-  /** Parts uploaded at once: memory per upload is about partSizeBytes × this. */
-  uploadConcurrency: number;
+export type { S3StoreOptions };
+
+/** How a session's client reaches an artifact when it cannot open the gateway's files (HTTP). */
+export interface ArtifactLinks {
+  /** A URL the client can open to fetch the artifact (signed, expiring); a bucket's presigned URL comes async. */
+  urlFor(record: ArtifactRecord): string | Promise<string>;
+  /** Name the gateway-side path too (the client shares the volume). */
+  showPath: boolean;
+  /** A signed link to this session's gallery page. */
+  galleryUrl?(): string;
 }

@@ -1,8 +1,13 @@
-import { UnauthorizedError } from '@modelcontextprotocol/client';
+import {
+  Client,
+  SSEClientTransport,
+  StreamableHTTPClientTransport,
+  UnauthorizedError,
+} from '@modelcontextprotocol/client';
 import type { HttpServerConfig } from '../config/types.js';
-import { identifiedClient, PROXY_IDENTITY } from '../upstreams/client-identity.js';
-import { causeChain } from '../upstreams/errors.js';
-import { remoteTransport } from '../upstreams/transport-factory.js';
+import { PROXY_IDENTITY } from '../upstreams/client-identity.js';
+import { causeChain } from '../rpc/errors.js';
+import { FIRST_MODERN_PROTOCOL_VERSION } from '../protocol/versions.js';
 import { TokenFileProvider, type LoginHooks } from '../upstreams/oauth/provider.js';
 import { UpstreamLogin } from '../upstreams/oauth/upstream-login.js';
 import { removeTokenFile, TokenFileError } from '../upstreams/oauth/token-file.js';
@@ -49,8 +54,8 @@ export async function runLogin(
     },
   };
   const provider = new TokenFileProvider(pinned, upstream.origin, hooks);
-  const transport = remoteTransport(server, { authProvider: provider });
-  const client = identifiedClient(PROXY_IDENTITY, { protocol: server.protocol ?? 'auto' });
+  const transport = remoteTransport(server, provider);
+  const client = loginClient(server);
   const timeoutMs = settings.loginTimeoutMs ?? LOGIN_TIMEOUT_MS;
   let timer: NodeJS.Timeout | undefined;
   try {
@@ -90,8 +95,8 @@ export async function runLogin(
     await transport.finishAuth(params);
     await transport.close().catch(() => undefined);
     // The tokens are only as good as the server says: connect once with them, as the proxy will.
-    const check = remoteTransport(server, { authProvider: new TokenFileProvider(pinned, upstream.origin) });
-    const checker = identifiedClient(PROXY_IDENTITY, { protocol: server.protocol ?? 'auto' });
+    const check = remoteTransport(server, new TokenFileProvider(pinned, upstream.origin));
+    const checker = loginClient(server);
     await checker.connect(check, { timeout: timeoutMs });
     await checker.close();
     stderr.write(`mcp-offload: logged in to "${server.name}"; the tokens are in ${upstream.tokenFile}\n`);
@@ -122,6 +127,31 @@ export function runLogout(server: HttpServerConfig, stderr: NodeJS.WritableStrea
     stderr.write(`mcp-offload logout: ${(error as Error).message}\n`);
     return 1;
   }
+}
+
+/**
+ * The login is the SDK client's own OAuth flow (its transports call the provider, which opens the browser): a CLI
+ * command of its own, outside the relay, so it uses the SDK's client and transports as any MCP client would.
+ */
+function remoteTransport(
+  server: HttpServerConfig,
+  provider: TokenFileProvider,
+): StreamableHTTPClientTransport | SSEClientTransport {
+  const options = { requestInit: { headers: server.headers }, authProvider: provider };
+  const url = new URL(server.url);
+  return server.transport === 'sse'
+    ? new SSEClientTransport(url, options)
+    : new StreamableHTTPClientTransport(url, options);
+}
+
+function loginClient(server: HttpServerConfig): Client {
+  const protocol = server.protocol ?? 'auto';
+  return new Client(PROXY_IDENTITY.clientInfo, {
+    capabilities: PROXY_IDENTITY.capabilities,
+    versionNegotiation: {
+      mode: protocol === 'legacy' ? 'legacy' : protocol === 'modern' ? { pin: FIRST_MODERN_PROTOCOL_VERSION } : 'auto',
+    },
+  });
 }
 
 /** An error with what caused it, which for network failures is where the reason is. */

@@ -1,14 +1,10 @@
 import type { AuthToken, Config } from '../config/types.js';
 import type { Logger } from '../logger.js';
 import { Gateway } from '../gateway/gateway.js';
-import type { HttpHandle } from '../gateway/http-server.js';
-import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import type { Transport } from '@modelcontextprotocol/server';
-import { StdioServerTransport } from '../transports/stdio-server-transport.js';
-import { DecoratedTransport } from '../transports/decorated-transport.js';
-import { holdInbound, type InboundHold } from '../transports/hold-inbound.js';
-import { watchListens } from '../gateway/resource-watch.js';
-import { LeanDispatch } from '../fast-path/lean-dispatch.js';
+import type { HttpHandle } from '../http/server.js';
+import { StdioWire } from '../transports/stdio.js';
+import { holdFrames, type FrameHold } from '../transports/hold.js';
+import type { Wire } from '../wire/wire.js';
 import { firstClientOf, type FirstClient } from '../upstreams/client-identity.js';
 import { bannerFacts, bannerText } from './banner.js';
 import type { SharedState } from '../shared/shared-state.js';
@@ -89,7 +85,7 @@ export async function run(config: Config, tokens: AuthToken[], log: Logger): Pro
   // The client may have gone while the upstreams started (stdin closed): shutdown is under way.
   if (stopping) return done;
   if (config.http) {
-    const { serveHttp } = await import('../gateway/http-server.js');
+    const { serveHttp } = await import('../http/server.js');
     http = await serveHttp(gateway, { ...config.http, tokens, ...(shared ? { shared } : {}) }, log);
     // Tells wrapper scripts and tests where we listen when port 0 was asked for.
     process.stderr.write(`mcp-offload listening on ${http.url}\n`);
@@ -108,41 +104,24 @@ function closeDeadline(config: Config): number {
 }
 
 /**
- * Serves the client on stdin/stdout (or on `transport`, in tests), holding its messages until open(): they are read
- * at once, so the upstreams can be started as the client that sends them (firstClient), and handled once the
- * upstreams are up.
+ * Serves the client on stdin/stdout (or on `wire`, in tests), holding its messages until open(): they are read at
+ * once, so the upstreams can be started as the client that sends them (firstClient), and handled once the upstreams
+ * are up. The session's era is decided by the client's first message (relay/interceptors/handshake.ts).
  */
 export function serveStdioHeld(
   gateway: Gateway,
   log: Logger,
   onclose: () => void,
-  transport: Transport = new StdioServerTransport(log),
-): { hold: InboundHold; close(): Promise<void> } {
-  transport.onclose = onclose;
-  const hold = holdInbound();
-  // The SDK's stdio entry decides the connection's era from its first messages (an `initialize`, or a request
-  // with a 2026-07-28 envelope) and asks for a session of that era; our transport stays the wire. The decorator
-  // keeps our onclose, which the entry would otherwise replace with its own, and sees the listen streams open
-  // and close, whose resource URIs are subscribed upstream meanwhile.
-  // The session's lean dispatcher takes its calls off the wire before the entry (fast-path/lean-dispatch.ts): a
-  // legacy session's, and a 2026-07-28 session's once the entry has pinned the connection to it.
-  let lean: LeanDispatch | undefined;
-  const hooks = LeanDispatch.beneathEntry(watchListens(gateway.resourceWatch), () => lean);
-  serveStdio(
-    ({ era }) => {
-      const session = gateway.createSession({}, { era });
-      lean = session.lean;
-      return session.server;
-    },
-    {
-      transport: new DecoratedTransport(new DecoratedTransport(transport, hold.hooks), hooks),
-      onerror: (error) => log.debug({ err: error.message }, 'stdio entry'),
-    },
-  );
+  wire: Wire & { start?(): void } = new StdioWire(log),
+): { hold: FrameHold; close(): Promise<void> } {
+  const session = gateway.createSession();
+  session.attach(wire);
+  const hold = holdFrames(wire, onclose);
+  wire.start?.();
   // Without its onclose: the proxy is already ending when it closes stdin itself.
   const close = () => {
-    transport.onclose = undefined;
-    return transport.close();
+    hold.quiet();
+    return wire.close();
   };
   return { hold, close };
 }
@@ -151,7 +130,7 @@ export function serveStdioHeld(
  * The client whose first message comes soon, if that message says who it is (firstClientOf); none for a person at
  * a terminal.
  */
-async function firstClient(stdio: InboundHold): Promise<FirstClient | undefined> {
+async function firstClient(stdio: FrameHold): Promise<FirstClient | undefined> {
   if (process.stdin.isTTY) return undefined;
   let timer: NodeJS.Timeout | undefined;
   const first = await Promise.race([

@@ -1,5 +1,5 @@
 import { defaultConfig, defaultServerSettings, type Config, type ServerConfig } from '../config/types.js';
-import { abpEnvironment, abpRequestTimeoutMs, resolveAbpOptions } from '../upstreams/abp/options.js';
+import { abpEnvironment, abpRequestTimeoutMs, resolveAbpOptions } from '../config/abp.js';
 import { UsageError, type CliArgs } from './args.js';
 import { nameFromCommand, nameFromUrl } from '../config/server-name.js';
 

@@ -8,7 +8,7 @@ import { hasOwn, isPlainObject, joinPointer } from './pointer.js';
 import { DEFAULTS } from './types.js';
 import picomatch from 'picomatch';
 import { closestKey } from './suggest.js';
-import { abpEnvironment } from '../upstreams/abp/options.js';
+import { abpEnvironment } from './abp.js';
 
 export interface CheckOptions {
   allowNoServers: boolean;

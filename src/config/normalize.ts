@@ -25,9 +25,9 @@ import {
 } from './types.js';
 import type { NodeInfo } from './yaml-tree.js';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import type { PipelinePatch, RuleConfig } from '../pipeline/settings.js';
-import type { S3StoreOptions } from '../artifacts/types.js';
-import { abpRequestTimeoutMs, resolveAbpOptions, type AbpOptionsDoc } from '../upstreams/abp/options.js';
+import type { PipelinePatch, RuleConfig } from './pipeline.js';
+import type { S3StoreOptions } from './types.js';
+import { abpRequestTimeoutMs, resolveAbpOptions, type AbpOptionsDoc } from './abp.js';
 
 /* The document's shape after validation; see config/schema.json. */
 interface ServerDoc {

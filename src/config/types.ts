@@ -1,7 +1,5 @@
-import type { PipelinePatch, RuleConfig } from '../pipeline/settings.js';
-import type { AbpOptions } from '../upstreams/abp/options.js';
-import { DEFAULT_EVENT_STORE_LIMITS, type MemoryEventStoreLimits } from '../http/memory-event-store.js';
-import type { S3StoreOptions } from '../artifacts/types.js';
+import type { PipelinePatch, RuleConfig } from './pipeline.js';
+import type { AbpOptions } from './abp.js';
 
 /**
  * The validated, normalized configuration every other module reads.
@@ -278,6 +276,22 @@ export function formatProblem(p: ConfigProblem): string {
   return `${p.file}:${p.line}:${p.column}: ${p.message}`;
 }
 
+/** Limits of the in-memory event store (src/http/memory-event-store.ts). */
+export interface MemoryEventStoreLimits {
+  /** The stored messages' total size (their JSON length, estimated, plus EVENT_OVERHEAD_BYTES each). */
+  maxBytes: number;
+  /** Events kept per stream; a chatty call (progress) loses its oldest first. */
+  maxEventsPerStream: number;
+  /** How long a stream is kept after its response, for a client that lost it on the way. */
+  keepAnsweredMs: number;
+}
+
+export const DEFAULT_EVENT_STORE_LIMITS: MemoryEventStoreLimits = {
+  maxBytes: 64 * 1024 * 1024,
+  maxEventsPerStream: 1000,
+  keepAnsweredMs: 5 * 60_000,
+};
+
 export const DEFAULTS = {
   logLevel: 'info' as LogLevel,
   timeoutMs: 60_000,
@@ -350,4 +364,25 @@ export function defaultConfig(servers: ServerConfig[] = []): Config {
     rules: [],
     servers,
   };
+}
+
+/** `artifacts.s3` after normalization (see README, "Artifacts in S3-compatible storage"). */
+export interface S3StoreOptions {
+  bucket: string;
+  /** Key prefix, `''` or ending in `/`. */
+  prefix: string;
+  region: string;
+  /** For S3-compatible services (R2, MinIO, SeaweedFS, Garage, Ceph RGW); AWS when absent. */
+  endpoint?: string;
+  /** The endpoint presigned URLs name, when clients reach the service under another name. */
+  publicEndpoint?: string;
+  forcePathStyle: boolean;
+  /** Both or neither; neither: the AWS default credential chain (environment, profile, instance role). */
+  accessKeyId?: string;
+  secretAccessKey?: string;
+  sessionToken?: string;
+  /** Multipart part size in bytes (at least 5 MiB, S3's minimum). */
+  partSizeBytes: number;
+  /** Parts uploaded at once: memory per upload is about partSizeBytes × this. */
+  uploadConcurrency: number;
 }

@@ -1,37 +1,23 @@
-import type {
-  Implementation,
-  InitializeRequest,
-  JSONRPCRequest,
-  Notification,
-  Result,
-  ServerCapabilities,
-} from '@modelcontextprotocol/server';
-import { sendRawRequest } from '../protocol/raw-messages.js';
+import type { Implementation, InitializeRequest, ServerCapabilities } from '@modelcontextprotocol/server';
 import type { Config, ServerConfig } from '../config/types.js';
 import type { Logger } from '../logger.js';
 import { VERSION } from '../version.js';
-import { CONNECTION_CLOSED, ClientError, forwardedError } from '../upstreams/errors.js';
+import type { InitializeAnswer, RelayContext } from '../relay/context.js';
+import { Dispatcher } from '../relay/dispatch.js';
+import { interceptors } from '../relay/order.js';
+import { helloOf } from '../relay/interceptors/handshake.js';
+import { Session, type SessionIdentity, type SessionKind } from '../relay/session.js';
 import type { CatalogKind } from '../upstreams/catalog-fetch.js';
 import { identityOf, type ClientIdentity, type FirstClient } from '../upstreams/client-identity.js';
 import { ServerPool } from '../upstreams/server-pool.js';
-import { Upstream, type ServerRequestExtra } from '../upstreams/upstream.js';
-import { Catalog } from './catalog.js';
-import type { RequestContext, RequestHandler } from './context.js';
-import { unsupportedByClient } from './client-capabilities.js';
-import { createHandlers, forward } from './handlers.js';
-import type { InitializeAnswer } from './initialize.js';
-import { DownstreamSession, type SessionIdentity, type SessionKind } from './session.js';
-import { InputBridge } from './input-bridge.js';
-import { ResourceWatch } from './resource-watch.js';
-import { SessionView } from './session-view.js';
-import { GatewayEvents } from './events.js';
-import { InFlight } from './inflight.js';
-import { relayLane, type RelayLane } from './relay-lane.js';
-import { Offload } from './offload.js';
-import { ProtocolErrorCode } from '@modelcontextprotocol/server';
-
-/** How long a request from an upstream to the client (a user answering, a model sampling) may take. */
-const CLIENT_REQUEST_TIMEOUT_MS = 30 * 60_000;
+import { Upstream } from '../upstreams/upstream.js';
+import { Catalog } from '../relay/catalog.js';
+import { GatewayEvents } from '../relay/events.js';
+import { InFlight } from '../relay/inflight.js';
+import { InputBridge } from '../relay/input-bridge.js';
+import { Offload } from '../relay/offload.js';
+import { ResourceWatch } from '../relay/resource-watch.js';
+import { SessionView } from '../relay/session-view.js';
 
 export interface GatewayOptions {
   /**
@@ -41,11 +27,19 @@ export interface GatewayOptions {
   oneClient?: boolean;
 }
 
+/** Who hears of changes in the shared catalog: `server` is whose connection saw it, `remote` another replica's. */
+export type SharedChangeListener = (
+  method: string,
+  params: Record<string, unknown> | undefined,
+  origin: { remote: boolean; server: string },
+) => void;
+
 /**
- * The proxy's core: upstream connections on one side, client sessions on the other, and what each session sees
- * between them. Transports (stdio, HTTP) only create sessions and hand them a transport.
+ * The proxy's core: upstream connections on one side, client sessions on the other, what each session sees between
+ * them, and the one relay every message between them takes (src/relay/). Transports only create sessions and give
+ * them their wires.
  */
-export class Gateway {
+export class Gateway implements RelayContext {
   /** The shared connection of every configured server, started with the gateway. */
   readonly upstreams: Upstream[];
   readonly pools: ServerPool[];
@@ -54,32 +48,32 @@ export class Gateway {
   readonly offload: Offload;
   /** Calls, artifact reads and collections, for metrics and the audit log. */
   readonly events = new GatewayEvents();
-  private readonly sharedView: SessionView;
-  private readonly sessions = new Set<DownstreamSession>();
-  /** Connections opened for one session, and that session. */
-  private readonly owners = new Map<Upstream, DownstreamSession>();
-  /** Sessions' own connections being stopped, for stop() to wait for. */
-  private readonly releasing = new Set<Promise<void>>();
-  private readonly handlers: Record<string, RequestHandler>;
-  private stopped = false;
   /** Client requests being handled, for graceful shutdown. */
-  private readonly inflight = new InFlight();
-  /** The handler's tools/call in fewer steps, for the calls it fits (relay-lane.ts). */
-  private readonly lane: RelayLane;
-  /** Upstream requests that arrived before the client finished its handshake (one-client mode). */
-  private readonly awaitingClient = new Set<() => void>();
+  readonly inflight = new InFlight();
   /** Legacy upstreams' calls made by modern clients, held between the clients' requests. */
   readonly bridge: InputBridge;
   /** Upstream subscriptions for the resource URIs modern clients' listen streams want updates of. */
   readonly resourceWatch: ResourceWatch;
-  /** Who hears of changes in the shared catalog besides its sessions: stateless modern HTTP clients' listen streams. */
+  readonly oneClient: boolean;
+  private readonly sharedView: SessionView;
+  private readonly live = new Set<Session>();
+  /** Connections opened for one session, and that session. */
+  private readonly owners = new Map<Upstream, Session>();
+  /** Sessions' own connections being stopped, for stop() to wait for. */
+  private readonly releasing = new Set<Promise<void>>();
+  private readonly dispatcher: Dispatcher;
+  private stopped = false;
+  /** Upstream requests that arrived before the client finished its handshake (one-client mode). */
+  private readonly awaitingClient = new Set<() => void>();
+  /** Who hears of changes in the shared catalog besides its sessions: HTTP clients' listen streams, other replicas. */
   private readonly sharedChangeListeners = new Set<SharedChangeListener>();
 
   constructor(
     readonly config: Config,
     readonly log: Logger,
-    private readonly options: GatewayOptions = {},
+    options: GatewayOptions = {},
   ) {
+    this.oneClient = options.oneClient ?? false;
     this.offload = new Offload(config, log, this.events);
     this.pools = config.servers
       .filter((server) => server.enabled)
@@ -91,23 +85,22 @@ export class Gateway {
     this.sharedView = new SessionView(this.upstreams, this.catalog);
     this.bridge = new InputBridge(config.gateway.inputHoldMs, log);
     this.resourceWatch = new ResourceWatch((uri) => this.sharedView.resourceServer(uri), log);
-    this.lane = relayLane({ offload: this.offload, events: this.events, inflight: this.inflight, bridge: this.bridge });
-    this.handlers = createHandlers({
-      pageSize: config.gateway.pageSize,
-      offload: this.offload,
-      events: this.events,
-      bridge: this.bridge,
-    });
+    this.dispatcher = new Dispatcher(interceptors(this), log);
+  }
+
+  /** Every connected client. */
+  get sessions(): ReadonlySet<Session> {
+    return this.live;
   }
 
   /**
-   * Connects every upstream, waiting at most `startupTimeoutMs`: one slow or broken upstream
-   * does not hold the others back, and it joins the catalog when it comes up. In one-client mode, `first` is the
-   * client whose first message is waiting: the upstreams are started as it (see initializeSession).
+   * Connects every upstream, waiting at most `startupTimeoutMs`: one slow or broken upstream does not hold the others
+   * back, and it joins the catalog when it comes up. In one-client mode, `first` is the client whose first message
+   * is waiting: the upstreams are started as it (see initialize).
    */
   async start(first?: FirstClient): Promise<void> {
     await this.offload.init();
-    const as = this.options.oneClient ? first : undefined;
+    const as = this.oneClient ? first : undefined;
     await this.withinStartup(Promise.all(this.upstreams.map((u) => u.start(as))));
     const down = this.upstreams.filter((u) => u.state === 'down' || u.state === 'connecting').map((u) => u.name);
     const failed = this.upstreams.filter((u) => u.state === 'failed').map((u) => u.name);
@@ -122,15 +115,15 @@ export class Gateway {
     if (this.stopped) return;
     this.stopped = true;
     this.bridge.stop();
-    await Promise.all([...this.sessions].map((s) => s.close()));
+    await Promise.all([...this.live].map((s) => s.close()));
     await Promise.all([...this.releasing]);
     await Promise.all(this.pools.map((pool) => pool.stop()));
     this.offload.stop();
   }
 
   /**
-   * Resolves when no client request is being handled, or after `timeoutMs`; true if it went idle.
-   * New requests are still served meanwhile: the transports stop taking them.
+   * Resolves when no client request is being handled, or after `timeoutMs`; true if it went idle. New requests are
+   * still served meanwhile: the transports stop taking them.
    */
   drain(timeoutMs: number): Promise<boolean> {
     return this.inflight.drain(timeoutMs);
@@ -141,20 +134,14 @@ export class Gateway {
   }
 
   /**
-   * A session for a new client; the caller connects it to a transport (or hands its Server to an SDK serving
-   * entry). A modern one is served by the shared connections.
+   * A session for a new client; the caller connects it to a wire (`attach`) or an MCP SDK transport (`connect`). A
+   * session starts out served by the shared connections; a 2025 client's `initialize` may give it its own.
    */
-  createSession(identity: SessionIdentity = {}, kind: SessionKind = { era: 'legacy' }): DownstreamSession {
-    const session = new DownstreamSession(
+  createSession(identity: SessionIdentity = {}, kind: SessionKind = {}): Session {
+    const session = new Session(
       {
-        serverInfo: this.serverInfo(),
-        capabilities: this.capabilities(),
-        instructions: this.instructions(),
-        handle: (context) => this.handle(context),
-        relayCall: this.lane,
-        initialize: (s, params) => this.initializeSession(s, params),
-        clientNotification: (s, notification) => this.clientNotification(s, notification),
-        initialized: () => this.clientArrived(),
+        request: (s, frame) => this.dispatcher.clientRequest(s, frame),
+        notification: (s, frame) => this.dispatcher.clientNotification(s, frame),
         closed: (s) => this.sessionClosed(s),
         log: this.log,
       },
@@ -162,7 +149,7 @@ export class Gateway {
       identity,
       kind,
     );
-    this.sessions.add(session);
+    this.live.add(session);
     // A modern client has no handshake: it is there once it has sent something, and an upstream's question that
     // was waiting for a client learns at once that it cannot be asked outside a call.
     if (kind.era === 'modern' && !kind.transient) this.clientArrived();
@@ -178,27 +165,29 @@ export class Gateway {
     return () => this.sharedChangeListeners.delete(listener);
   }
 
+  sharedChange(method: string, params: Record<string, unknown> | undefined, server: string): void {
+    for (const listener of this.sharedChangeListeners) listener(method, params, { remote: false, server });
+  }
+
   /**
    * A change another replica saw on its shared connections (src/shared/change-fanout.ts): told to the clients served
-   * by this replica's shared connections as if seen here. Legacy clients hear of list changes, and of a resource's
-   * update when they subscribed to it; listen streams hear of what they asked for. A session whose view does not
-   * hold this replica's shared connection of `server` (its own process of it) is not told: what changed is not what
-   * it sees.
+   * by this replica's shared connections as if seen here. A session whose view does not hold this replica's shared
+   * connection of `server` (its own process of it) is not told: what changed is not what it sees.
    */
-  relayChange(notification: Notification, server: string): void {
+  relayChange(method: string, params: Record<string, unknown> | undefined, server: string): void {
     const shared = this.upstreams.find((u) => u.name === server);
     if (!shared) return;
-    const uri = String((notification.params as { uri?: unknown } | undefined)?.uri);
-    const updated = notification.method === 'notifications/resources/updated';
-    for (const session of this.sessions) {
-      if (!session.view.serves(shared) || session.kind.transient || session.era !== 'legacy') continue;
-      if (!updated || session.isSubscribed(uri)) void session.notify(notification);
+    const uri = String(params?.uri);
+    const updated = method === 'notifications/resources/updated';
+    for (const session of this.live) {
+      if (!session.view.serves(shared) || session.kind.transient || session.era === 'modern') continue;
+      if (!updated || session.isSubscribed(uri)) void session.notify(method, params);
     }
-    for (const listener of this.sharedChangeListeners) listener(notification, { remote: true, server });
+    for (const listener of this.sharedChangeListeners) listener(method, params, { remote: true, server });
   }
 
   get sessionCount(): number {
-    return this.sessions.size;
+    return this.live.size;
   }
 
   /** A single upstream is mirrored, so wrapping a server changes nothing the client can see. */
@@ -216,8 +205,8 @@ export class Gateway {
   }
 
   /**
-   * The union of what the upstreams offer. An upstream not yet connected might offer anything,
-   * so while any is unknown the proxy declares every feature it can forward.
+   * The union of what the upstreams offer. An upstream not yet connected might offer anything, so while any is
+   * unknown the proxy declares every feature it can forward.
    */
   capabilities(upstreams: readonly Upstream[] = this.upstreams): ServerCapabilities {
     const known = upstreams.filter((u) => u.capabilities).map((u) => u.capabilities!);
@@ -235,12 +224,74 @@ export class Gateway {
     return capabilities;
   }
 
+  ownerOf(upstream: Upstream): Session | undefined {
+    return this.owners.get(upstream);
+  }
+
+  /** The client of a one-client gateway, once it has introduced itself. */
+  theClient(): Session | undefined {
+    for (const session of this.live) if (session.isInitialized && !session.isClosed) return session;
+    return undefined;
+  }
+
+  /** Resolves once some client has finished its handshake, or the request is cancelled. */
+  clientConnected(signal: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        this.awaitingClient.delete(done);
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      signal.addEventListener('abort', done, { once: true });
+      this.awaitingClient.add(done);
+    });
+  }
+
+  clientArrived(): void {
+    for (const wake of [...this.awaitingClient]) wake();
+  }
+
+  /**
+   * A client has introduced itself. Upstreams learn who it is before it is answered: in one-client mode every
+   * upstream is initialized again as the client, in the client's era where the server speaks both; otherwise each
+   * isolated server gets a connection of its own for it, and a server of both eras a legacy-era one. The answer
+   * mirrors what those upstreams said.
+   */
+  async initialize(session: Session, params: InitializeRequest['params']): Promise<InitializeAnswer> {
+    const identity = identityOf(params);
+    let connections: readonly Upstream[] = this.upstreams;
+    if (this.oneClient) {
+      await this.withinStartup(Promise.all(this.upstreams.map((u) => u.reconnectAs(identity, { legacy: true }))));
+    } else {
+      connections = await this.sessionConnections(session, identity);
+    }
+    const protocolVersion = single(connections)?.protocolVersion;
+    const instructions = this.instructions(connections);
+    return {
+      serverInfo: this.serverInfo(connections),
+      capabilities: this.capabilities(connections),
+      ...(instructions !== undefined ? { instructions } : {}),
+      ...(protocolVersion !== undefined ? { protocolVersion } : {}),
+    };
+  }
+
+  /**
+   * A 2025 session another replica held, adopted here (src/http/session-routing.ts): its client's `initialize` is
+   * replayed to the relay as if it had just come, its answer dropped (the client had it from the first replica).
+   */
+  async replayInitialize(session: Session, params: InitializeRequest['params']): Promise<void> {
+    session.pin('legacy');
+    session.hello = helloOf(params);
+    await this.initialize(session, params);
+    session.initialized();
+  }
+
   private makeUpstream(server: ServerConfig, identity?: ClientIdentity): Upstream {
     return new Upstream(
       server,
       {
-        serverRequest: (upstream, request, extra) => this.serverRequest(upstream, request, extra),
-        notification: (upstream, notification) => this.upstreamNotification(upstream, notification),
+        request: (upstream, frame, reply) => this.dispatcher.upstreamRequest(upstream, frame, reply),
+        notification: (upstream, frame) => this.dispatcher.upstreamNotification(upstream, frame),
         catalogChanged: (upstream, kinds, announced) => this.catalogChanged(upstream, kinds, announced),
         stateChanged: (upstream) => this.log.debug({ server: upstream.name, state: upstream.state }, 'upstream state'),
       },
@@ -270,35 +321,10 @@ export class Gateway {
   }
 
   /**
-   * A client has introduced itself. Upstreams learn who it is before it is answered: in one-client mode every
-   * upstream is initialized again as the client, in the client's era where the server speaks both; otherwise each
-   * isolated server gets a connection of its own for it, and a server of both eras a legacy-era one. The answer
-   * mirrors what those upstreams said.
-   */
-  private async initializeSession(
-    session: DownstreamSession,
-    params: InitializeRequest['params'],
-  ): Promise<InitializeAnswer> {
-    const identity = identityOf(params);
-    let connections: readonly Upstream[] = this.upstreams;
-    if (this.options.oneClient) {
-      await this.withinStartup(Promise.all(this.upstreams.map((u) => u.reconnectAs(identity, { legacy: true }))));
-    } else {
-      connections = await this.sessionConnections(session, identity);
-    }
-    return {
-      serverInfo: this.serverInfo(connections),
-      capabilities: this.capabilities(connections),
-      instructions: this.instructions(connections),
-      protocolVersion: single(connections)?.protocolVersion,
-    };
-  }
-
-  /**
    * The connections that serve a legacy client's session, one per server: the shared one, a legacy-era one for a
    * server of both eras, or one of its own (server-pool.ts). Its own are started before the client is answered.
    */
-  private async sessionConnections(session: DownstreamSession, identity: ClientIdentity): Promise<readonly Upstream[]> {
+  private async sessionConnections(session: Session, identity: ClientIdentity): Promise<readonly Upstream[]> {
     const pools = this.pools;
     const tried = pools.map((pool) => pool.connectionFor(session.id, identity));
     if (tried.every((u, i) => u === this.upstreams[i])) return this.upstreams;
@@ -321,8 +347,8 @@ export class Gateway {
     return connections;
   }
 
-  private sessionClosed(session: DownstreamSession): void {
-    this.sessions.delete(session);
+  private sessionClosed(session: Session): void {
+    this.live.delete(session);
     if (session.view === this.sharedView) return;
     for (const upstream of session.view.upstreams) {
       if (this.owners.get(upstream) === session) this.owners.delete(upstream);
@@ -332,208 +358,17 @@ export class Gateway {
     void released.finally(() => this.releasing.delete(released));
   }
 
-  /** Whether the gateway has a handler of its own for `method` (a lone upstream also gets methods it has none for). */
-  handles(method: string): boolean {
-    return method in this.handlers;
-  }
-
-  private handle(context: RequestContext): Promise<Result> {
-    return this.inflight.track(() => this.route(context));
-  }
-
-  private async route(context: RequestContext): Promise<Result> {
-    const handler = this.handlers[context.request.method];
-    if (handler) return handler(context);
-    // An unknown method goes to a lone upstream as is: it may know it even if we do not.
-    const only = single(context.session.view.upstreams);
-    if (only) return forward(context, only);
-    throw new ClientError(ProtocolErrorCode.MethodNotFound, `Method not found: ${context.request.method}`);
-  }
-
-  /** A client's roots changed: the connections that speak for it are told (a shared one speaks for nobody). */
-  private clientNotification(session: DownstreamSession, notification: Notification): void {
-    if (notification.method === 'notifications/roots/list_changed') {
-      for (const upstream of session.view.upstreams) {
-        if (this.options.oneClient || this.owners.get(upstream) === session) void upstream.notify(notification);
-      }
-      return;
-    }
-    this.log.debug({ method: notification.method, session: session.id }, 'client notification not forwarded');
-  }
-
-  /** Sampling, elicitation and roots requests go to the client the upstream is asking (see askedSession). */
-  private async serverRequest(upstream: Upstream, request: JSONRPCRequest, extra: ServerRequestExtra): Promise<Result> {
-    const { method } = request;
-    const bridged = this.bridgedCall(upstream, method);
-    if (bridged) return bridged.ask(request, extra.mcpReq.signal);
-    const session = await this.askedSession(upstream, method, extra.mcpReq.signal);
-    if (session.era === 'modern') {
-      throw new ClientError(
-        ProtocolErrorCode.InvalidRequest,
-        `mcp-offload cannot pass ${method} from upstream "${upstream.name}" on to its MCP client: the client speaks MCP 2026-07-28, ` +
-          `where a server asks the client something only within a call, and no call of that client is in flight on this connection`,
-      );
-    }
-    // MCP lets a server ask the client things only once the client has said `initialized`.
-    await session.handshake(extra.mcpReq.signal);
-    if (extra.mcpReq.signal.aborted || session.isClosed) {
-      throw new ClientError(CONNECTION_CLOSED, `the MCP client went away before ${method} could be asked`);
-    }
-    const unsupported = unsupportedByClient(session.clientCapabilities, request, upstream.name);
-    if (unsupported) throw unsupported;
-    try {
-      return await sendRawRequest(
-        session.server,
-        { method, params: request.params },
-        {
-          signal: extra.mcpReq.signal,
-          relatedRequestId: session.requestServedBy(upstream),
-          timeout: CLIENT_REQUEST_TIMEOUT_MS,
-        },
-      );
-    } catch (error) {
-      throw forwardedError(error);
-    }
-  }
-
-  /**
-   * The client an upstream's request is for, known exactly, never guessed: the session a connection was opened for;
-   * in one-client mode the client; on a shared connection the one client whose calls it is serving. When a shared
-   * connection serves calls of several clients, or none, nobody can know, and the upstream is told so.
-   */
-  private async askedSession(upstream: Upstream, method: string, signal: AbortSignal): Promise<DownstreamSession> {
-    const owner = this.owners.get(upstream);
-    if (owner) return owner;
-    if (this.options.oneClient) {
-      // A server asks for roots as soon as it is initialized, which may be before the client is there.
-      if (!this.theClient()) await this.clientConnected(signal);
-      const client = this.theClient();
-      if (client) return client;
-      throw new ClientError(
-        ProtocolErrorCode.InternalError,
-        `no MCP client is connected to answer ${method} from upstream "${upstream.name}"`,
-      );
-    }
-    this.pools.find((pool) => pool.isShared(upstream))?.sharedAsked(method);
-    const serving = this.sessionsServedBy(upstream);
-    if (serving.length === 1) return serving[0]!;
-    const calls =
-      serving.length === 0
-        ? 'no call of any client is in flight on it'
-        : `calls of ${serving.length} clients are in flight on it`;
-    throw new ClientError(
-      ProtocolErrorCode.InvalidRequest,
-      `mcp-offload cannot tell which client ${method} is for: upstream "${upstream.name}" serves its clients on one shared connection and ${calls}. ` +
-        `Set "isolation: session" for server "${upstream.name}" in the mcp-offload config to give every client a connection of its own.`,
-    );
-  }
-
-  /**
-   * The modern client's call a legacy upstream's question belongs to: the one bridged call in flight on the
-   * connection, or the newest when all of them are one client's; none when no modern call is in flight there or a
-   * legacy client's call is too (askedSession decides then). Calls of several modern clients make the question
-   * unattributable, and the upstream is told so.
-   */
-  private bridgedCall(upstream: Upstream, method: string): ReturnType<InputBridge['callsOn']>[number] | undefined {
-    if (this.owners.has(upstream)) return undefined;
-    const calls = this.bridge.callsOn(upstream);
-    if (calls.length === 0) return undefined;
-    if (this.sessionsServedBy(upstream).some((session) => session.era === 'legacy')) return undefined;
-    if (new Set(calls.map((call) => call.binding)).size === 1) return calls[calls.length - 1];
-    throw new ClientError(
-      ProtocolErrorCode.InvalidRequest,
-      `mcp-offload cannot tell which client ${method} is for: upstream "${upstream.name}" serves calls of ${calls.length} MCP 2026-07-28 clients on one shared connection`,
-    );
-  }
-
-  /** Sessions with a request in flight on this connection. */
-  private sessionsServedBy(upstream: Upstream): DownstreamSession[] {
-    return [...this.sessions].filter((session) => session.requestServedBy(upstream) !== undefined);
-  }
-
-  /** The client of a one-client gateway, once it has introduced itself. */
-  private theClient(): DownstreamSession | undefined {
-    for (const session of this.sessions) if (session.isInitialized && !session.isClosed) return session;
-    return undefined;
-  }
-
-  /**
-   * Resolves once some client has finished its handshake, or the request is cancelled (a closing upstream cancels it).
-   */
-  private clientConnected(signal: AbortSignal): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        this.awaitingClient.delete(done);
-        signal.removeEventListener('abort', done);
-        clearTimeout(timer);
-        resolve();
-      };
-      const timer = setTimeout(done, CLIENT_REQUEST_TIMEOUT_MS);
-      timer.unref();
-      signal.addEventListener('abort', done, { once: true });
-      this.awaitingClient.add(done);
-    });
-  }
-
-  private clientArrived(): void {
-    for (const wake of [...this.awaitingClient]) wake();
-  }
-
-  /**
-   * Progress has its own route (progress-router.ts). Resource updates go to the sessions that subscribed through
-   * this connection; anything else (logging, ...) to the session the connection serves, as askedSession finds it,
-   * and to nobody when that is not known.
-   */
-  private upstreamNotification(upstream: Upstream, notification: Notification): void {
-    if (notification.method === 'notifications/resources/updated') {
-      const uri = String((notification.params as { uri?: unknown } | undefined)?.uri);
-      for (const session of this.sessions) {
-        if (!session.view.serves(upstream) || session.kind.transient) continue;
-        // A modern client's listen stream has the URIs it wants in its filter, and the SDK's router applies it.
-        if (session.era === 'modern' || session.isSubscribed(uri)) void session.notify(notification);
-      }
-      // Modern clients' listen streams hear the shared connection (not a legacy client's connection, shared or not).
-      if (this.upstreams.includes(upstream))
-        for (const listener of this.sharedChangeListeners)
-          listener(notification, { remote: false, server: upstream.name });
-      return;
-    }
-    let outgoing = notification;
-    if (notification.method === 'notifications/message' && this.upstreams.length > 1) {
-      const params = (notification.params ?? {}) as { logger?: string };
-      const logger = params.logger ? `${upstream.name}/${params.logger}` : upstream.name;
-      outgoing = { ...notification, params: { ...params, logger } };
-    }
-    const session = this.notifiedSession(upstream);
-    if (session) {
-      void session.notifyCall(upstream, outgoing);
-      return;
-    }
-    this.log.debug(
-      { server: upstream.name, method: notification.method, params: notification.params },
-      'notification from a shared upstream that serves no single client now; not forwarded to any client',
-    );
-  }
-
-  private notifiedSession(upstream: Upstream): DownstreamSession | undefined {
-    const owner = this.owners.get(upstream);
-    if (owner) return owner;
-    if (this.options.oneClient) return this.theClient();
-    const serving = this.sessionsServedBy(upstream);
-    return serving.length === 1 ? serving[0] : undefined;
-  }
-
   /**
    * An upstream's lists changed: every view it is part of is merged again, and the sessions of a view whose merged
    * list really changed are told. A session's own connection changes only its view. When the upstream itself
    * announced the change (its list_changed), its clients are told even if the lists read back the same: a relay
-   * passes the server's word on (what changed may be nothing the list shows), while a reconnect that lists the
-   * same again tells nobody.
+   * passes the server's word on (what changed may be nothing the list shows), while a reconnect that lists the same
+   * again tells nobody.
    */
   private catalogChanged(upstream: Upstream, kinds: CatalogKind[], announced = false): void {
-    const views = new Map<SessionView, DownstreamSession[]>();
+    const views = new Map<SessionView, Session[]>();
     if (!this.owners.has(upstream) && this.sharedView.serves(upstream)) views.set(this.sharedView, []);
-    for (const session of this.sessions) {
+    for (const session of this.live) {
       if (!session.view.serves(upstream) || session.kind.transient) continue;
       const members = views.get(session.view) ?? [];
       members.push(session);
@@ -546,19 +381,11 @@ export class Gateway {
         { server: upstream.name, kinds, changed: [...changed], sessions: members.length },
         'catalog rebuilt',
       );
-      for (const method of changed) for (const session of members) void session.notify({ method });
-      if (view === this.sharedView) {
-        for (const method of changed) {
-          for (const listener of this.sharedChangeListeners)
-            listener({ method }, { remote: false, server: upstream.name });
-        }
-      }
+      for (const method of changed) for (const session of members) void session.notify(method);
+      if (view === this.sharedView) for (const method of changed) this.sharedChange(method, undefined, upstream.name);
     }
   }
 }
-
-/** Who hears of changes on the shared connections: `server` is whose connection saw it, `remote` another replica's. */
-export type SharedChangeListener = (notification: Notification, origin: { remote: boolean; server: string }) => void;
 
 function single(upstreams: readonly Upstream[]): Upstream | undefined {
   return upstreams.length === 1 ? upstreams[0] : undefined;

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ArtifactStoreError, type ArtifactRecord } from '../artifacts/types.js';
-import type { Who } from '../gateway/events.js';
+import type { Who } from '../relay/events.js';
 import { ARTIFACTS_PATH, artifactPath, artifactSubject, gallerySubject, idFromPath } from './artifact-paths.js';
 import { sendJson, type HttpContext } from './context.js';
 import { sendArtifact } from './download.js';

@@ -1,5 +1,5 @@
 import type { Logger } from '../logger.js';
-import type { GatewayEvents } from '../gateway/events.js';
+import type { GatewayEvents } from '../relay/events.js';
 
 /**
  * Audit lines (`audit: true`) for every artifact created, read over MCP or downloaded: who (the

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from '../config/types.js';
 import type { Gateway } from '../gateway/gateway.js';
 import type { Logger } from '../logger.js';
-import type { EventStore } from './event-store.js';
+import type { EventStore } from '../shared/event-store.js';
 import type { LinkSigner } from './link-signer.js';
 import type { RequestAuth } from './request-auth.js';
 import type { SharedState } from '../shared/shared-state.js';

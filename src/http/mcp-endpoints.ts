@@ -1,26 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isInitializeRequest } from '@modelcontextprotocol/server';
-import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
-import type { Who } from '../gateway/events.js';
-import type { DownstreamSession, SessionIdentity } from '../gateway/session.js';
-import { BodyTooLargeError, readBody } from '../gateway/read-body.js';
-import { SseServerTransport } from './sse-server-transport.js';
+import { classifyInboundRequest, type InitializeRequest } from '@modelcontextprotocol/server';
+import type { Who } from '../relay/events.js';
+import { BodyTooLargeError, readBody } from './read-body.js';
+import type { Session, SessionIdentity } from '../relay/session.js';
+import { LEGACY_PROTOCOL_VERSIONS } from '../protocol/versions.js';
+import type { SessionRecord } from '../shared/session-directory.js';
+import { Frame } from '../wire/frame.js';
+import { isExactNumber, numbersAsDoubles } from '../wire/json.js';
+import type { FrameContext } from '../wire/wire.js';
 import { presignedArtifactUrl, signedArtifactUrl, signedGalleryUrl } from './artifact-paths.js';
 import { baseUrl, header, rpcError, sendJson, type HttpContext } from './context.js';
-import { sessionEventStore } from './session-event-store.js';
 import { IdleSessions } from './idle-sessions.js';
-import { listenedUris } from '../gateway/resource-watch.js';
-import { paramHeaderRejection } from './param-header-check.js';
-import { replayHandshake } from './session-adoption.js';
-import { servedLean } from './lean-post.js';
-import { ModernEndpoints } from './modern-endpoints.js';
-import { headerReader, isLegacy, isListen, unknownRequestId } from './post-kind.js';
-import { SessionRouting } from './session-routing.js';
+import { ModernPosts, originOf } from './modern-posts.js';
+import { sessionEventStore, type SessionEventStore } from './session-event-store.js';
 import { FORWARDED_HEADER, forwardRequest } from './session-forwarder.js';
-import type { SessionRecord } from '../shared/session-directory.js';
-import { parseExact } from '../codec/exact-numbers.js';
-import { writeNumbersExactly } from './exact-response.js';
+import { SessionRouting } from './session-routing.js';
+import { SseSession } from './sse-session.js';
+import { StreamableSession } from './streamable-session.js';
 
 /** The legacy SSE transport's POST endpoint (the GET stream is at /sse). */
 export const SSE_MESSAGES_PATH = '/messages';
@@ -28,23 +25,21 @@ export const SSE_MESSAGES_PATH = '/messages';
 interface HttpSession {
   /** The name of the token that opened it: only that token may use it. */
   token: string;
-  session: DownstreamSession;
-  transport: NodeStreamableHTTPServerTransport | SseServerTransport;
+  session: Session;
+  wire: StreamableSession | SseSession;
 }
 
 /**
- * MCP over HTTP: Streamable HTTP at /mcp and the legacy SSE pair (GET /sse, POST /messages).
- * Every session is bound to the token that opened it; another token's requests for it are told
- * "Session not found", as if it did not exist.
+ * MCP over HTTP: Streamable HTTP at /mcp (2025 sessions and 2026-07-28 stateless requests, told apart by the SDK's
+ * own classification of each POST) and the legacy SSE pair (GET /sse, POST /messages). Every session is bound to
+ * the token that opened it; another token's requests for it are told "Session not found", as if it did not exist.
  */
 export class McpEndpoints {
   private readonly sessions = new Map<string, HttpSession>();
-  /** POSTs whose responses are still being written: a Streamable HTTP result goes out on its POST. */
+  /** POSTs whose responses are still being written. */
   private readonly openPosts = new Set<ServerResponse>();
-
   private readonly idle: IdleSessions;
-  /** Modern (2026-07-28) requests, by token: served by the SDK's stateless entry, one Server per request. */
-  private readonly modern: ModernEndpoints;
+  private readonly modern: ModernPosts;
   /** With redis: requests for sessions other replicas hold. */
   private readonly routing?: SessionRouting;
   /** True while the replica shuts down: its sessions are let go for other replicas, not ended. */
@@ -52,7 +47,7 @@ export class McpEndpoints {
 
   constructor(private readonly ctx: HttpContext) {
     this.idle = new IdleSessions(ctx.config.httpOptions.sessionIdleMs, (id, idleMs) => this.expire(id, idleMs));
-    this.modern = new ModernEndpoints(ctx, (token, origin) => this.modernIdentity(token, origin));
+    this.modern = new ModernPosts(ctx, (token, origin) => this.modernIdentity(token, origin));
     if (ctx.shared) {
       this.routing = new SessionRouting(
         ctx.shared.directory,
@@ -68,8 +63,8 @@ export class McpEndpoints {
   }
 
   /**
-   * The artifact owner a request with this token acts for (for downloads and the gallery): the session
-   * its mcp-session-id names, if that session is the token's; else, with artifactScope token, the token.
+   * The artifact owner a request with this token acts for (for downloads and the gallery): the session its
+   * mcp-session-id names, if that session is the token's; else, with artifactScope token, the token.
    */
   async ownerFor(req: IncomingMessage, token: string): Promise<{ owner?: string; who: Who }> {
     const id = header(req, 'mcp-session-id');
@@ -81,100 +76,174 @@ export class McpEndpoints {
       if (record?.token === token) return { owner: record.owner, who: { token, session: id } };
       return { who: { token, session: '' } };
     }
-    // Without a session the token is the owner: a modern client's artifacts belong to its token (and with
-    // artifactScope token, every session's do).
+    // Without a session the token is the owner: a modern client's artifacts belong to its token.
     return { owner: tokenOwner(token), who: { token, session: '' } };
   }
 
   async handleMcp(req: IncomingMessage, res: ServerResponse, token: string): Promise<void> {
     const sessionId = header(req, 'mcp-session-id');
-    if (req.method !== 'POST') {
-      if (sessionId !== undefined && !(await this.heldHere(req, res, token, sessionId))) return;
-      const found = sessionId ? this.find(sessionId, token) : undefined;
-      if (!found)
-        return rpcError(res, sessionId ? 404 : 400, sessionId ? 'Session not found' : 'Missing mcp-session-id header');
-      this.busy(sessionId!, res);
-      writeNumbersExactly(res);
-      return (found.transport as NodeStreamableHTTPServerTransport).handleRequest(req, res);
-    }
+    if (req.method === 'GET' || req.method === 'DELETE') return this.sessionRequest(req, res, token, sessionId);
+    if (req.method !== 'POST') return rpcError(res, 405, 'Method not allowed.');
     const raw = await this.readRaw(req, res);
-    const body = raw === undefined ? undefined : parseJson(raw, res);
-    if (body === undefined) return;
-    if (this.ctx.draining() && hasRequest(body)) return rpcError(res, 503, 'mcp-offload is shutting down', -32000);
-    // A listen stream stays open as long as its client wants: shutdown ends it rather than wait for it.
-    if (!isListen(body)) {
+    if (raw === undefined) return;
+    const body = bodyOf(raw);
+    if (!body) return rpcError(res, 400, 'Parse error: Invalid JSON', -32700);
+    const { frames } = body;
+    if (this.ctx.draining() && frames.some((f) => f.kind === 'request'))
+      return rpcError(res, 503, 'mcp-offload is shutting down', -32000);
+    if (!frames.some((f) => f.method === 'subscriptions/listen')) {
+      // A listen stream stays open as long as its client wants: shutdown ends it rather than wait for it.
       this.openPosts.add(res);
       res.once('close', () => this.openPosts.delete(res));
     }
-    if (!isLegacy(req, body)) {
-      // Method not found is HTTP 404 on the 2026 wire; the SDK's entry sees the gateway's catch-all handler, so the
-      // answer is given here, for a method the gateway has no handler for (not passed on even to a lone upstream: a
-      // 2026-07-28 server answers an unknown method alike, and a client cannot tell the proxy from it).
-      const unknown = unknownRequestId(body, this.ctx.gateway);
-      if (unknown !== undefined) {
-        return sendJson(res, 404, {
-          jsonrpc: '2.0',
-          id: unknown,
-          error: { code: -32601, message: 'Method not found' },
-        });
-      }
-      // The SDK's entry checks Mcp-Param-* headers only for tools an McpServer registered; the proxy's are the
-      // catalog's (modern requests are served by the shared connections, so the shared catalog is the one listed).
-      const mismatch = paramHeaderRejection(
-        body,
-        headerReader(req),
-        (name) => this.ctx.gateway.catalog.tool(name)?.item,
-      );
-      if (mismatch !== undefined) return sendJson(res, mismatch.status, mismatch.body);
-      if (await this.retryForwarded(req, res, body, raw!)) return;
-      const uris = listenedUris(body);
-      if (uris.length > 0) res.once('close', this.ctx.gateway.resourceWatch.watch(uris));
-      return this.modern.serve(token, req, res, body);
-    }
-    if (sessionId) {
-      if (!(await this.heldHere(req, res, token, sessionId, raw))) return;
-      const found = this.find(sessionId, token);
-      if (!found || !(found.transport instanceof NodeStreamableHTTPServerTransport))
-        return rpcError(res, 404, 'Session not found');
-      this.busy(sessionId, res);
-      if (servedLean(found.transport, found.session.lean, req, res, body)) return;
-      writeNumbersExactly(res);
-      return found.transport.handleRequest(req, res, body);
-    }
-    const messages = Array.isArray(body) ? body : [body];
-    if (!messages.some((m) => isInitializeRequest(m))) {
-      return rpcError(res, 400, 'Bad Request: no mcp-session-id header and not an initialize request');
-    }
-    const session = this.ctx.gateway.createSession(this.identity(req, token));
-    const events = this.ctx.resumption && sessionEventStore(this.ctx.resumption.store);
-    const init = (messages.find((m) => isInitializeRequest(m)) as { params: SessionRecord['init'] }).params;
-    const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: async (id) => {
-        this.sessions.set(id, { token, session, transport });
-        this.busy(id, res);
-        this.ctx.log.debug({ session: session.id, token }, 'http session opened');
-        // Before the client has its session id, so its next request finds the session from any replica.
-        await this.ctx.shared?.directory
-          .register(id, { token, owner: session.owner, events: events ? events.prefix : '', init })
-          .catch((error: unknown) =>
-            this.ctx.log.warn({ err: String(error) }, 'redis: session not shared; only this replica can serve it'),
-          );
-      },
-      ...(events ? { eventStore: events.view, retryInterval: this.ctx.resumption!.retryMs } : {}),
+    const text = (name: string) => {
+      const value = req.headers[name];
+      return Array.isArray(value) ? value.join(', ') : value;
+    };
+    const outcome = classifyInboundRequest({
+      httpMethod: 'POST',
+      ...optional('protocolVersionHeader', text('mcp-protocol-version')),
+      ...optional('mcpMethodHeader', text('mcp-method')),
+      ...optional('mcpNameHeader', text('mcp-name')),
+      body: body.batch ? frames.map((f) => classifiable(f.message)) : classifiable(frames[0]!.message),
     });
-    transport.onclose = this.closedHandler(transport, events);
-    await session.connect(transport);
-    writeNumbersExactly(res);
-    await transport.handleRequest(req, res, body);
-    // The SDK refused the initialize (e.g. a wrong Accept header): no session was made, so drop ours.
-    if (!transport.sessionId) await session.close();
+    if (outcome.kind === 'reject') {
+      return sendJson(res, outcome.httpStatus, {
+        jsonrpc: '2.0',
+        id: frames.length === 1 && frames[0]!.kind === 'request' ? frames[0]!.id : null,
+        error: {
+          code: outcome.code,
+          message: outcome.message,
+          ...(outcome.data !== undefined ? { data: outcome.data } : {}),
+        },
+      });
+    }
+    const context: FrameContext = { headers: req.headers };
+    if (outcome.kind === 'modern') {
+      if (await this.retryForwarded(req, res, frames[0]!, raw)) return;
+      return this.modern.serve(token, req, res, frames[0]!);
+    }
+    return this.legacyPost(req, res, token, sessionId, frames, raw, context);
+  }
+
+  /** A 2025 POST: to its session, or an `initialize` that opens one. */
+  private async legacyPost(
+    req: IncomingMessage,
+    res: ServerResponse,
+    token: string,
+    sessionId: string | undefined,
+    frames: Frame[],
+    raw: Buffer,
+    context: FrameContext,
+  ): Promise<void> {
+    const accept = req.headers.accept ?? '';
+    if (!accept.includes('application/json') || !accept.includes('text/event-stream'))
+      return rpcError(res, 406, 'Not Acceptable: Client must accept both application/json and text/event-stream');
+    if (!isJsonType(req.headers['content-type']))
+      return rpcError(res, 415, 'Unsupported Media Type: Content-Type must be application/json');
+    if (frames.some((f) => f.kind === 'invalid'))
+      return rpcError(res, 400, 'Parse error: Invalid JSON-RPC message', -32700);
+    const initialize = frames.find((f) => f.kind === 'request' && f.method === 'initialize');
+    if (initialize) {
+      if (sessionId !== undefined && this.sessions.has(sessionId))
+        return rpcError(res, 400, 'Invalid Request: Server already initialized', -32600);
+      if (frames.length > 1)
+        return rpcError(res, 400, 'Invalid Request: Only one initialization request is allowed', -32600);
+      return this.open(req, res, token, initialize, context);
+    }
+    if (sessionId === undefined) return rpcError(res, 400, 'Bad Request: Mcp-Session-Id header is required');
+    if (!(await this.heldHere(req, res, token, sessionId, raw))) return;
+    const found = this.find(sessionId, token);
+    if (!found || !(found.wire instanceof StreamableSession)) return rpcError(res, 404, 'Session not found', -32001);
+    const version = header(req, 'mcp-protocol-version');
+    if (version !== undefined && !LEGACY_PROTOCOL_VERSIONS.includes(version)) {
+      return rpcError(
+        res,
+        400,
+        `Bad Request: Unsupported protocol version: ${version} (supported versions: ${LEGACY_PROTOCOL_VERSIONS.join(', ')})`,
+      );
+    }
+    this.busy(sessionId, res);
+    found.wire.post(res, frames, context);
+  }
+
+  /** A 2025 session's GET (its stream) or DELETE (its end). */
+  private async sessionRequest(
+    req: IncomingMessage,
+    res: ServerResponse,
+    token: string,
+    sessionId: string | undefined,
+  ): Promise<void> {
+    if (sessionId === undefined) return rpcError(res, 400, 'Bad Request: Mcp-Session-Id header is required');
+    if (!(await this.heldHere(req, res, token, sessionId))) return;
+    const found = this.find(sessionId, token);
+    if (!found || !(found.wire instanceof StreamableSession)) return rpcError(res, 404, 'Session not found', -32001);
+    this.busy(sessionId, res);
+    if (req.method === 'GET') return found.wire.get(req, res);
+    await found.wire.close();
+    res.writeHead(200).end();
+  }
+
+  /** Opens a 2025 session for its `initialize`; the answer carries its id. */
+  private async open(
+    req: IncomingMessage,
+    res: ServerResponse,
+    token: string,
+    initialize: Frame,
+    context: FrameContext,
+  ): Promise<void> {
+    const id = randomUUID();
+    const init = initialize.params as InitializeRequest['params'];
+    const events = this.ctx.resumption && sessionEventStore(this.ctx.resumption.store);
+    const session = this.ctx.gateway.createSession(this.identity(req, token), { era: 'legacy' });
+    const wire = this.streamable(id, token, session, events || undefined);
+    wire.protocolVersion = typeof init.protocolVersion === 'string' ? init.protocolVersion : undefined;
+    // Before the client has its session id, so its next request finds the session from any replica.
+    await this.ctx.shared?.directory
+      .register(id, { token, owner: session.owner, events: events ? events.prefix : '', init })
+      .catch((error: unknown) =>
+        this.ctx.log.warn({ err: String(error) }, 'redis: session not shared; only this replica can serve it'),
+      );
+    this.ctx.log.debug({ session: session.id, token }, 'http session opened');
+    this.busy(id, res);
+    wire.post(res, [initialize], context);
+  }
+
+  /** A 2025 session's wire, known here by its id until it closes (DELETE, idle expiry, shutdown). */
+  private streamable(id: string, token: string, session: Session, events?: SessionEventStore): StreamableSession {
+    const wire = new StreamableSession(id, {
+      ...(events ? { events: events.view, retryMs: this.ctx.resumption!.retryMs } : {}),
+      log: this.ctx.log,
+    });
+    session.attach(wire);
+    const relayed = wire.onclose;
+    wire.onclose = () => {
+      relayed?.();
+      this.closed(id, events);
+    };
+    this.sessions.set(id, { token, session, wire });
+    return wire;
+  }
+
+  /** What follows the end of a session: it is forgotten here, and in the directory and the event store. */
+  private closed(id: string, events: SessionEventStore | undefined): void {
+    this.sessions.delete(id);
+    this.idle.forget(id);
+    const { shared } = this.ctx;
+    const warn = (what: string) => (error: unknown) => this.ctx.log.warn({ err: String(error) }, what);
+    // Shutting down, a replica of several lets its sessions go, events included: another one adopts them.
+    if (shared && this.closingAll) {
+      shared.directory.release(id).catch(warn('redis: session not released'));
+      return;
+    }
+    if (shared) shared.directory.remove(id).catch(warn('redis: session record not removed'));
+    if (events) events.forget().catch(warn('event store: forget failed'));
   }
 
   /**
-   * Whether this replica serves a legacy request for session `id`: it holds the session (or, alone, answers
-   * 'Session not found' itself), or has just adopted it. False when the request was answered elsewhere: forwarded to
-   * the replica that holds it, or refused (session-routing.ts).
+   * Whether this replica serves a request for session `id`: it holds the session (or, alone, answers 'Session not
+   * found' itself), or has just adopted it. False when the request was answered elsewhere: forwarded to the replica
+   * that holds it, or refused (session-routing.ts).
    */
   private async heldHere(
     req: IncomingMessage,
@@ -201,65 +270,35 @@ export class McpEndpoints {
    * bridged into an input_required result) goes to that replica, the only one that can go on with the call. True when
    * forwarded; false to serve it here (not such a retry, or the holder is gone: the state is then refused here).
    */
-  private async retryForwarded(
-    req: IncomingMessage,
-    res: ServerResponse,
-    body: unknown,
-    raw: Buffer,
-  ): Promise<boolean> {
+  private async retryForwarded(req: IncomingMessage, res: ServerResponse, frame: Frame, raw: Buffer): Promise<boolean> {
     const { shared, gateway, log } = this.ctx;
     if (!shared || shared.forwarding.read(req.headers[FORWARDED_HEADER]) !== undefined) return false;
-    const state = (body as { params?: { requestState?: unknown } } | null)?.params?.requestState;
-    const holder = gateway.bridge.holderElsewhere(state);
+    const holder = gateway.bridge.holderElsewhere(frame.params.requestState);
     if (holder === undefined) return false;
     const url = await shared.directory.replicaUrl(holder).catch(() => undefined);
     if (url === undefined) return false;
     return (await forwardRequest(req, res, url, raw, shared.forwarding.make(holder), log)) === 'forwarded';
   }
 
-  /** What happens when a session's transport closes: DELETE, idle expiry, or this replica shutting down. */
-  private closedHandler(
-    transport: NodeStreamableHTTPServerTransport,
-    events: ReturnType<typeof sessionEventStore> | undefined | false,
-  ): () => void {
-    const warn = (what: string) => (error: unknown) => this.ctx.log.warn({ err: String(error) }, what);
-    return () => {
-      const id = transport.sessionId;
-      if (id) {
-        this.sessions.delete(id);
-        this.idle.forget(id);
-      }
-      const { shared } = this.ctx;
-      // Shutting down, a replica of several lets its sessions go, events included: another one adopts them.
-      if (shared && this.closingAll) {
-        if (id) shared.directory.release(id).catch(warn('redis: session not released'));
-        return;
-      }
-      if (shared && id) shared.directory.remove(id).catch(warn('redis: session record not removed'));
-      if (events) events.forget().catch(warn('event store: forget failed'));
-    };
-  }
-
-  /** A session another replica held, served here from now on (session-routing.ts decided so). */
+  /**
+   * A session another replica held, served here from now on (session-routing.ts decided so): the client's own
+   * `initialize` is replayed to the relay (its capabilities, version and era, and the upstream connections opened
+   * for it), whose answer goes nowhere: the client had it from the first replica.
+   */
   private async recreate(id: string, record: SessionRecord, req: IncomingMessage): Promise<void> {
+    if (!record.init) throw new Error('the session has no initialize to replay');
     const session = this.ctx.gateway.createSession(
       this.identityOf(record.owner, record.token, baseUrl(this.ctx.config, req)),
+      { era: 'legacy' },
     );
     const store = this.ctx.resumption?.store;
     const events = store && record.events ? sessionEventStore(store, record.events) : undefined;
-    const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
-      sessionIdGenerator: () => id,
-      onsessioninitialized: () => void this.sessions.set(id, { token: record.token, session, transport }),
-      ...(events ? { eventStore: events.view, retryInterval: this.ctx.resumption!.retryMs } : {}),
-    });
-    transport.onclose = this.closedHandler(transport, events);
-    await session.connect(transport);
+    const wire = this.streamable(id, record.token, session, events);
+    wire.protocolVersion = record.init.protocolVersion;
     try {
-      await replayHandshake(transport, id, record.init);
+      await this.ctx.gateway.replayInitialize(session, record.init);
     } catch (error) {
-      this.sessions.delete(id);
-      await transport.close().catch(() => undefined);
-      await session.close();
+      await wire.close();
       throw error;
     }
     this.idle.begin(id)();
@@ -269,25 +308,26 @@ export class McpEndpoints {
   async handleSse(req: IncomingMessage, res: ServerResponse, token: string): Promise<void> {
     if (req.method !== 'GET') return rpcError(res, 405, 'GET /sse opens an event stream');
     if (this.ctx.draining()) return rpcError(res, 503, 'mcp-offload is shutting down');
-    const transport = new SseServerTransport(SSE_MESSAGES_PATH, res);
-    const session = this.ctx.gateway.createSession(this.identity(req, token));
-    const id = transport.sessionId;
-    this.sessions.set(id, { token, session, transport });
+    const session = this.ctx.gateway.createSession(this.identity(req, token), { era: 'legacy' });
     const { shared } = this.ctx;
-    res.on('close', () => {
-      this.sessions.delete(id);
-      void session.close();
-      shared?.directory
-        .remove(id)
-        .catch((error: unknown) => this.ctx.log.warn({ err: String(error) }, 'redis: session record not removed'));
-    });
-    // Before the client learns the id (the stream's first event), so its POSTs find this replica from any other.
+    // Registered before the client learns the id (the stream's first event), so its POSTs find this replica.
+    const wire = new SseSession(SSE_MESSAGES_PATH, res);
+    const id = wire.id;
     await shared?.directory
       .register(id, { token, owner: session.owner, events: '', init: null, kind: 'sse' })
       .catch((error: unknown) =>
         this.ctx.log.warn({ err: String(error) }, 'redis: session not shared; only this replica can serve it'),
       );
-    await session.connect(transport);
+    session.attach(wire);
+    const relayed = wire.onclose;
+    wire.onclose = () => {
+      relayed?.();
+      this.sessions.delete(id);
+      shared?.directory
+        .remove(id)
+        .catch((error: unknown) => this.ctx.log.warn({ err: String(error) }, 'redis: session record not removed'));
+    };
+    this.sessions.set(id, { token, session, wire });
     this.ctx.log.debug({ session: session.id, token }, 'sse session opened');
   }
 
@@ -299,11 +339,18 @@ export class McpEndpoints {
     // Another replica's SSE session: its stream is there, so its messages go there (it is never adopted).
     if (!(await this.heldHere(req, res, token, id, raw))) return;
     const found = this.find(id, token);
-    if (!found || !(found.transport instanceof SseServerTransport)) return rpcError(res, 404, 'Session not found');
-    const body = parseJson(raw, res);
-    if (body === undefined) return;
-    if (this.ctx.draining() && hasRequest(body)) return rpcError(res, 503, 'mcp-offload is shutting down');
-    await found.transport.handlePostMessage(req, res, body);
+    if (!found || !(found.wire instanceof SseSession)) return rpcError(res, 404, 'Session not found');
+    if (!isJsonType(req.headers['content-type'])) {
+      res.writeHead(400).end(`Unsupported content-type: ${String(req.headers['content-type'])}`);
+      return;
+    }
+    const frames = bodyOf(raw)?.frames;
+    if (!frames || frames.length !== 1) {
+      res.writeHead(400).end('Invalid message: not one JSON-RPC message');
+      return;
+    }
+    if (this.ctx.draining() && frames[0]!.kind === 'request') return rpcError(res, 503, 'mcp-offload is shutting down');
+    found.wire.post(res, frames[0]!, { headers: req.headers });
   }
 
   /** Resolves when every POST has its response written, or at `deadline` (ms since the epoch). */
@@ -322,15 +369,11 @@ export class McpEndpoints {
   private expire(sessionId: string, idleMs: number): void {
     const found = this.sessions.get(sessionId);
     if (!found) return;
-    this.sessions.delete(sessionId);
     this.ctx.log.info(
       { session: found.session.id, token: found.token, idleMs },
       'http session ended: its client sent nothing for http.sessionIdleMs',
     );
-    void found.transport
-      .close()
-      .catch(() => undefined)
-      .then(() => found.session.close());
+    void found.wire.close();
   }
 
   private modernIdentity(token: string, origin: string | undefined): SessionIdentity {
@@ -342,12 +385,7 @@ export class McpEndpoints {
     this.closingAll = true;
     this.idle.stop();
     await this.modern.closeAll();
-    await Promise.all(
-      [...this.sessions.values()].map(async ({ transport, session }) => {
-        await transport.close().catch(() => undefined);
-        await session.close();
-      }),
-    );
+    await Promise.all([...this.sessions.values()].map(({ wire }) => wire.close()));
     this.sessions.clear();
   }
 
@@ -392,18 +430,34 @@ export class McpEndpoints {
 
 const tokenOwner = (token: string): string => `token:${token}`;
 
-/** The body as JSON, or undefined after answering 400. */
-function parseJson(raw: Buffer, res: ServerResponse): unknown {
+/** The body's messages as frames (one, or each of a batch), or undefined when it is not JSON. */
+function bodyOf(raw: Buffer): { frames: Frame[]; batch: boolean } | undefined {
+  let frame: Frame;
   try {
-    return parseExact(raw.toString('utf8'));
+    frame = Frame.read(raw.toString('utf8'));
   } catch {
-    rpcError(res, 400, 'Parse error: the request body is not valid JSON', -32700);
     return undefined;
   }
+  const value = frame.message as unknown;
+  if (!Array.isArray(value)) return { frames: [frame], batch: false };
+  return { frames: value.map((item) => Frame.of(item as Frame['message'])), batch: true };
 }
 
-/** True when the body holds a JSON-RPC request (not only responses and notifications). */
-function hasRequest(body: unknown): boolean {
-  const messages = Array.isArray(body) ? body : [body];
-  return messages.some((m) => m !== null && typeof m === 'object' && 'method' in m && 'id' in m);
+/**
+ * A message as the SDK's classification reads it: numbers as doubles, and an id no double holds as 0 (the id does not
+ * decide the era, and the SDK's schema refuses an integer past 2^53).
+ */
+function classifiable(message: Frame['message']): unknown {
+  const plain = numbersAsDoubles(message) as Record<string, unknown>;
+  return isExactNumber(message.id) ? { ...plain, id: 0 } : plain;
 }
+
+function isJsonType(type: string | undefined): boolean {
+  return (type ?? '').split(';')[0]!.trim().toLowerCase() === 'application/json';
+}
+
+function optional<K extends string>(key: K, value: string | undefined): Partial<Record<K, string>> {
+  return value === undefined ? {} : ({ [key]: value } as Record<K, string>);
+}
+
+export { originOf };

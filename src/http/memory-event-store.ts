@@ -1,20 +1,8 @@
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
-import type { EventId, EventStore, StreamId } from './event-store.js';
+import type { EventId, EventStore, StreamId } from '../shared/event-store.js';
+import { DEFAULT_EVENT_STORE_LIMITS, type MemoryEventStoreLimits } from '../config/types.js';
 
-export interface MemoryEventStoreLimits {
-  /** The stored messages' total size (their JSON length, estimated, plus EVENT_OVERHEAD_BYTES each). */
-  maxBytes: number;
-  /** Events kept per stream; a chatty call (progress) loses its oldest first. */
-  maxEventsPerStream: number;
-  /** How long a stream is kept after its response, for a client that lost it on the way. */
-  keepAnsweredMs: number;
-}
-
-export const DEFAULT_EVENT_STORE_LIMITS: MemoryEventStoreLimits = {
-  maxBytes: 64 * 1024 * 1024,
-  maxEventsPerStream: 1000,
-  keepAnsweredMs: 5 * 60_000,
-};
+export { DEFAULT_EVENT_STORE_LIMITS, type MemoryEventStoreLimits };
 
 /** What an event costs beyond its message: the entry, its id, its place in two maps and an array. */
 export const EVENT_OVERHEAD_BYTES = 200;

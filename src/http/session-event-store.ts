@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
-import type { EventId, EventStore, StreamId } from './event-store.js';
+import type { EventId, EventStore, StreamId } from '../shared/event-store.js';
 
 /** One session's view of the shared event store, and how to free what it stored. */
 export interface SessionEventStore {

@@ -1,5 +1,10 @@
-import { JSONPath } from 'jsonpath-plus';
+import { createRequire } from 'node:module';
 import type { JsonPath } from './json-docs.js';
+
+// Loaded on first use of a `$` path, and kept: most configurations have none.
+type JsonPathPlus = typeof import('jsonpath-plus');
+let jsonPathPlus: JsonPathPlus | undefined;
+const jsonPath = (): JsonPathPlus => (jsonPathPlus ??= createRequire(import.meta.url)('jsonpath-plus') as JsonPathPlus);
 
 /**
  * Where a field rule's path points in a document: JSONPath when it starts with `$`, otherwise dot
@@ -7,7 +12,7 @@ import type { JsonPath } from './json-docs.js';
  */
 export function resolveFieldPath(doc: unknown, path: string): JsonPath[] {
   if (path.startsWith('$')) {
-    const pointers = JSONPath({
+    const pointers = jsonPath().JSONPath({
       path,
       json: doc as object,
       resultType: 'pointer',

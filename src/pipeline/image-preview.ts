@@ -4,13 +4,24 @@
  * first use: most results hold no image.
  */
 import { decodeBase64Strict } from '../codec/base64.js';
-import type { BlobView } from '../transports/blob-view.js';
+import type { BlobView } from '../wire/blob-view.js';
 import { base64DecodedSize } from './payload-data.js';
 import { imageFacts } from './facts/image.js';
 import type { InlineKeep } from './settings.js';
 
 type Sharp = typeof import('sharp');
-let loading: Promise<Sharp> | undefined;
+let loading: Promise<Sharp['default']> | undefined;
+
+/**
+ * sharp, loaded once. Its cache is off: it keeps recent images decoded (up to 50 MB), and a proxy previews each image
+ * once, so it would only hold memory.
+ */
+function loadSharp(): Promise<Sharp['default']> {
+  return (loading ??= import('sharp').then(({ default: sharp }) => {
+    sharp.cache(false);
+    return sharp;
+  }));
+}
 
 /** Base64 characters whose bytes hold any common format's dimensions. */
 const HEAD_CHARS = 64 * 1024;
@@ -40,7 +51,9 @@ export interface ImagePreview {
 export async function imagePreview(path: string | Buffer, keep: InlineKeep): Promise<ImagePreview | undefined> {
   if (keep.imageMaxBytes <= 0 || keep.imageMaxEdge <= 0) return undefined;
   try {
-    const sharp = (await (loading ??= import('sharp'))).default;
+    // From the stored file, read from start to end as libvips streams it (sharp's default, sequentialRead), and with
+    // sharp's own limit on the pixels it decodes (limitInputPixels).
+    const sharp = await loadSharp();
     const meta = await sharp(path).metadata();
     const lossless = meta.format === 'png' || meta.hasAlpha === true;
     let edge = keep.imageMaxEdge;

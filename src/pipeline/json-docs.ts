@@ -1,7 +1,7 @@
 import type { ContentBlock } from '@modelcontextprotocol/server';
 import { setAtPath } from './detect/walk.js';
 import { announce, note, outcomeNote, rewrittenText, standInNote } from './blocks.js';
-import type { Blobs } from '../transports/blob-set.js';
+import type { Blobs } from '../wire/blobs.js';
 import { encodingOfPieces } from '../codec/base64.js';
 import {
   confirmJsonText,
@@ -163,7 +163,7 @@ async function withRecordedLiteral(
   let written: WrittenLiteral;
   if (kept) {
     // Kept as bytes, it was an unescaped literal: its quotes around the base64 as it came.
-    const encoding = encodingOfPieces(kept.pieces());
+    const encoding = encodingOfPieces(kept);
     if (!encoding) return undefined;
     written = { form: { before: '"', encoding, after: '"' } };
   } else {

@@ -7,14 +7,15 @@ import {
   decodePieces,
   NotBase64Error,
 } from '../codec/base64.js';
-import type { BlobView } from '../transports/blob-view.js';
+import type { BlobView } from '../wire/blob-view.js';
 
 /** Decoded bytes produced at a time for a payload stored piece by piece. */
 const WINDOW_BYTES = 1024 * 1024;
 
 /**
- * The bytes of a base64 value for a payload: decoded now, or, for a payload kept as bytes (a blob),
- * as pieces decoded while it is stored, so the whole decoded payload is never in memory. Undefined
+ * The bytes of a base64 value for a payload: decoded now, or, for a payload kept as bytes (a blob, in
+ * memory or spooled to a file), as pieces decoded while it is stored, so neither the whole payload nor
+ * its decoded bytes are ever in memory. Undefined
  * when it is plainly not base64; pieces that prove it is not fail with an `invalid-data` error.
  */
 export function base64Data(value: string | BlobView): { bytes: Buffer } | { pieces: PieceSource } | undefined {
@@ -22,7 +23,7 @@ export function base64Data(value: string | BlobView): { bytes: Buffer } | { piec
     const bytes = decodeBase64Strict(value);
     return bytes && { bytes };
   }
-  const shape = base64Pieces(value.pieces(), value.length);
+  const shape = base64Pieces(value);
   if (!shape) return undefined;
   return { pieces: { size: shape.size, pieces: () => storeErrors(decodePieces(shape, WINDOW_BYTES)) } };
 }
@@ -34,7 +35,7 @@ export function dataSize(data: { bytes: Buffer } | { pieces: PieceSource }): num
 
 /** Decoded size of base64 (a string, or a blob of it) without decoding it. */
 export function base64DecodedSize(value: string | BlobView): number {
-  return typeof value === 'string' ? decodedSize(value) : decodedSizeOfPieces(value.pieces(), value.length);
+  return typeof value === 'string' ? decodedSize(value) : decodedSizeOfPieces(value);
 }
 
 /** Pieces that turn out not to be base64 are invalid data to the store, which then keeps nothing. */

@@ -1,11 +1,11 @@
 import type { ArtifactStore } from '../artifacts/store.js';
 import type { Logger } from '../logger.js';
-import { Blobs } from '../transports/blob-set.js';
+import { Blobs } from '../wire/blobs.js';
 import { chainFor } from './chain.js';
 import { forClient } from './settings.js';
 import type { RuleBook } from './rules.js';
 import { PipelineRun } from './run.js';
-import { surelyUntouched } from '../fast-path/untouched.js';
+import { surelyUntouched } from './untouched.js';
 import type { CallInfo, Result } from './types.js';
 
 export const ARTIFACTS_META_KEY = 'mcp-offload/artifacts';

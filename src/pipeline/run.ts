@@ -6,7 +6,7 @@ import type { Logger } from '../logger.js';
 import { drain } from '../artifacts/piece-file.js';
 import type { ArtifactRecord, PieceSource } from '../artifacts/types.js';
 import { dataSize } from './payload-data.js';
-import type { Blobs } from '../transports/blob-set.js';
+import type { Blobs } from '../wire/blobs.js';
 import { factsFor, factsWatcher } from './facts/index.js';
 import { summaryText } from './summary/describe.js';
 import type { PipelineSettings } from './settings.js';

@@ -1,7 +1,9 @@
 import type { CallToolResult, Implementation } from '@modelcontextprotocol/server';
-import type { ArtifactRecord, PieceSource } from '../artifacts/types.js';
+import type { ArtifactLinks, ArtifactRecord, PieceSource } from '../artifacts/types.js';
+
+export type { ArtifactLinks };
 import type { LiteralForm, LiteralKind } from '../artifacts/literals.js';
-import type { Blobs } from '../transports/blob-set.js';
+import type { Blobs } from '../wire/blobs.js';
 import type { PipelineSettings } from './settings.js';
 
 /** The call a result answers. Names are the upstream's own, not the prefixed ones. */
@@ -15,15 +17,6 @@ export interface CallInfo {
   links?: ArtifactLinks;
   /** The client's `clientInfo`: its budget sets the text limits (client-budgets.ts). */
   client?: Implementation;
-}
-
-export interface ArtifactLinks {
-  /** A URL the client can open to fetch the artifact (signed, expiring); a bucket's presigned URL comes async. */
-  urlFor(record: ArtifactRecord): string | Promise<string>;
-  /** Name the gateway-side path too (the client shares the volume). */
-  showPath: boolean;
-  /** A signed link to this session's gallery page. */
-  galleryUrl?(): string;
 }
 
 /** A payload a layer found, ready to be stored. */

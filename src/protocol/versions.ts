@@ -1,5 +1,3 @@
-import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
-
 /** The first revision of the modern era (`server/discover`, per-request envelopes, no `initialize`). */
 export const FIRST_MODERN_PROTOCOL_VERSION = '2026-07-28';
 
@@ -16,11 +14,17 @@ export const MODERN_PROTOCOL_VERSIONS: string[] = [FIRST_MODERN_PROTOCOL_VERSION
 
 /**
  * The protocol versions of the legacy era (2025-11-25 and older), newest first: what the proxy offers in
- * `initialize`, on both sides.
+ * `initialize`, on both sides. The SDK's SUPPORTED_PROTOCOL_VERSIONS, written out so that starting the proxy does not
+ * load the SDK (test/unit/sdk-contract.test.ts holds the two equal, so an SDK upgrade that changes the list fails
+ * there).
  */
-export const LEGACY_PROTOCOL_VERSIONS: string[] = SUPPORTED_PROTOCOL_VERSIONS.filter(
-  (version) => !isModernVersion(version),
-);
+export const LEGACY_PROTOCOL_VERSIONS: string[] = [
+  '2025-11-25',
+  '2025-06-18',
+  '2025-03-26',
+  '2024-11-05',
+  '2024-10-07',
+];
 
 /** Which family of revisions a connection speaks (the SDK's `ProtocolEra`). */
 export type ProtocolEra = 'modern' | 'legacy';

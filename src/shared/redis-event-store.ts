@@ -1,8 +1,8 @@
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
-import type { EventId, EventStore, StreamId } from '../http/event-store.js';
+import type { EventId, EventStore, StreamId } from './event-store.js';
 import type { Logger } from '../logger.js';
 import type { Redis } from './redis-connection.js';
-import { parseExact, stringifyExact } from '../codec/exact-numbers.js';
+import { parseJson, stringifyJson } from '../wire/json.js';
 
 export interface RedisEventStoreOptions {
   /** Prefix of every key (the redis.keyPrefix). */
@@ -38,7 +38,7 @@ export class RedisEventStore implements EventStore {
   ) {}
 
   async storeEvent(streamId: StreamId, message: JSONRPCMessage): Promise<EventId> {
-    const json = stringifyExact(message);
+    const json = stringifyJson(message);
     const encoded = Buffer.from(streamId, 'utf8').toString('base64url');
     if (json.length > this.options.maxMessageBytes) return this.notKept(encoded, 'the message is over maxBytes');
     // A transaction waits for a reconnection rather than fail at once: while Redis is away, do not even try, so
@@ -88,7 +88,7 @@ export class RedisEventStore implements EventStore {
     for (const [entry, fields] of after) {
       const json = fields[fields.indexOf('m') + 1];
       if (json === undefined) continue;
-      await send(`${encoded}${SEPARATOR}${entry}`, parseExact(json) as JSONRPCMessage);
+      await send(`${encoded}${SEPARATOR}${entry}`, parseJson(json) as JSONRPCMessage);
     }
     return parsed.streamId;
   }

@@ -1,12 +1,9 @@
-import type {
-  Client,
-  Prompt,
-  Resource,
-  ResourceTemplateType,
-  ServerCapabilities,
-  Tool,
-} from '@modelcontextprotocol/client';
-import { sendRawRequest } from '../protocol/raw-messages.js';
+import type { Prompt, Resource, ResourceTemplateType, ServerCapabilities, Tool } from '@modelcontextprotocol/client';
+
+import { loadTemplates } from '../protocol/uri-templates.js';
+
+/** Sends one request of the proxy's own and resolves with its result (rejects with the server's error). */
+export type Ask = (method: string, params: Record<string, unknown>) => Promise<Record<string, unknown>>;
 
 export interface UpstreamCatalog {
   tools: Tool[];
@@ -35,9 +32,8 @@ export function emptyCatalog(): UpstreamCatalog {
 
 /** Lists the given kinds in full, following every page. Kinds the server lacks are empty. */
 export async function fetchCatalog(
-  client: Client,
+  ask: Ask,
   capabilities: ServerCapabilities | undefined,
-  timeoutMs: number,
   kinds: readonly CatalogKind[] = CATALOG_KINDS,
 ): Promise<UpstreamCatalog> {
   const catalog = emptyCatalog();
@@ -45,23 +41,21 @@ export async function fetchCatalog(
     kinds.map(async (kind) => {
       const { method, capability } = LISTS[kind];
       if (!capabilities?.[capability]) return;
-      (catalog[kind] as unknown[]) = await listAll(client, method, kind, timeoutMs);
+      (catalog[kind] as unknown[]) = await listAll(ask, method, kind);
     }),
   );
+  // Matched against once the catalog is merged, synchronously: the matcher is loaded now, when there is one to match.
+  if (catalog.resourceTemplates.length > 0) await loadTemplates();
   return catalog;
 }
 
-async function listAll(client: Client, method: string, key: string, timeout: number): Promise<unknown[]> {
+async function listAll(ask: Ask, method: string, key: string): Promise<unknown[]> {
   const items: unknown[] = [];
   const seen = new Set<string>();
   let cursor: string | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
-    const result = await sendRawRequest(
-      client,
-      { method, params: cursor === undefined ? {} : { cursor } },
-      { timeout },
-    );
-    const list = (result as Record<string, unknown>)[key];
+    const result = await ask(method, cursor === undefined ? {} : { cursor });
+    const list = result[key];
     if (Array.isArray(list)) items.push(...list);
     cursor = typeof result.nextCursor === 'string' ? result.nextCursor : undefined;
     if (cursor === undefined || seen.has(cursor)) break;

@@ -1,18 +1,8 @@
-import {
-  CLIENT_CAPABILITIES_META_KEY,
-  CLIENT_INFO_META_KEY,
-  Client,
-  type ClientCapabilities,
-  type Implementation,
-  type JSONRPCMessage,
-} from '@modelcontextprotocol/client';
+import type { ClientCapabilities, Implementation } from '@modelcontextprotocol/client';
 import { isDeepStrictEqual } from 'node:util';
 import type { UpstreamProtocol } from '../config/types.js';
-import {
-  FIRST_MODERN_PROTOCOL_VERSION,
-  LEGACY_PROTOCOL_VERSIONS,
-  MODERN_PROTOCOL_VERSIONS,
-} from '../protocol/versions.js';
+import { CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY } from '../protocol/envelope.js';
+import type { Frame } from '../wire/frame.js';
 import { VERSION } from '../version.js';
 
 /** Who an upstream connection introduces itself as in `initialize`. */
@@ -73,24 +63,14 @@ export interface FirstClient {
  * Who sent `message`, the first a client sent: a legacy client's `initialize`, or a 2026-07-28 request that names
  * its client in the `_meta` envelope (a pinned client's `server/discover` does).
  */
-export function firstClientOf(message: JSONRPCMessage | undefined): FirstClient | undefined {
-  if (!message || !('method' in message) || !('id' in message)) return undefined;
-  const params = (message.params ?? {}) as Parameters<typeof identityOf>[0] & { _meta?: Record<string, unknown> };
-  if (message.method === 'initialize') return { identity: identityOf(params), legacy: true };
-  const clientInfo = params._meta?.[CLIENT_INFO_META_KEY] as Implementation | undefined;
+export function firstClientOf(frame: Frame | undefined): FirstClient | undefined {
+  if (!frame || frame.kind !== 'request') return undefined;
+  const params = frame.params as Parameters<typeof identityOf>[0] & { _meta?: Record<string, unknown> };
+  if (frame.method === 'initialize') return { identity: identityOf(params), legacy: true };
+  const clientInfo = params._meta?.[CLIENT_INFO_KEY] as Implementation | undefined;
   if (clientInfo === undefined) return undefined;
-  const capabilities = (params._meta?.[CLIENT_CAPABILITIES_META_KEY] ?? {}) as ClientCapabilities;
+  const capabilities = (params._meta?.[CLIENT_CAPABILITIES_KEY] ?? {}) as ClientCapabilities;
   return { identity: { clientInfo, capabilities }, legacy: false };
-}
-
-/**
- * The protocol versions a connection speaking as `identity` offers: the client's own first, so the upstream is
- * asked for the version the client asked the proxy for (the SDK offers the first legacy version of the list).
- */
-function versionsFor(identity: ClientIdentity): string[] {
-  const asked = identity.protocolVersion;
-  if (asked === undefined || !LEGACY_PROTOCOL_VERSIONS.includes(asked)) return LEGACY_PROTOCOL_VERSIONS;
-  return [asked, ...LEGACY_PROTOCOL_VERSIONS.filter((version) => version !== asked)];
 }
 
 /** How a connection finds the server's era (the server's `protocol` and `probeTimeoutMs` settings). */
@@ -98,32 +78,4 @@ export interface EraChoice {
   protocol: UpstreamProtocol;
   /** Bounds the `server/discover` probe; absent, the connect timeout. */
   probeTimeoutMs?: number;
-}
-
-/**
- * An SDK client that introduces itself with `identity`, protocol version included. `legacy` speaks the legacy era
- * only, exactly as before the modern one existed; `auto` probes with `server/discover` first and falls back to the
- * same `initialize`; `modern` insists on 2026-07-28.
- *
- * The SDK client's multi-round-trip auto-fulfillment is off: an `input_required` answer is the downstream client's
- * to fulfil (the proxy passes it on as it came), not the proxy's.
- */
-export function identifiedClient(identity: ClientIdentity, era: EraChoice = { protocol: 'legacy' }): Client {
-  const legacy = versionsFor(identity);
-  if (era.protocol === 'legacy') {
-    return new Client(identity.clientInfo, {
-      capabilities: identity.capabilities,
-      versionNegotiation: { mode: 'legacy' },
-      supportedProtocolVersions: legacy,
-    });
-  }
-  return new Client(identity.clientInfo, {
-    capabilities: identity.capabilities,
-    versionNegotiation: {
-      mode: era.protocol === 'modern' ? { pin: FIRST_MODERN_PROTOCOL_VERSION } : 'auto',
-      ...(era.probeTimeoutMs !== undefined ? { probe: { timeoutMs: era.probeTimeoutMs } } : {}),
-    },
-    supportedProtocolVersions: [...MODERN_PROTOCOL_VERSIONS, ...legacy],
-    inputRequired: { autoFulfill: false },
-  });
 }

@@ -11,7 +11,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Gateway } from '../../src/gateway/gateway.js';
 import type { CallToolResult, ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { pino } from 'pino';
-import { abpRequestTimeoutMs, resolveAbpOptions, type AbpOptionsDoc } from '../../src/upstreams/abp/options.js';
+import { abpRequestTimeoutMs, resolveAbpOptions, type AbpOptionsDoc } from '../../src/config/abp.js';
 import { defaultServerSettings, type AbpServerConfig, type Config } from '../../src/config/types.js';
 import { startProxy, testConfig, type ProxyUnderTest, type TestOptions } from './proxy.js';
 

@@ -1,20 +1,19 @@
-import type { Blobs } from '../../src/transports/blob-set.js';
-import { BlobTable } from '../../src/transports/blob-table.js';
-import { JsonLineReader } from '../../src/transports/json-lines.js';
-import { LiteralCutter } from '../../src/transports/literal-cutter.js';
+import type { Blobs } from '../../src/wire/blobs.js';
+import type { BlobTable } from '../../src/wire/blob-table.js';
+import { LineReader } from '../../src/wire/lines.js';
 
 export interface ReadMessage<T> {
   message: T;
-  /** The blobs the message arrived with, as the stdio transport hands them over. */
+  /** The blobs the message arrived with, as the stdio wires hand them over with its frame. */
   blobs: Blobs;
 }
 
-/** Tables made by `readLines` since the last `tablesLeftOver`. */
+/** Tables made by `readLines` since the last `blobsLeftOver`. */
 const tables: BlobTable[] = [];
 
 /**
- * Sends text through a literal cutter and a line reader as the stdio transport does, in chunks of the
- * given sizes (cycled), and gives each message with its own blobs.
+ * Sends text through the line reader of the stdio wires (literal cutting on), in chunks of the given sizes (cycled),
+ * and gives each message with its own blobs.
  */
 export function readLines<T = unknown>(
   text: string | Buffer,
@@ -24,26 +23,24 @@ export function readLines<T = unknown>(
     blobBytes,
   }: { chunkSizes?: number[]; max?: number; blobBytes?: number } = {},
 ): { received: ReadMessage<T>[]; oversize: number[]; table: BlobTable } {
-  const table = new BlobTable();
-  tables.push(table);
   const received: ReadMessage<T>[] = [];
   const oversize: number[] = [];
-  const reader = new JsonLineReader(
+  const reader = new LineReader(
     {
-      message: (message) => received.push({ message: message as T, blobs: table.takeMessageBlobs() }),
-      noise: () => table.dropMessageBlobs(),
-      oversize: (bytes) => {
-        table.dropMessageBlobs();
-        oversize.push(bytes);
-      },
+      frame: (frame) => received.push({ message: frame.message as T, blobs: frame.blobs }),
+      noise: () => undefined,
+      oversize: (bytes) => void oversize.push(bytes),
     },
     max,
+    true,
+    blobBytes,
   );
-  const cutter = new LiteralCutter((bytes) => reader.push(bytes), max, table, blobBytes);
+  const table = reader.table!;
+  tables.push(table);
   const bytes = typeof text === 'string' ? Buffer.from(text) : text;
   for (let at = 0, i = 0; at < bytes.length; i++) {
-    const size = chunkSizes[i % chunkSizes.length];
-    cutter.push(bytes.subarray(at, at + size));
+    const size = chunkSizes[i % chunkSizes.length]!;
+    reader.push(bytes.subarray(at, at + size));
     at += size;
   }
   return { received, oversize, table };

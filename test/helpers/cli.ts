@@ -7,7 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { Writable } from 'node:stream';
 import { pino, type Logger } from 'pino';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ProcessTransport, type ProcessExit } from '../../src/transports/process-transport.js';
+import { ProcessWire, type ProcessExit } from '../../src/transports/process.js';
+import { transportOf } from './wire-transport.js';
 import { NODE, pidAlive, waitFor } from './fixtures.js';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -159,7 +160,7 @@ export async function runCli(args: string[], timeoutMs = 15_000): Promise<Exit &
   return { ...status, stdout: cli.stdout(), stderr: cli.stderr() };
 }
 
-/** A pino logger writing into memory; ProcessTransport logs the child's stderr lines through it. */
+/** A pino logger writing into memory; ProcessWire logs the child's stderr lines through it. */
 function memoryLogger(): { log: Logger; text: () => string } {
   let text = '';
   const sink = new Writable({
@@ -173,9 +174,9 @@ function memoryLogger(): { log: Logger; text: () => string } {
 
 export interface LinearConnection {
   client: Client;
-  transport: ProcessTransport;
+  transport: ProcessWire;
   pid: number;
-  /** What ProcessTransport logged: the proxy's stderr lines (as `msg`) and skipped stdout lines. */
+  /** What ProcessWire logged: the proxy's stderr lines (as `msg`) and skipped stdout lines. */
   transportLog(): string;
   /** The proxy's own stderr lines (its pino JSON), unwrapped from transportLog(). */
   proxyStderr(): string[];
@@ -185,13 +186,13 @@ export interface LinearConnection {
 }
 
 /**
- * Spawns `node dist/cli.js ...args` with our ProcessTransport (linear line reader, own process
+ * Spawns `node dist/cli.js ...args` with our ProcessWire (linear line reader, own process
  * group) and connects an SDK client to it.
  */
 export async function connectLinear(args: string[], extraEnv: Record<string, string> = {}): Promise<LinearConnection> {
   const memory = memoryLogger();
   // A long grace: close() only ends stdin, so a proxy that ignores EOF is caught rather than signaled.
-  const transport = new ProcessTransport({
+  const transport = new ProcessWire({
     command: NODE,
     args: [CLI, ...args],
     env: cliEnv(extraEnv),
@@ -212,7 +213,7 @@ export async function connectLinear(args: string[], extraEnv: Record<string, str
   running.add(close);
   void exited.then(() => running.delete(close));
   try {
-    await client.connect(transport);
+    await client.connect(transportOf(transport));
   } catch (error) {
     await close();
     throw new Error(`${String(error)}; proxy stderr:\n${memory.text().slice(-2000)}`, { cause: error });

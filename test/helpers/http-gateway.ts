@@ -1,7 +1,7 @@
 // An in-process gateway served over HTTP on 127.0.0.1 (no tokens), for tests that POST to it as a client would.
 import { rm } from 'node:fs/promises';
 import { Gateway } from '../../src/gateway/gateway.js';
-import { serveHttp, type HttpHandle } from '../../src/gateway/http-server.js';
+import { serveHttp, type HttpHandle } from '../../src/http/server.js';
 import { silentLogger } from '../../src/logger.js';
 import { testConfig } from './proxy.js';
 

@@ -5,7 +5,7 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Config } from '../../src/config/types.js';
 import { Gateway } from '../../src/gateway/gateway.js';
-import { serveHttp, type HttpHandle } from '../../src/gateway/http-server.js';
+import { serveHttp, type HttpHandle } from '../../src/http/server.js';
 import { silentLogger, type Logger } from '../../src/logger.js';
 import { FIXTURES, NODE } from './fixtures.js';
 import { testConfig, type TestOptions } from './proxy.js';

@@ -1,4 +1,5 @@
-// Server-sent events read off a fetch Response body, one at a time, for tests that drive Streamable HTTP by hand.
+// Server-sent events read off a fetch Response body, one at a time, for tests that drive Streamable HTTP by hand (a
+// JSON body, which Streamable HTTP allows in place of a stream, reads as one event).
 
 export interface SseEvent {
   id?: string;
@@ -26,7 +27,12 @@ export class SseReader {
         continue;
       }
       const { value, done } = await this.reader.read();
-      if (done) return undefined;
+      if (done) {
+        // A POST may be answered with one JSON body instead of a stream (Streamable HTTP allows both): its message.
+        const rest = this.buffer.trim();
+        this.buffer = '';
+        return rest.startsWith('{') || rest.startsWith('[') ? { data: rest } : undefined;
+      }
       this.buffer += value;
     }
   }

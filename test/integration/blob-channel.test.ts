@@ -1,10 +1,10 @@
-// Payloads a stdio upstream sends as huge literals are kept as bytes on their way through the proxy
-// (transports/blob-channel.ts), each with the response that carried it. Concurrent calls through one
-// upstream must each get exactly their own payload back, stored or passed on, and once the responses are
-// delivered, or dropped because the client gave up, no bytes may stay held.
+// Payloads a stdio upstream sends as huge literals are kept as bytes on their way through the proxy, as the blobs of
+// the frame that carried them (wire/lines.ts, frame.blobs). Concurrent calls through one upstream must each get
+// exactly their own payload back, stored or passed on, and once the responses are delivered, or dropped because the
+// client gave up, no bytes may stay held (blobsHeldInProcess counts the blobs not yet let go).
 import { readFile } from 'node:fs/promises';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { blobsHeldInProcess } from '../../src/transports/blob-table.js';
+import { blobsHeldInProcess } from '../../src/wire/blob-table.js';
 import { FIXTURES, NODE, connectDirect, type StdioConnection } from '../helpers/fixtures.js';
 import { artifactMeta, call, sha256 } from '../helpers/pipeline.js';
 import { NO_OFFLOAD, startProxy, testConfig, type ProxyUnderTest } from '../helpers/proxy.js';
@@ -30,25 +30,30 @@ beforeAll(async () => {
 });
 afterAll(() => direct?.close());
 
-async function withProxy(passthrough: boolean, check: (proxy: ProxyUnderTest) => Promise<void>): Promise<void> {
+/** Runs `check` against a fresh proxy; the blobs held before are the baseline its own must come back to. */
+async function withProxy(
+  passthrough: boolean,
+  check: (proxy: ProxyUnderTest, heldBefore: number) => Promise<void>,
+): Promise<void> {
+  const heldBefore = blobsHeldInProcess();
   const proxy = await startProxy(testConfig([big], passthrough ? NO_OFFLOAD : {}));
   try {
-    await check(proxy);
+    await check(proxy, heldBefore);
   } finally {
     await proxy.close();
   }
 }
 
 test('passed through, concurrent calls each get their own payloads, exactly as sent; nothing stays held', async () => {
-  await withProxy(true, async (proxy) => {
+  await withProxy(true, async (proxy, heldBefore) => {
     const results = await Promise.all(CALLS.map(([tool, args]) => call(proxy.client, tool, args)));
     results.forEach((result, i) => expect(result).toEqual(expected[i]));
-    expect(blobsHeldInProcess()).toBe(0);
+    expect(blobsHeldInProcess()).toBe(heldBefore);
   });
 });
 
 test('offloaded, concurrent calls each store their own payload; nothing stays held', async () => {
-  await withProxy(false, async (proxy) => {
+  await withProxy(false, async (proxy, heldBefore) => {
     const [first, second, , pdf] = await Promise.all(CALLS.map(([tool, args]) => call(proxy.client, tool, args)));
     const stored = async (result: CallToolResult) => sha256(await readFile(artifactMeta(result)[0].path));
     const image = (result: CallToolResult) => Buffer.from((result.content[0] as { data: string }).data, 'base64');
@@ -56,14 +61,13 @@ test('offloaded, concurrent calls each store their own payload; nothing stays he
     expect(await stored(second)).toBe(sha256(image(expected[1])));
     const pdfBase64 = JSON.parse((expected[3].content[0] as { text: string }).text).content as string;
     expect(await stored(pdf)).toBe(sha256(Buffer.from(pdfBase64, 'base64')));
-    expect(blobsHeldInProcess()).toBe(0);
+    expect(blobsHeldInProcess()).toBe(heldBefore);
   });
 });
 
-// (An answer that arrives after its caller gave up is let go as it arrives: see test/unit/blob-channel.test.ts;
-// this server, like most, sends no answer to a request cancelled in time.)
+// (This server, like most, sends no answer to a request cancelled in time.)
 test('a call the client gives up on leaves nothing held, and the next call still gets its own answer', async () => {
-  await withProxy(true, async (proxy) => {
+  await withProxy(true, async (proxy, heldBefore) => {
     const abort = new AbortController();
     const dropped = proxy.client
       .callTool({ name: 'big-image', arguments: { mb: 8 } }, undefined, { signal: abort.signal })
@@ -72,6 +76,6 @@ test('a call the client gives up on leaves nothing held, and the next call still
     expect(await dropped).toBeDefined();
     // Answered after the dropped one (the upstream reads requests in order): whatever became of it is over.
     expect(await call(proxy.client, ...CALLS[2])).toEqual(expected[2]);
-    expect(blobsHeldInProcess()).toBe(0);
+    expect(blobsHeldInProcess()).toBe(heldBefore);
   });
 });

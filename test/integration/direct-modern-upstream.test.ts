@@ -1,154 +1,190 @@
-// A relayed tools/call to a 2026-07-28 server goes past the SDK's client (fast-path/direct-requests.ts): written as
-// the SDK's client writes it in that era, the envelope first in `_meta`, over HTTP with the headers the SDK's transport
-// writes (fast-path/http-post.ts). The server is the real SDK v2 fixture in its own process, over stdio and over
-// Streamable HTTP; it echoes what it received, and the same request sent through the SDK's client must echo the same.
+// A client's tools/call relayed to a 2026-07-28 server, as that server gets it: the envelope of the client who asks in
+// the request's `_meta`, in this hop's protocol version (the client may speak 2025-11-25), next to the client's own
+// `_meta`; over Streamable HTTP, the headers the revision requires (MCP-Protocol-Version, Mcp-Method, Mcp-Name) and an
+// Mcp-Param-* header for each argument the tool declares one for. The server is the SDK v2 fixture in its own process
+// (test/fixtures/modern-server.mjs: meta_echo echoes what it received), over stdio and over HTTP behind a tap that
+// records each request it is sent; the gateway runs in this process, with a legacy client (in memory) and a
+// 2026-07-28 client (over the gateway's HTTP endpoint).
 import type { ChildProcess } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, jest, test } from '@jest/globals';
-import { ResultSchema } from '@modelcontextprotocol/core';
+import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { directRequestsOf, relayDirectly, sentDirectly } from '../../src/fast-path/direct-requests.js';
-import { HttpPoster } from '../../src/fast-path/http-post.js';
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { serveHttp, type HttpHandle } from '../../src/http/server.js';
 import { silentLogger } from '../../src/logger.js';
 import { encodeParamValue } from '../../src/protocol/param-header-codec.js';
-import { DecoratedTransport } from '../../src/transports/decorated-transport.js';
-import { ProcessTransport } from '../../src/transports/process-transport.js';
 import { FIXTURES, NODE, startListening } from '../helpers/fixtures.js';
+import { ALL_CLIENT_CAPABILITIES, startProxy, testConfig, type ProxyUnderTest } from '../helpers/proxy.js';
 
-let client: Client;
-let transport: ProcessTransport;
+const MODERN = '2026-07-28';
+const TRACEPARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+
+interface Seen {
+  headers: IncomingHttpHeaders;
+  body: Record<string, unknown>;
+}
+
+/** An HTTP forwarder in front of `target` that records each POST it passes on (headers and body), streams and all. */
+async function startTap(target: string): Promise<{ url: string; posts: Seen[]; close(): Promise<void> }> {
+  const to = new URL(target);
+  const posts: Seen[] = [];
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      if (req.method === 'POST') posts.push({ headers: req.headers, body: JSON.parse(body.toString('utf8')) });
+      const out = request(
+        { hostname: to.hostname, port: to.port, path: req.url, method: req.method, headers: req.headers },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
+      out.on('error', () => res.destroy());
+      res.on('close', () => out.destroy());
+      out.end(body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}${to.pathname}`,
+    posts,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** What meta_echo says it received: the request's `_meta`, and the envelope the SDK lifted out of it. */
+function echoed(result: unknown): { _meta: Record<string, unknown>; envelope: Record<string, unknown> } {
+  return JSON.parse((result as { content: Array<{ text: string }> }).content[0]!.text) as never;
+}
+
+/** The POSTs the tap saw for tools/call of `tool`. */
+const callsOf = (posts: Seen[], tool: string) =>
+  posts.filter((p) => p.body.method === 'tools/call' && (p.body.params as { name?: unknown }).name === tool);
+
+let httpServer: ChildProcess;
+let tap: Awaited<ReturnType<typeof startTap>>;
 
 beforeAll(async () => {
-  transport = new ProcessTransport({
-    command: NODE,
-    args: [FIXTURES.modern],
-    env: process.env as Record<string, string>,
-    log: silentLogger,
-  });
-  client = new Client(
-    { name: 'direct-check', version: '1.0.0' },
-    { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
-  );
-  await client.connect(transport);
-  relayDirectly({ client, transport });
+  const started = await startListening(NODE, [FIXTURES.modern, '--http', '0'], /listening (\d+)/);
+  httpServer = started.child;
+  tap = await startTap(`http://127.0.0.1:${started.match[1]}/mcp`);
 });
 
 afterAll(async () => {
-  await client.close();
+  await tap?.close();
+  httpServer?.kill('SIGTERM');
 });
 
-/** What the fixture's meta_echo saw of a request: its `_meta` and envelope, as JSON text (key order included). */
-const seen = (result: unknown) => (result as { content: Array<{ text: string }> }).content[0]!.text;
-
-describe('a 2026-07-28 stdio server: relayed calls past the SDK client', () => {
-  test('the connection relays directly, and the server sees exactly what the SDK client would have sent', async () => {
-    expect(client.getProtocolEra()).toBe('modern');
-    expect(directRequestsOf(client)).toBeDefined();
-    const request = {
-      method: 'tools/call',
-      params: { name: 'meta_echo', arguments: {}, _meta: { traceparent: '00-ab-cd-01', progressToken: 'p-1' } },
-    };
-    const direct = sentDirectly(client, request, { signal: new AbortController().signal });
-    expect(direct).toBeDefined();
-    // Without a signal the request is not a relayed one: the SDK's client sends it.
-    expect(sentDirectly(client, request, undefined)).toBeUndefined();
-    const viaSdk = await client.request(request as never, ResultSchema);
-    const past = (await direct!) as Record<string, unknown>;
-    expect(seen(past)).toBe(seen(viaSdk));
-    expect(JSON.parse(seen(past))).toMatchObject({
-      _meta: { traceparent: '00-ab-cd-01', progressToken: 'p-1' },
-      envelope: {
-        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-        'io.modelcontextprotocol/clientInfo': { name: 'direct-check', version: '1.0.0' },
-        'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
-      },
-    });
-    // The result as the server sent it: its resultType kept (the SDK's client drops it).
-    expect(past.resultType).toBe('complete');
-  });
-
-  test('only tools/call goes this way in the 2026-07-28 era', () => {
-    const signal = new AbortController().signal;
-    expect(sentDirectly(client, { method: 'resources/read', params: { uri: 'fixture://note' } }, { signal })).toBe(
-      undefined,
-    );
-    expect(sentDirectly(client, { method: 'prompts/get', params: { name: 'x' } }, { signal })).toBeUndefined();
-  });
-
-  test('an input_required answer comes back as the server sent it', async () => {
-    const signal = new AbortController().signal;
-    const result = (await sentDirectly(
-      client,
-      { method: 'tools/call', params: { name: 'ask', arguments: {} } },
-      {
-        signal,
-      },
-    )) as Record<string, unknown>;
-    expect(result).toMatchObject({ resultType: 'input_required', requestState: 'asked-for-name' });
-  });
-});
-
-describe('a 2026-07-28 server over Streamable HTTP: relayed calls past the SDK client and its transport', () => {
-  let server: ChildProcess;
-  let http: Client;
+// Pinned to 2026-07-28: unpinned, a server of both eras gives a legacy client a legacy connection of its own
+// (era-follow.test.ts), and this is about the modern hop.
+describe.each([
+  ['stdio', () => ({ name: 'modern', command: NODE, args: [FIXTURES.modern], protocol: 'modern' as const })],
+  ['Streamable HTTP', () => ({ name: 'modern', url: tap.url, protocol: 'modern' as const })],
+])('a tools/call relayed to a 2026-07-28 server over %s', (transport, server) => {
+  let proxy: ProxyUnderTest;
+  let http: HttpHandle;
+  let modern: Client;
 
   beforeAll(async () => {
-    const started = await startListening(NODE, [FIXTURES.modern, '--http', '0'], /listening (\d+)/);
-    server = started.child;
-    const url = `http://127.0.0.1:${started.match[1]}/mcp`;
-    const wire = new StreamableHTTPClientTransport(new URL(url));
-    http = new Client(
-      { name: 'direct-check', version: '1.0.0' },
-      { capabilities: {}, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    proxy = await startProxy(testConfig([server()]));
+    http = await serveHttp(proxy.gateway, { host: '127.0.0.1', port: 0 }, silentLogger);
+    modern = new Client(
+      { name: 'modern-client', version: '2.0.0' },
+      { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: MODERN } } },
     );
-    await http.connect(new DecoratedTransport(wire, {}));
-    relayDirectly({ client: http, transport: wire }, { url, headers: { 'x-team': 'blue' } });
+    await modern.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${http.port}/mcp`)));
   });
 
   afterAll(async () => {
-    await http.close();
-    server.kill('SIGTERM');
+    await modern?.close();
+    await http?.close();
+    await proxy?.close();
   });
 
-  /** The same request past the SDK (through Node's HTTP client) and through it; what each ended with. */
-  async function bothWays(params: Record<string, unknown>, headers?: Record<string, string>) {
-    const posted = jest.spyOn(HttpPoster.prototype, 'post');
-    const options = { signal: new AbortController().signal, ...(headers ? { headers } : {}) };
-    const direct = sentDirectly(http, { method: 'tools/call', params }, options as never);
-    expect(direct).toBeDefined();
-    const past = await direct!.catch((error: unknown) => error);
-    expect(posted).toHaveBeenCalledTimes(1);
-    posted.mockRestore();
-    const through = await http
-      .request({ method: 'tools/call', params } as never, ResultSchema, headers ? ({ headers } as never) : undefined)
-      .catch((error: unknown) => error);
-    return { past, through };
+  test('the upstream connection speaks 2026-07-28', () => {
+    const upstream = proxy.gateway.upstreams[0]!;
+    expect(upstream.era).toBe('modern');
+    expect(upstream.protocolVersion).toBe(MODERN);
+  });
+
+  test("a legacy client's call carries what it said in initialize as the envelope, in this hop's version", async () => {
+    const before = tap.posts.length;
+    const result = await proxy.client.callTool(
+      { name: 'meta_echo', arguments: {}, _meta: { traceparent: TRACEPARENT, tracestate: 'a=1' } },
+      CallToolResultSchema,
+    );
+    const seen = echoed(result);
+    expect(seen.envelope).toEqual({
+      'io.modelcontextprotocol/protocolVersion': MODERN,
+      'io.modelcontextprotocol/clientInfo': { name: 'test-client', version: '1.0.0' },
+      'io.modelcontextprotocol/clientCapabilities': ALL_CLIENT_CAPABILITIES,
+    });
+    expect(seen._meta).toMatchObject({ traceparent: TRACEPARENT, tracestate: 'a=1' });
+    // The server's result _meta comes back to the client.
+    expect(result._meta?.traceparent).toBe(TRACEPARENT);
+    if (transport === 'Streamable HTTP') {
+      const [post] = callsOf(tap.posts.slice(before), 'meta_echo');
+      expect(post).toBeDefined();
+      expect((post!.body.params as { _meta: Record<string, unknown> })._meta).toMatchObject({
+        traceparent: TRACEPARENT,
+        'io.modelcontextprotocol/protocolVersion': MODERN,
+        'io.modelcontextprotocol/clientInfo': { name: 'test-client', version: '1.0.0' },
+      });
+    }
+  });
+
+  test("a 2026-07-28 client's call carries that client's own envelope, not the connection's", async () => {
+    const result = await modern.callTool({ name: 'meta_echo', arguments: {}, _meta: { traceparent: TRACEPARENT } });
+    const seen = echoed(result);
+    expect(seen.envelope).toMatchObject({
+      'io.modelcontextprotocol/protocolVersion': MODERN,
+      'io.modelcontextprotocol/clientInfo': { name: 'modern-client', version: '2.0.0' },
+      'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
+    });
+    expect(seen._meta).toMatchObject({ traceparent: TRACEPARENT });
+  });
+
+  if (transport === 'Streamable HTTP') {
+    test('the POST carries MCP-Protocol-Version, Mcp-Method and Mcp-Name', async () => {
+      const before = tap.posts.length;
+      await proxy.client.callTool({ name: 'meta_echo', arguments: {} }, CallToolResultSchema);
+      const [post] = callsOf(tap.posts.slice(before), 'meta_echo');
+      expect(post!.headers['mcp-protocol-version']).toBe(MODERN);
+      expect(post!.headers['mcp-method']).toBe('tools/call');
+      expect(post!.headers['mcp-name']).toBe('meta_echo');
+      // A tool that declares no x-mcp-header gets no Mcp-Param header.
+      expect(Object.keys(post!.headers).filter((name) => name.startsWith('mcp-param-'))).toEqual([]);
+    });
+
+    test.each([
+      ['a plain value as it is', 'eu-west', 'eu-west'],
+      ['a value HTTP cannot carry plain, Base64-wrapped', 'Zürich ☃', encodeParamValue('Zürich ☃')],
+    ])('a declared argument goes in its Mcp-Param header: %s', async (_, region, header) => {
+      const before = tap.posts.length;
+      for (const client of ['legacy', 'modern'] as const) {
+        const result =
+          client === 'legacy'
+            ? await proxy.client.callTool({ name: 'region_echo', arguments: { region } }, CallToolResultSchema)
+            : await modern.callTool({ name: 'region_echo', arguments: { region } });
+        // The server checks the header against the argument (SEP-2243): a missing or different one is refused.
+        expect(result.isError).toBeFalsy();
+        expect(result.content).toEqual([{ type: 'text', text: `region: ${region}` }]);
+      }
+      const posts = callsOf(tap.posts.slice(before), 'region_echo');
+      expect(posts).toHaveLength(2);
+      for (const post of posts) {
+        expect(post.headers['mcp-param-region']).toBe(header);
+        expect(post.headers['mcp-name']).toBe('region_echo');
+      }
+      if (header !== region) expect(header).toMatch(/^=\?base64\?/);
+    });
   }
-
-  test('the server sees what the SDK would have sent, and the answer comes back as it sent it', async () => {
-    expect(directRequestsOf(http)).toBeDefined();
-    const { past, through } = await bothWays({ name: 'meta_echo', arguments: {}, _meta: { traceparent: '00-1-2-01' } });
-    expect(seen(past)).toBe(seen(through));
-    expect(JSON.parse(seen(past)).envelope['io.modelcontextprotocol/protocolVersion']).toBe('2026-07-28');
-    expect((past as Record<string, unknown>).resultType).toBe('complete');
-  });
-
-  test('a declared argument goes in its Mcp-Param header, Base64-wrapped where the SDK wraps it', async () => {
-    const region = 'Zürich ☃';
-    const headers = { 'Mcp-Param-Region': encodeParamValue(region) };
-    expect(headers['Mcp-Param-Region']).toMatch(/^=\?base64\?/);
-    const { past, through } = await bothWays({ name: 'region_echo', arguments: { region } }, headers);
-    expect(past).toMatchObject({ content: [{ text: `region: ${region}` }] });
-    expect(through).toMatchObject({ content: [{ text: `region: ${region}` }] });
-  });
-
-  test("a 400 with the server's JSON-RPC error is the request's answer, as through the SDK's transport", async () => {
-    // No Mcp-Param-Region header: the server refuses the call with HTTP 400 and a JSON-RPC error for it.
-    const { past, through } = await bothWays({ name: 'region_echo', arguments: { region: 'eu' } });
-    expect(past).toBeInstanceOf(Error);
-    expect(through).toBeInstanceOf(Error);
-    const { code, message } = past as { code?: unknown; message: string };
-    expect(code).toBe((through as { code?: unknown }).code);
-    expect(typeof code).toBe('number');
-    expect(message).toBe((through as Error).message);
-  });
 });

@@ -87,9 +87,9 @@ describe('docker/Dockerfile and docker/compose.yaml', () => {
   const dockerfile = readFileSync(join(DOCKER, 'Dockerfile'), 'utf8');
   const entrypoint = readFileSync(join(DOCKER, 'entrypoint.sh'), 'utf8');
 
-  test('multi-stage on Node 20 Debian slim, runs the scripts, non-root, volume, healthcheck, entrypoint', () => {
-    expect(dockerfile.match(/^FROM node:20-bookworm-slim/gm)).toHaveLength(2);
-    expect(dockerfile).toMatch(/^FROM node:20-bookworm-slim AS build$/m);
+  test('multi-stage on Node 22 Debian slim, runs the scripts, non-root, volume, healthcheck, entrypoint', () => {
+    expect(dockerfile.match(/^FROM node:22-bookworm-slim/gm)).toHaveLength(2);
+    expect(dockerfile).toMatch(/^FROM node:22-bookworm-slim AS build$/m);
     expect(dockerfile).toMatch(/^RUN \/usr\/local\/lib\/mcp-offload\/install-runtime\.sh$/m);
     expect(dockerfile).toMatch(/^USER mcp$/m);
     expect(dockerfile).toMatch(/^VOLUME \["\/artifacts"\]$/m);

@@ -1,9 +1,9 @@
 // Numbers a JavaScript number cannot hold (64-bit ids, long decimals, overflows, negative zero) keep their value
-// through the proxy, both ways, over stdio and HTTP, on the lean paths and through the SDK, and in stored files.
+// through the proxy, both ways: over stdio (the built dist/cli.js) and HTTP (a gateway in this process), from stdio
+// and Streamable HTTP servers (one that answers on an event stream cut in the middle of a number), in JSON answers and
+// event streams, and in stored files.
 import { readFile } from 'node:fs/promises';
 import type { ChildProcess } from 'node:child_process';
-import { exactNumberText, parseExact } from '../../src/codec/exact-numbers.js';
-import { exactNumbersFetch } from '../../src/upstreams/exact-fetch.js';
 import { startCli, stopAllCli, type CliProcess } from '../helpers/cli.js';
 import { FIXTURES, NODE, startListening, waitFor } from '../helpers/fixtures.js';
 import { startHttpGateway, type HttpGateway } from '../helpers/http-gateway.js';
@@ -109,7 +109,7 @@ describe('HTTP: numbers a double cannot hold, to and from stdio and Streamable H
     return { status: response.status, type: response.headers.get('content-type'), text: await response.text() };
   };
 
-  test('a 2025-11-25 session: calls and reads served past the SDK, and a list the SDK answers', async () => {
+  test('a 2025-11-25 session: calls, prompts, reads and a list, answered as JSON or on an event stream', async () => {
     const session = await handshake(
       endpoint,
       (id) => ({
@@ -129,7 +129,7 @@ describe('HTTP: numbers a double cannot hold, to and from stdio and Streamable H
       const call = await rpc(n, 'tools/call', `{"name":"${server}__numbers","arguments":{}}`);
       expect(call.type).toContain('application/json');
       expect(call.text).toContain(`"structuredContent":${NUMBERS}`);
-      // Answered after the lean POST's response has become an event stream (lazy-answer.ts): the SDK frames it.
+      // Answered after the POST's response has become an event stream (http/answer.ts): written as an SSE event.
       const slow = await rpc(n + 3, 'tools/call', `{"name":"${server}__numbers","arguments":{"delayMs":120}}`);
       expect(slow.type).toContain('text/event-stream');
       expect(slow.text).toContain(`"structuredContent":${NUMBERS}`);
@@ -140,25 +140,47 @@ describe('HTTP: numbers a double cannot hold, to and from stdio and Streamable H
     }
     const listed = await rpc(30, 'resources/list', '{}');
     const uris = [...listed.text.matchAll(/"uri":"([^"]+)"/g)].map((m) => m[1]);
-    expect(uris).toHaveLength(2);
+    // The HTTP server answers resources/read on an event stream cut in the middle of a number.
+    expect(uris.sort()).toEqual(['exact://http/numbers', 'exact://stdio/numbers']);
     for (const [i, uri] of uris.entries()) {
       const read = await rpc(31 + i, 'resources/read', JSON.stringify({ uri }));
       expect(read.text).toContain(`"_meta":${NUMBERS}`);
     }
-    // A list is answered by the SDK's server, on the stream its transport writes (http/exact-response.ts).
+    // The merged list of both servers, each tool's schema bound as its server wrote it.
     const tools = await rpc(40, 'tools/list', '{}');
-    expect(tools.type).toContain('text/event-stream');
     expect(tools.text.match(/"maximum":18446744073709551615/g)).toHaveLength(2);
   });
 
-  test('2026-07-28 requests: a call served past the SDK and the same call served by it', async () => {
+  test('a 2025-11-25 request whose id no double holds is answered under that id, as JSON and on an event stream', async () => {
+    const session = await handshake(
+      endpoint,
+      (id) => ({
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        ...(id ? { 'mcp-session-id': id } : {}),
+      }),
+      'raw-exact-id',
+    );
+    const headers = { 'mcp-session-id': session.id, 'mcp-protocol-version': LEGACY_PROTOCOL };
+    const bigId = '123456789012345678901';
+    for (const args of ['{}', '{"delayMs":120}']) {
+      const answer = await post(
+        headers,
+        `{"jsonrpc":"2.0","id":${bigId},"method":"tools/call","params":{"name":"eh__numbers","arguments":${args}}}`,
+      );
+      expect(answer.text).toMatch(new RegExp(`"id":${bigId}[,}]`));
+      expect(answer.text).toContain(`"structuredContent":${NUMBERS}`);
+    }
+  });
+
+  test('2026-07-28 requests: a call (its Mcp-Name plain or in Base64), a slow one, and the arguments', async () => {
     const envelope = `{"io.modelcontextprotocol/protocolVersion":"${MODERN}","io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}`;
     const modern = (id: number, name: string, mcpName: string, args = '{}') =>
       post(
         { 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': mcpName },
         `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"${name}","arguments":${args},"_meta":${envelope}}}`,
       );
-    // The SDK decodes an Mcp-Name in its Base64 form; the lean path leaves such a POST to it.
+    // Mcp-Name may come in its Base64 form too (SEP-2243).
     const base64 = (name: string) => `=?base64?${Buffer.from(name).toString('base64')}?=`;
     for (const server of ['es', 'eh']) {
       const name = `${server}__numbers`;
@@ -198,31 +220,5 @@ describe('HTTP: numbers a double cannot hold, to and from stdio and Streamable H
     );
     expect(await answer(3)).toContain(JSON.stringify(`"arguments":${ARGUMENTS}`).slice(1, -1));
     await events.cancel();
-  });
-
-  test("the SDK transport's fetch: a request's markers go out as numbers, an event stream cut mid-number is marked", async () => {
-    const exactFetch = exactNumbersFetch();
-    const args = parseExact(ARGUMENTS);
-    const body = JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/call',
-      params: { name: 'echo-raw', arguments: args },
-    });
-    const echoed = (await (await exactFetch(upstreamUrl, { method: 'POST', body })).json()) as {
-      result: { content: { text: string }[] };
-    };
-    expect(echoed.result.content[0].text).toContain(`"arguments":${ARGUMENTS}`);
-    const read = await exactFetch(upstreamUrl, {
-      method: 'POST',
-      body: '{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"exact://http/numbers"}}',
-    });
-    expect(read.headers.get('content-type')).toBe('text/event-stream');
-    const data = (await read.text()).split('\n').find((line) => line.startsWith('data: '))!;
-    const meta = (parseExact(data.slice(6)) as { result: { contents: { _meta: Record<string, unknown> }[] } }).result
-      .contents[0]._meta;
-    expect(exactNumberText(meta.big)).toBe('12345678901234567890123');
-    expect(exactNumberText(meta.huge)).toBe('1e400');
-    expect(meta.plain).toBe(42);
   });
 });

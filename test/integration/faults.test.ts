@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Gateway } from '../../src/gateway/gateway.js';
-import { serveHttp } from '../../src/gateway/http-server.js';
+import { serveHttp } from '../../src/http/server.js';
 import { silentLogger } from '../../src/logger.js';
 import { FIXTURES, NODE, pidAlive, waitFor } from '../helpers/fixtures.js';
 import { NO_OFFLOAD, startProxy, testConfig, type ProxyUnderTest } from '../helpers/proxy.js';

@@ -228,8 +228,9 @@ async function startProxy(upstream: string[]): Promise<string> {
 
 // The suite's server-sse-polling probe sends an older protocol version in its header, so the SDK sends
 // it no priming event (conformance.test.ts); here is the same probe with the version the session
-// negotiated. test_reconnection closes its stream mid-call where it can (HTTP); the proxy keeps its own
-// client's stream open and, over an HTTP upstream, resumes the upstream's stream itself.
+// negotiated. test_reconnection closes its stream mid-call where it can (HTTP). Over an HTTP upstream the proxy
+// does as its upstream does: it resumes the upstream's stream itself and ends its client's, which the client resumes
+// (Wire.pause); a stdio upstream closes nothing, and the client's stream stays open until the answer.
 describe('the SEP-1699 polling probe with the negotiated protocol version', () => {
   let fixture = '';
   beforeAll(async () => {
@@ -237,10 +238,10 @@ describe('the SEP-1699 polling probe with the negotiated protocol version', () =
   });
 
   test.each([
-    ['direct', () => Promise.resolve(fixture)],
-    ['through the proxy, stdio upstream', () => startProxy(['--', NODE, CONFORMANCE_FIXTURE, '--stdio'])],
-    ['through the proxy, HTTP upstream', () => startProxy(['--url', fixture])],
-  ])('%s: a priming event with retry comes first, and the result arrives', async (_label, endpoint) => {
+    ['direct', true, () => Promise.resolve(fixture)],
+    ['through the proxy, stdio upstream', false, () => startProxy(['--', NODE, CONFORMANCE_FIXTURE, '--stdio'])],
+    ['through the proxy, HTTP upstream', true, () => startProxy(['--url', fixture])],
+  ])('%s: a priming event with retry comes first, and the result arrives', async (_label, closes, endpoint) => {
     const session = await openSession(undefined, await endpoint());
     const response = await session.post(rpc(2, 'tools/call', { name: 'test_reconnection', arguments: {} }));
     const stream = new SseReader(response.body!);
@@ -259,6 +260,8 @@ describe('the SEP-1699 polling probe with the negotiated protocol version', () =
         break;
       }
     }
+    // The stream closed mid-call exactly where the server closes it.
+    expect(answer === undefined).toBe(closes);
     if (!answer) {
       const resumed = new SseReader((await session.resume(lastEventId)).body!);
       answer = await resumed.response(2);

@@ -1,5 +1,5 @@
 import { Gateway } from '../../src/gateway/gateway.js';
-import { serveHttp, type HttpHandle } from '../../src/gateway/http-server.js';
+import { serveHttp, type HttpHandle } from '../../src/http/server.js';
 import { MemoryEventStore } from '../../src/http/memory-event-store.js';
 import { silentLogger } from '../../src/logger.js';
 import { FIXTURES, NODE } from '../helpers/fixtures.js';

@@ -1,15 +1,16 @@
 // MCP 2026-07-28 clients in front of the proxy: server/discover, per-request envelopes, stateless Streamable HTTP,
 // subscriptions/listen, and the bridge that carries a legacy (v1) server's questions to them as input_required
 // results. Legacy clients keep working next to them.
+import type { ChildProcess } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { Client, StreamableHTTPClientTransport, type ClientCapabilities } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { Config } from '../../src/config/types.js';
 import { Gateway } from '../../src/gateway/gateway.js';
-import { serveHttp, type HttpHandle } from '../../src/gateway/http-server.js';
+import { serveHttp, type HttpHandle } from '../../src/http/server.js';
 import { silentLogger } from '../../src/logger.js';
 import { CLI, cliEnv, REPO_ROOT, stopAllCli } from '../helpers/cli.js';
-import { FIXTURES, NODE, waitFor } from '../helpers/fixtures.js';
+import { FIXTURES, NODE, startListening, waitFor } from '../helpers/fixtures.js';
 import { testConfig, type TestOptions } from '../helpers/proxy.js';
 import { bearer, connectHttp, TOKENS, SIGNING_KEY } from '../helpers/sidecar.js';
 
@@ -424,6 +425,20 @@ describe('a held call that its client never comes back to', () => {
 });
 
 describe('2026-07-28 clients over stdio (dist/cli.js)', () => {
+  /** The 2026-07-28 fixture over Streamable HTTP, for the tests that wrap it with --url. */
+  let modernHttp: string | undefined;
+  let modernHttpProcess: ChildProcess | undefined;
+
+  beforeAll(async () => {
+    const { match, child } = await startListening(NODE, [FIXTURES.modern, '--http', '0'], /listening (\d+)/);
+    modernHttpProcess = child;
+    modernHttp = `http://127.0.0.1:${match[1]}/mcp`;
+  });
+
+  afterAll(() => {
+    modernHttpProcess?.kill();
+  });
+
   afterEach(async () => {
     await stopAllCli();
   });
@@ -481,6 +496,30 @@ describe('2026-07-28 clients over stdio (dist/cli.js)', () => {
       await client.callTool({ name: 'add-tool', arguments: { name: 'heard-over-stdio' } });
       await waitFor(() => changed > 0, 10_000, 20, 'tools/list_changed on the listen stream');
       expect((await client.listTools()).tools.map((t) => t.name)).toContain('heard-over-stdio');
+    } finally {
+      await subscription.close();
+      await client.close();
+    }
+  });
+
+  // The upstream speaks 2026-07-28 too: its change comes on the proxy's own listen stream to it, and goes on to the
+  // client's (the conformance reference server through --url once lost it).
+  test.each([
+    ['over stdio', () => ['--', NODE, FIXTURES.modern]],
+    ['over HTTP', () => ['--url', modernHttp!]],
+  ])('a listen stream hears that a 2026-07-28 upstream %s changed its tools', async (_label, args) => {
+    const { client } = modernClient();
+    await client.connect(stdio(...args()));
+    let changed = 0;
+    client.setNotificationHandler('notifications/tools/list_changed', () => {
+      changed++;
+    });
+    const subscription = await client.listen({ toolsListChanged: true });
+    try {
+      const name = `heard_${_label.replace(/\W/g, '_')}`;
+      await client.callTool({ name: 'add_tool', arguments: { name } });
+      await waitFor(() => changed > 0, 10_000, 20, 'tools/list_changed on the listen stream');
+      expect((await client.listTools()).tools.map((t) => t.name)).toContain(name);
     } finally {
       await subscription.close();
       await client.close();

@@ -1,12 +1,12 @@
 // A payload of megabytes inside JSON carried by a text block, from a real stdio server: on the wire
 // the text's literal is full of escapes, so the reader keeps the inner payload as bytes with its marker
-// inlaid in the text (transports/inlay.ts). The client must see exactly what it would without that:
+// inlaid in the text (wire/inlay.ts). The client must see exactly what it would without that:
 // the reference in place of the field (rest of the text byte for byte), or with passthrough the text
 // as the server sent it; no kept bytes may be left behind.
 import { readFile } from 'node:fs/promises';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { RuleConfig } from '../../src/pipeline/settings.js';
-import { blobsHeldInProcess } from '../../src/transports/blob-table.js';
+import { blobsHeldInProcess } from '../../src/wire/blob-table.js';
 import { FIXTURES, NODE, connectDirect, type StdioConnection } from '../helpers/fixtures.js';
 import { artifactMeta, call, onlyLink, sha256, summaries, texts } from '../helpers/pipeline.js';
 import { startProxy, testConfig, type ProxyUnderTest, type TestOptions } from '../helpers/proxy.js';
@@ -27,10 +27,11 @@ beforeAll(async () => {
 afterAll(() => direct?.close());
 
 async function withProxy(options: TestOptions, check: (result: CallToolResult) => Promise<void>): Promise<void> {
+  const heldBefore = blobsHeldInProcess();
   const proxy: ProxyUnderTest = await startProxy(testConfig([big], options));
   try {
     await check(await call(proxy.client, 'big-json-pdf', { mb: MB }));
-    expect(blobsHeldInProcess()).toBe(0);
+    expect(blobsHeldInProcess()).toBe(heldBefore);
   } finally {
     await proxy.close();
   }

@@ -1,6 +1,6 @@
 import { decodeBase64PiecesStrict } from '../../src/codec/base64.js';
-import type { Blobs } from '../../src/transports/blob-set.js';
-import { BLOB_LITERAL_BYTES } from '../../src/transports/blob-table.js';
+import type { Blobs } from '../../src/wire/blobs.js';
+import { BLOB_LITERAL_BYTES } from '../../src/wire/blob-table.js';
 import { blobsLeftOver, readLines } from '../helpers/blob-reader.js';
 
 const big = (char: string, n = BLOB_LITERAL_BYTES + 10) => char.repeat(n);
@@ -120,4 +120,15 @@ test('a marked payload decodes from its pieces exactly like the string would; ba
     expect(decode(message.params.data, blobs)).toBeUndefined();
     expect(blobs.deliver(message).params.data).toBe(broken);
   }
+});
+
+test('a literal whose opening quote ends a chunk decodes all the same (its first piece is empty)', () => {
+  const bytes = Buffer.alloc(400_000, 7);
+  const line = `${JSON.stringify({ jsonrpc: '2.0', method: 'x', params: { data: bytes.toString('base64') } })}\n`;
+  const [{ message, blobs }] = readLines<{ params: { data: string } }>(line, {
+    chunkSizes: [line.indexOf('"data":"') + '"data":"'.length, 65_536],
+  }).received;
+  const view = blobs.view(message.params.data)!;
+  expect(decodeBase64PiecesStrict(view.pieces(), view.length)!.equals(bytes)).toBe(true);
+  blobs.dispose();
 });

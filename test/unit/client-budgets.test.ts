@@ -8,7 +8,7 @@ import { budgetFor, DEFAULT_BUDGET, KNOWN_CLIENTS } from '../../src/pipeline/cli
 import { ARTIFACTS_META_KEY, ResultPipeline } from '../../src/pipeline/pipeline.js';
 import { RuleBook } from '../../src/pipeline/rules.js';
 import { base64DecodedSize } from '../../src/pipeline/payload-data.js';
-import { BlobView } from '../../src/transports/blob-view.js';
+import { BlobView } from '../../src/wire/blob-view.js';
 import { DEFAULT_PIPELINE, dumpChars, forClient, inlineChars } from '../../src/pipeline/settings.js';
 import { isForReading } from '../../src/pipeline/text-kind.js';
 

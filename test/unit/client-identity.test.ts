@@ -1,5 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import { firstClientOf, sameClient, type ClientIdentity } from '../../src/upstreams/client-identity.js';
+import { Frame } from '../../src/wire/frame.js';
 
 const client = (capabilities: ClientIdentity['capabilities'], version = '3.1'): ClientIdentity => ({
   clientInfo: { name: 'first-client', version },
@@ -21,18 +22,38 @@ describe('sameClient: whether a client introduced itself twice the same way', ()
   });
 
   test("a 2026-07-28 envelope's client compares with the same client's initialize", () => {
-    const probe = firstClientOf({
-      jsonrpc: '2.0',
-      id: 'probe',
-      method: 'server/discover',
-      params: {
+    const probe = firstClientOf(
+      Frame.request('probe', 'server/discover', {
         _meta: {
           'io.modelcontextprotocol/clientInfo': { name: 'first-client', version: '3.1' },
           'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
         },
-      },
-    });
+      }),
+    );
     expect(probe?.legacy).toBe(false);
     expect(sameClient(probe!.identity, client({ elicitation: {} }))).toBe(true);
+  });
+
+  test("a legacy client's initialize, read from its line, is that client; what names no client is none", () => {
+    const first = firstClientOf(
+      Frame.read(
+        '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25",' +
+          '"capabilities":{"roots":{}},"clientInfo":{"name":"first-client","version":"3.1"}}}',
+      ),
+    );
+    expect(first).toEqual({
+      identity: {
+        clientInfo: { name: 'first-client', version: '3.1' },
+        capabilities: { roots: {} },
+        protocolVersion: '2025-11-25',
+      },
+      legacy: true,
+    });
+    expect(firstClientOf(undefined)).toBeUndefined();
+    expect(firstClientOf(Frame.request(1, 'tools/list', {}))).toBeUndefined();
+    // A notification carrying an envelope is no request: nothing to answer, no client to open a connection as.
+    const envelope = { _meta: { 'io.modelcontextprotocol/clientInfo': { name: 'first-client', version: '3.1' } } };
+    expect(firstClientOf(Frame.notification('notifications/initialized', envelope))).toBeUndefined();
+    expect(firstClientOf(Frame.request(2, 'tools/list', envelope))?.legacy).toBe(false);
   });
 });

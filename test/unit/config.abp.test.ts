@@ -12,10 +12,10 @@ import {
   ABP_DEFAULTS,
   abpEnvironment,
   abpRequestTimeoutMs,
-  browserOptionsFor,
   CHROME_WEB_STORE_URL,
   resolveAbpOptions,
-} from '../../src/upstreams/abp/options.js';
+} from '../../src/config/abp.js';
+import { browserOptionsFor } from '../../src/upstreams/abp/browser-options.js';
 
 const FILE = 'abp.yaml';
 const yaml = (...lines: string[]): string => `${lines.join('\n')}\n`;

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { downloadReference } from '../../src/pipeline/detect/abp-download.js';
 import {
-  downloadReference,
   findAbpPayloads,
   isBinaryData,
   isBinaryDataReference,

@@ -1,5 +1,5 @@
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import type { EventId, EventStore } from '../../src/http/event-store.js';
+import type { EventId, EventStore } from '../../src/shared/event-store.js';
 import { approximateJsonLength, EVENT_OVERHEAD_BYTES, MemoryEventStore } from '../../src/http/memory-event-store.js';
 import { sessionEventStore } from '../../src/http/session-event-store.js';
 

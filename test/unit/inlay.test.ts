@@ -1,8 +1,8 @@
 // JSON carried in a JSON string, read by the stdio cutter: its long inner strings are kept as bytes
-// with their markers inlaid in the text (transports/inlay.ts). Restored, every message must be the one
+// with their markers inlaid in the text (wire/inlay.ts). Restored, every message must be the one
 // that was sent; parsed, the inner JSON must hold a marker exactly where a long plain string value was.
 import fc from 'fast-check';
-import { findInlayRuns } from '../../src/transports/inlay.js';
+import { findInlayRuns } from '../../src/wire/inlay.js';
 import { blobsLeftOver, readLines, type ReadMessage } from '../helpers/blob-reader.js';
 
 /** Small, so that generated strings cross it. */

@@ -1,4 +1,4 @@
-import { exposedName, fitLength, isValidName, NameAllocator, sanitize } from '../../src/gateway/naming.js';
+import { exposedName, fitLength, isValidName, NameAllocator, sanitize } from '../../src/relay/naming.js';
 
 test('valid names stay as they are', () => {
   expect(sanitize('get-tiny_image2')).toBe('get-tiny_image2');

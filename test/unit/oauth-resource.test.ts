@@ -4,7 +4,8 @@ import { challenge } from '../../src/http/oauth/challenge.js';
 import { OAuthGate } from '../../src/http/oauth/oauth-gate.js';
 import { silentLogger } from '../../src/logger.js';
 import { metadataPaths, protectedResourceMetadata } from '../../src/http/oauth/protected-resource.js';
-import { metadataUrl, oauthProblem, resourceUrl } from '../../src/http/oauth/resource-url.js';
+import { getOAuthProtectedResourceMetadataUrl } from '@modelcontextprotocol/server';
+import { oauthProblem, resourceUrl } from '../../src/http/oauth/resource-url.js';
 import { VerifiedTokens } from '../../src/http/oauth/verified-tokens.js';
 
 const ISSUER = 'https://auth.example.com';
@@ -40,7 +41,9 @@ describe('the resource URL and where its metadata is', () => {
 
   test('the metadata URL is path-aware (RFC 9728 §3.1), and served at the bare path, /mcp and the resource path', () => {
     const resource = new URL('https://tools.example.com/offload/mcp');
-    expect(metadataUrl(resource)).toBe('https://tools.example.com/.well-known/oauth-protected-resource/offload/mcp');
+    expect(getOAuthProtectedResourceMetadataUrl(resource)).toBe(
+      'https://tools.example.com/.well-known/oauth-protected-resource/offload/mcp',
+    );
     expect([...metadataPaths(resource)].sort()).toEqual([
       '/.well-known/oauth-protected-resource',
       '/.well-known/oauth-protected-resource/mcp',

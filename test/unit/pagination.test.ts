@@ -1,4 +1,4 @@
-import { page } from '../../src/gateway/pagination.js';
+import { page } from '../../src/relay/pagination.js';
 
 test('pages through a list with opaque cursors', () => {
   const items = [1, 2, 3, 4, 5];

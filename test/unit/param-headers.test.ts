@@ -1,8 +1,5 @@
-import { createServer, type IncomingMessage } from 'node:http';
-import { connect, type AddressInfo } from 'node:net';
 import type { Tool } from '@modelcontextprotocol/server';
 import { paramHeaderRejection } from '../../src/http/param-header-check.js';
-import { headerReader } from '../../src/http/post-kind.js';
 import { decodeParamValue, paramDeclarations } from '../../src/protocol/param-header-codec.js';
 import { paramHeaders } from '../../src/upstreams/param-headers.js';
 
@@ -82,66 +79,5 @@ describe('Mcp-Param-* headers', () => {
     ).toBeUndefined();
     expect(decodeParamValue('=?base64?w7w=?=')).toBe('ü');
     expect(decodeParamValue('=?base64?/w==?=')).toBeUndefined();
-  });
-});
-
-describe('headerReader: Node request headers read as the web Headers reads them', () => {
-  /** The requests Node's HTTP parser makes of raw header lines, handed to `read` as they arrive. */
-  async function parsed(heads: string[], read: (req: IncomingMessage) => void): Promise<void> {
-    const server = createServer((req, res) => {
-      read(req);
-      res.end();
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as AddressInfo;
-    try {
-      for (const head of heads) {
-        await new Promise<void>((resolve, reject) => {
-          const socket = connect(port, '127.0.0.1', () =>
-            socket.end(`POST /mcp HTTP/1.1\r\nHost: x\r\nConnection: close\r\n${head}Content-Length: 0\r\n\r\n`),
-          );
-          socket.on('error', reject).on('close', () => resolve());
-          socket.resume();
-        });
-      }
-    } finally {
-      await new Promise((resolve) => server.close(resolve));
-    }
-  }
-
-  /** What the check read before: a web Headers filled from the request's headers. */
-  function webHeaders(req: IncomingMessage): Headers {
-    const headers = new Headers();
-    for (const [name, value] of Object.entries(req.headers)) {
-      for (const item of Array.isArray(value) ? value : [value ?? '']) headers.append(name, item);
-    }
-    return headers;
-  }
-
-  test('the same value or null for any case of the name: repeated, padded, empty, absent, set-cookie', async () => {
-    const names = [
-      'Mcp-Param-Region',
-      'mcp-param-region',
-      'MCP-PARAM-ZONE',
-      'Mcp-Param-Empty',
-      'Set-Cookie',
-      'Mcp-Param-Absent',
-    ];
-    const heads = [
-      ['Mcp-Param-Region: Zürich'],
-      ['Mcp-Param-Region:   padded \t ', 'Mcp-Param-Zone:\tb'],
-      ['Mcp-Param-Region: one', 'mcp-param-region: two ', 'MCP-PARAM-ZONE: =?base64?QQ==?='],
-      ['Mcp-Param-Empty:', 'Set-Cookie: a=1', 'Set-Cookie:  b=2 '],
-    ].map((lines) => lines.map((line) => `${line}\r\n`).join(''));
-    const seen: Array<[string, string | null, string | null]> = [];
-    await parsed(heads, (req) => {
-      const web = webHeaders(req);
-      const ours = headerReader(req);
-      for (const name of names) seen.push([name, ours.get(name), web.get(name)]);
-    });
-    expect(seen).toHaveLength(heads.length * names.length);
-    for (const [, ours, web] of seen) expect(ours).toBe(web);
-    // Not all null: the heads above carry most of the names.
-    expect(seen.filter(([, ours]) => ours !== null).length).toBeGreaterThan(8);
   });
 });

@@ -8,8 +8,8 @@ import fc from 'fast-check';
 import { ArtifactStore } from '../../src/artifacts/store.js';
 import { silentLogger } from '../../src/logger.js';
 import { LONG_LITERAL_CHARS } from '../../src/pipeline/json-text.js';
-import { BLOB_LITERAL_BYTES } from '../../src/transports/blob-table.js';
-import type { Blobs } from '../../src/transports/blob-set.js';
+import { BLOB_LITERAL_BYTES } from '../../src/wire/blob-table.js';
+import type { Blobs } from '../../src/wire/blobs.js';
 import { blobsLeftOver, readLines } from '../helpers/blob-reader.js';
 import { ARTIFACTS_META_KEY, ResultPipeline } from '../../src/pipeline/pipeline.js';
 import { RuleBook } from '../../src/pipeline/rules.js';
@@ -128,7 +128,7 @@ test('property: whatever surrounds the payload comes back byte for byte', async 
   );
 });
 
-describe('JSON text read from a stdio upstream, its long strings kept as bytes (transports/inlay.ts)', () => {
+describe('JSON text read from a stdio upstream, its long strings kept as bytes (wire/inlay.ts)', () => {
   /** The result as the proxy's reader hands it over: the text block's inner long strings inlaid as markers. */
   function readResult(text: string): { input: CallToolResult; blobs: Blobs } {
     const line = `${JSON.stringify({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text }] } })}\n`;

@@ -10,8 +10,8 @@ import { silentLogger } from '../../src/logger.js';
 import { factsFor } from '../../src/pipeline/facts/index.js';
 import { ARTIFACTS_META_KEY, ResultPipeline } from '../../src/pipeline/pipeline.js';
 import { RuleBook } from '../../src/pipeline/rules.js';
-import type { Blobs } from '../../src/transports/blob-set.js';
-import { BLOB_LITERAL_BYTES } from '../../src/transports/blob-table.js';
+import type { Blobs } from '../../src/wire/blobs.js';
+import { BLOB_LITERAL_BYTES } from '../../src/wire/blob-table.js';
 import { blobsLeftOver, readLines } from '../helpers/blob-reader.js';
 import { padTo, pdf, png } from './detect-fixtures.js';
 

@@ -1,10 +1,10 @@
 import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import fc from 'fast-check';
-import { surelyUntouched } from '../../src/fast-path/untouched.js';
+import { surelyUntouched } from '../../src/pipeline/untouched.js';
 import { chainFor } from '../../src/pipeline/chain.js';
 import { RuleBook } from '../../src/pipeline/rules.js';
 import { forClient, type PipelinePatch, type PipelineSettings } from '../../src/pipeline/settings.js';
-import { Blobs } from '../../src/transports/blob-set.js';
+import { Blobs } from '../../src/wire/blobs.js';
 import { gif, gzip, jpeg, mp3, padTo, pdf, png, wav } from './detect-fixtures.js';
 
 /**

@@ -1,12 +1,17 @@
 import type { ServerResponse } from 'node:http';
-import { OAuthError, OAuthErrorCode, verifyBearerToken } from '@modelcontextprotocol/server';
+import {
+  getOAuthProtectedResourceMetadataUrl,
+  OAuthError,
+  OAuthErrorCode,
+  verifyBearerToken,
+} from '@modelcontextprotocol/server';
 import type { Config, OAuthResourceOptions } from '../../config/types.js';
 import type { Logger } from '../../logger.js';
 import { refuse, refuseUnavailable, type Refusal } from './challenge.js';
 import { IssuerKeys, IssuerUnavailableError } from './issuer-keys.js';
 import { JwtAccessTokenVerifier } from './jwt-verifier.js';
 import { metadataPaths, protectedResourceMetadata } from './protected-resource.js';
-import { metadataUrl, resourceUrl } from './resource-url.js';
+import { resourceUrl } from './resource-url.js';
 
 const UNAVAILABLE_LOG_MS = 10_000;
 
@@ -39,7 +44,8 @@ export class OAuthGate {
     const audience = this.options.audience ?? resourceId;
     this.verifier = new JwtAccessTokenVerifier(this.options, audience, this.keys);
     this.bound = {
-      metadataUrl: metadataUrl(resource),
+      // RFC 9728's path-aware rule, the SDK's helper.
+      metadataUrl: getOAuthProtectedResourceMetadataUrl(resource),
       paths: metadataPaths(resource),
       document: protectedResourceMetadata(this.options, resourceId),
     };

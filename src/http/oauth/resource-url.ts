@@ -1,4 +1,3 @@
-import { getOAuthProtectedResourceMetadataUrl } from '@modelcontextprotocol/server';
 import type { Config, OAuthResourceOptions } from '../../config/types.js';
 import { isLoopback } from '../auth.js';
 
@@ -23,11 +22,6 @@ export function resourceUrl(
   if (WILDCARDS.has(listened.host)) throw new Error(wildcardProblem(listened.host));
   const host = listened.host.includes(':') ? `[${listened.host}]` : listened.host;
   return new URL(`http://${host}:${listened.port}${MCP_PATH}`);
-}
-
-/** Where the protected-resource metadata of `resource` is, by RFC 9728's path-aware rule (the SDK's helper). */
-export function metadataUrl(resource: URL): string {
-  return getOAuthProtectedResourceMetadataUrl(resource);
 }
 
 const wildcardProblem = (host: string): string =>

@@ -146,5 +146,3 @@ export function findAbpPayloads(data: unknown, depth = 1, options: FindOptions =
   }
   return found;
 }
-
-export { downloadReference, type DownloadOptions, type DownloadedReference } from './abp-download.js';

@@ -1,4 +1,10 @@
-import { imageSize } from 'image-size';
+import { createRequire } from 'node:module';
+
+// Loaded with the first image, and kept: an idle proxy, and results without images, need none of its readers.
+type ImageSize = typeof import('image-size');
+let imageSizeModule: ImageSize | undefined;
+const imageSize = (bytes: Uint8Array) =>
+  (imageSizeModule ??= createRequire(import.meta.url)('image-size') as ImageSize).imageSize(bytes);
 
 /**
  * `{ width, height }` of an image, or `{}` when image-size cannot read it (unknown format, truncated) or

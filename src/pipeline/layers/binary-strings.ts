@@ -1,5 +1,6 @@
 import type { ContentBlock, TextContent } from '@modelcontextprotocol/server';
-import { findAbpPayloads, isBinaryData, isBinaryDataReference, downloadReference } from '../detect/abp-shapes.js';
+import { findAbpPayloads, isBinaryData, isBinaryDataReference } from '../detect/abp-shapes.js';
+import { downloadReference } from '../detect/abp-download.js';
 import { detectBase64Binary } from '../detect/base64.js';
 import { decodeBase64Strict, mightBeBase64, promisedBytes } from '../../codec/base64.js';
 import { findDataUris, replaceRanges } from '../detect/data-uri.js';
@@ -27,8 +28,8 @@ import {
   type JsonPath,
 } from '../json-docs.js';
 import type { PipelineSettings } from '../settings.js';
-import type { Blobs } from '../../transports/blob-set.js';
-import { viewIncludes, type BlobView } from '../../transports/blob-view.js';
+import type { Blobs } from '../../wire/blobs.js';
+import { viewIncludes, type BlobView } from '../../wire/blob-view.js';
 import type { Extraction, Layer, LayerContext, Payload, Result } from '../types.js';
 
 /** An ABP BinaryDataReference is small but names a file to download, whatever the result's size. */

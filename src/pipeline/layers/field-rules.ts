@@ -13,7 +13,7 @@ import { isReference } from '../reference.js';
 import type { FieldRule } from '../settings.js';
 import { renderTemplate } from '../summary/template.js';
 import type { Layer, LayerContext, Payload } from '../types.js';
-import { stringifyExact } from '../../codec/exact-numbers.js';
+import { stringifyJson } from '../../wire/json.js';
 
 /**
  * Layer 2: the fields a rule names for this tool, in structuredContent or in JSON carried by a
@@ -65,7 +65,7 @@ function fieldPayload(
   };
   if (typeof value !== 'string') {
     // Strings kept as bytes are serialized as their inlaid markers: stored, they are their text again.
-    const json = blobs.restoreInlaid(stringifyExact(value));
+    const json = blobs.restoreInlaid(stringifyJson(value));
     return { ...common, data: { text: json }, mimeType: rule.mimeType ?? 'application/json' };
   }
   const encoding = rule.encoding ?? (rule.mimeType && isTextMimeType(rule.mimeType) ? 'utf-8' : 'base64');

@@ -7,7 +7,7 @@ import { countLines } from '../../artifacts/lines.js';
 import { headAndTail } from '../summary/preview.js';
 import { isForReading, textMimeType } from '../text-kind.js';
 import type { Extraction, Layer, LayerContext, Result } from '../types.js';
-import { parseExact, stringifyExact } from '../../codec/exact-numbers.js';
+import { parseJson, stringifyJson } from '../../wire/json.js';
 
 /**
  * Layer 5, the safety net: what is still too long for the client after the other layers is stored (as .json,
@@ -37,7 +37,7 @@ export const sizeLimitLayer: Layer = {
     );
     let next = result;
     if (isContainer(result.structuredContent)) {
-      const json = stringifyExact(result.structuredContent);
+      const json = stringifyJson(result.structuredContent);
       if (json.length > limit || [...tooLong].some((text) => json.includes(JSON.stringify(text).slice(1, -1)))) {
         next = await storeStructured(result, json, limit, tooLong, run);
       }
@@ -74,16 +74,19 @@ function overResultLimit(result: Result, settings: PipelineSettings): boolean {
 /** A result the client would refuse or cut as a whole: its longest texts are stored until it fits. */
 async function fitResult(result: Result, run: LayerContext): Promise<Result> {
   let next = result;
+  // Texts the store refused (a full disk): they stay, with their note, and are not tried again.
+  const refused = new Set<ContentBlock>();
   while (overResultLimit(next, run.settings)) {
     const content = next.content ?? [];
     let longest = -1;
     for (const [index, block] of content.entries()) {
-      if (block.type !== 'text' || isNote(block)) continue;
+      if (block.type !== 'text' || isNote(block) || refused.has(block)) continue;
       if (longest === -1 || block.text.length > (content[longest] as TextContent).text.length) longest = index;
     }
     if (longest === -1) break;
     const replacement = await storeText(content[longest] as TextContent, `content[${longest}]`, run);
     if (!replacement) break;
+    if (replacement.includes(content[longest])) refused.add(content[longest]);
     next = { ...next, content: [...content.slice(0, longest), ...replacement, ...content.slice(longest + 1)] };
   }
   return next;
@@ -135,7 +138,7 @@ async function storeStructured(
   }
   const carried = next !== structured && limit === 0;
   if (length > limit && !carried) {
-    const whole = next === structured ? json : stringifyExact(next);
+    const whole = next === structured ? json : stringifyJson(next);
     const outcome = await run.save({
       data: { text: whole },
       mimeType: 'application/json',
@@ -192,7 +195,7 @@ function sameJson(text: string, json: string): boolean {
   const start = text.trimStart()[0];
   if (start !== '{' && start !== '[') return false;
   try {
-    return stringifyExact(parseExact(text)) === json;
+    return stringifyJson(parseJson(text)) === json;
   } catch {
     return false;
   }

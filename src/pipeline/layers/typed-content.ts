@@ -1,6 +1,6 @@
 import type { ContentBlock } from '@modelcontextprotocol/server';
 import { base64Data, base64DecodedSize, dataSize } from '../payload-data.js';
-import type { Blobs } from '../../transports/blob-set.js';
+import type { Blobs } from '../../wire/blobs.js';
 import { inlineChars, type PipelineSettings } from '../settings.js';
 import { mapContent, note, placeOutcome } from '../blocks.js';
 import { fitsVision, imagePreview } from '../image-preview.js';

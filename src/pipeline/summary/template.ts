@@ -3,7 +3,7 @@
  * never inline a payload: every value is cut at 200 characters.
  */
 
-import { exactNumberText, stringifyExact } from '../../codec/exact-numbers.js';
+import { isExactNumber, stringifyJson } from '../../wire/json.js';
 
 const MAX_VALUE_CHARS = 200;
 const MAX_NAME_CHARS = 100;
@@ -22,7 +22,7 @@ function lookup(vars: Record<string, unknown>, name: string): unknown {
 /** A value as compact JSON, its numbers exact; something readable for what JSON cannot write. */
 export function compactJson(v: unknown): string {
   try {
-    return stringifyExact(v);
+    return stringifyJson(v);
   } catch {
     return String(v); // a cycle or a BigInt: still something readable
   }
@@ -32,10 +32,12 @@ export function compactJson(v: unknown): string {
 export function renderValue(v: unknown): string {
   const text =
     typeof v === 'string'
-      ? (exactNumberText(v) ?? v)
-      : typeof v === 'object' && v !== null
-        ? compactJson(v)
-        : String(v);
+      ? v
+      : isExactNumber(v)
+        ? v.rawJSON
+        : typeof v === 'object' && v !== null
+          ? compactJson(v)
+          : String(v);
   return text.length > MAX_VALUE_CHARS ? `${text.slice(0, MAX_VALUE_CHARS)}…` : text;
 }
 

@@ -3,7 +3,7 @@
  * server. The server itself takes any SessionFactory, so it compiles without the browser side.
  */
 import type { Logger } from '../../logger.js';
-import type { AbpOptions } from './options.js';
+import type { AbpOptions } from '../../config/abp.js';
 import { createAbpServer, type AbpBackend } from './server.js';
 import { AbpBrowserSession } from './session.js';
 

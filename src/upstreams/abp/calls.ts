@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { Logger } from '../../logger.js';
 import { hasBinaryData } from './capabilities.js';
-import type { AbpOptions } from './options.js';
+import type { AbpOptions } from '../../config/abp.js';
 import type { BrowserSlot } from './pool.js';
 import { appErrorResult, callResult, errorResult } from './results.js';
 import { PageLostError, type CallOutcome } from './types.js';

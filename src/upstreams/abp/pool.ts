@@ -5,7 +5,8 @@
  */
 import type { Logger } from '../../logger.js';
 import { VERSION } from '../../version.js';
-import { browserOptionsFor, DEFAULT_SESSION, type AbpOptions } from './options.js';
+import { DEFAULT_SESSION, type AbpOptions } from '../../config/abp.js';
+import { browserOptionsFor } from './browser-options.js';
 import { CapabilityRegistry, type CapabilityTool } from './registry.js';
 import { STATIC_TOOL_NAMES } from './tools.js';
 import type {

@@ -10,7 +10,7 @@ import { VERSION } from '../../version.js';
 import { CallRunner } from './calls.js';
 import { answerFrom, CANCELLED, planElicitation, unsupportedElicitation } from './elicitation.js';
 import { handleStaticTool } from './static-handlers.js';
-import { DEFAULT_SESSION, type AbpOptions } from './options.js';
+import { DEFAULT_SESSION, type AbpOptions } from '../../config/abp.js';
 import { SessionPool, type BrowserSlot, type SessionFactory } from './pool.js';
 import { errorResult } from './results.js';
 import { dynamicTool, splitSession, STATIC_TOOL_LIST, STATIC_TOOL_NAMES } from './tools.js';

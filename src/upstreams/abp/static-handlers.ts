@@ -5,7 +5,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { Logger } from '../../logger.js';
 import { notConnected, type ActiveCall, type CallRunner } from './calls.js';
-import { DEFAULT_SESSION, SESSION_NAME } from './options.js';
+import { DEFAULT_SESSION, SESSION_NAME } from '../../config/abp.js';
 import type { BrowserSlot, SessionPool } from './pool.js';
 import { errorResult, pdfResult, textResult } from './results.js';
 import { STATIC_TOOLS } from './tools.js';

@@ -3,7 +3,7 @@
  * connected sessions. Every tool takes an optional `session` (a named browser session).
  */
 import type { Tool } from '@modelcontextprotocol/server';
-import { DEFAULT_SESSION } from './options.js';
+import { DEFAULT_SESSION } from '../../config/abp.js';
 import type { CapabilityTool } from './registry.js';
 import { isPlainObject } from '../../config/pointer.js';
 

@@ -1,6 +1,6 @@
 import { UnauthorizedError } from '@modelcontextprotocol/client';
 import type { HttpServerConfig } from '../../config/types.js';
-import { causeChain } from '../errors.js';
+import { causeChain } from '../../rpc/errors.js';
 import { TokenFileError } from './token-file.js';
 
 /**

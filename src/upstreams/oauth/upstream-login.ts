@@ -1,9 +1,9 @@
 import { existsSync, unwatchFile, watchFile } from 'node:fs';
-import { SdkError, SdkErrorCode, type AuthProvider, type FetchLike } from '@modelcontextprotocol/client';
+import { SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import type { HttpServerConfig } from '../../config/types.js';
 import { nameFromUrl } from '../../config/server-name.js';
-import { causeChain } from '../errors.js';
-import { challengeObserver } from './challenge.js';
+import { causeChain } from '../../rpc/errors.js';
+import type { BearerChallenge } from '../../transports/http-auth.js';
 import { authFailureOf, loginRequired, LoginRequiredError, type ServerOrigin } from './login-required.js';
 import { TokenFileProvider } from './provider.js';
 import { tokenFilePath, tokenFileStamp } from './token-file.js';
@@ -33,8 +33,9 @@ export class UpstreamLogin {
   /** Fixed at start: a wrapped server renamed after its serverInfo keeps the file its login wrote. */
   readonly tokenFile: string;
   readonly origin: ServerOrigin;
-  private provider?: TokenFileProvider;
-  private observer = challengeObserver();
+  private tokens?: TokenFileProvider;
+  /** The wire of the last connection: what its server answered about authorization. */
+  private wire?: { lastChallenge?: BearerChallenge; authFailure?: Error };
   private watching?: { stamp: string | undefined; listener: () => void };
   /** Whether the last connection carried the provider (else it carried the watching fetch). */
   private withProvider = false;
@@ -55,28 +56,32 @@ export class UpstreamLogin {
     this.origin = fixed.origin;
   }
 
-  /** The transport options of the next connection. */
-  transportOptions(): { authProvider?: AuthProvider | TokenFileProvider; fetch?: FetchLike } {
+  /** The OAuth provider of the next connection, if it gets one. */
+  provider(): TokenFileProvider | undefined {
     if (this.config.oauth !== undefined || existsSync(this.tokenFile)) {
-      this.provider ??= new TokenFileProvider(
+      this.tokens ??= new TokenFileProvider(
         { name: this.config.name, url: this.config.url, oauth: { ...this.config.oauth, tokenFile: this.tokenFile } },
         this.origin,
       );
       this.withProvider = true;
-      return { authProvider: this.provider };
+      return this.tokens;
     }
     this.withProvider = false;
-    this.observer = challengeObserver();
-    return { fetch: this.observer.fetch };
+    return undefined;
+  }
+
+  /** The wire of the connection being made: its server's challenges and the provider's failures tell a login. */
+  observe(wire: { lastChallenge?: BearerChallenge; authFailure?: Error }): void {
+    this.wire = wire;
   }
 
   /** The login error a failed connection or request amounts to, if it is one. */
   failure(error: unknown): LoginRequiredError | undefined {
-    const found = authFailureOf(error);
+    const found = authFailureOf(error) ?? authFailureOf(this.wire?.authFailure);
     if (found instanceof LoginRequiredError) return found;
     if (found) return loginRequired(this.config, this.origin, found.message);
     if (!this.withProvider) {
-      const challenge = this.observer.challenge();
+      const challenge = this.wire?.lastChallenge;
       return challenge && isUnauthorized(error)
         ? loginRequired(this.config, this.origin, 'it answered 401 with an OAuth Bearer challenge')
         : undefined;

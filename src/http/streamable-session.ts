@@ -1,0 +1,279 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from '../logger.js';
+import { keyOf } from '../rpc/peer.js';
+import type { Frame, Id } from '../wire/frame.js';
+import { KEEP_ALIVE, messageEvent, SSE_HEADERS } from '../wire/sse.js';
+import type { FrameContext, SendOptions, Wire } from '../wire/wire.js';
+import { LazyAnswer } from './answer.js';
+import type { EventStore } from '../shared/event-store.js';
+import { rpcError } from './context.js';
+
+/** The stream id of a session's GET stream in the event store (the SDK's, so stores written for it fit). */
+const STANDALONE = '_GET_stream';
+
+/** The requests whose answer may go as one JSON body: calls, where reading SSE costs a client most. */
+const CALLS = new Set(['tools/call', 'prompts/get', 'resources/read']);
+
+/** How often an open SSE stream gets a keep-alive comment. */
+const KEEP_ALIVE_MS = 30_000;
+
+/** A response stream of the session: a POST's (its requests' answers and what belongs to them) or the GET stream. */
+interface Stream {
+  readonly id: string;
+  /** A POST of one request: JSON or SSE, as the answer comes (answer.ts). */
+  lazy?: LazyAnswer;
+  /** An SSE response written as it is (the GET stream, a batch POST, a resumed stream). */
+  res?: ServerResponse;
+  keepAlive?: NodeJS.Timeout;
+  /** Event ids a resumed stream already replayed (a live send of the same event is not written twice). */
+  replayed?: Set<string>;
+  /** The id of the stream's priming event, once stored: written first when the stream opens. */
+  primingId?: string;
+}
+
+export interface StreamableOptions {
+  /** Where sent events are kept for clients that resume (this session's view of the store), when resumable. */
+  events?: EventStore;
+  /** The SSE `retry` the priming event suggests. */
+  retryMs?: number;
+  log: Logger;
+}
+
+/**
+ * A 2025 Streamable HTTP session as a wire: what its POSTs carry comes in as frames; what the relay sends goes out on
+ * the stream it belongs to, as the SDK's transport sends it: an answer on the POST of its request (which ends when
+ * its requests are answered), a message related to a request on that request's stream, anything else on the GET
+ * stream. With an event store every SSE event gets an id and is kept, so a client that lost a stream resumes it with
+ * Last-Event-ID (a message sent while its stream is gone waits in the store for that).
+ */
+export class StreamableSession implements Wire {
+  onframe?: Wire['onframe'];
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  /** The protocol version the client negotiated (priming events need 2025-11-25 or later). */
+  protocolVersion?: string;
+  private readonly streams = new Map<string, Stream>();
+  /** The stream of each request still unanswered, by its id. */
+  private readonly requests = new Map<unknown, string>();
+  /** Sends of one stream wait for each other: an event's id comes from the store, asynchronously. */
+  private readonly queues = new Map<string, Promise<void>>();
+  private closed = false;
+
+  constructor(
+    readonly id: string,
+    private readonly options: StreamableOptions,
+  ) {}
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** The session has a request unanswered or a stream open (it is not idle). */
+  get busy(): boolean {
+    return this.requests.size > 0 || this.streams.size > 0;
+  }
+
+  /**
+   * A POST's messages. Only notifications and answers: 202 at once. Requests: the response is their stream, which
+   * ends once each is answered (one request's answer may go as a JSON body instead: answer.ts).
+   */
+  post(res: ServerResponse, frames: readonly Frame[], context: FrameContext): void {
+    const requests = frames.filter((frame) => frame.kind === 'request');
+    if (requests.length === 0) {
+      res.writeHead(202).end();
+      for (const frame of frames) this.onframe?.(frame, context);
+      return;
+    }
+    const stream: Stream = { id: randomUUID() };
+    const headers = { 'mcp-session-id': this.id };
+    this.prime(stream);
+    // A call: JSON when its answer is the first thing ready (answer.ts). Everything else (the handshake, lists,
+    // batches) gets its stream at once, as the SDK's transport gives it.
+    if (requests.length === 1 && frames.length === 1 && CALLS.has(requests[0]!.method ?? '')) {
+      stream.lazy = new LazyAnswer(res, headers, () => this.primingEvent(stream));
+    } else {
+      res.writeHead(200, { ...headers, ...SSE_HEADERS });
+      res.flushHeaders();
+      stream.res = res;
+      void this.queues.get(stream.id)?.then(() => {
+        const priming = this.primingEvent(stream);
+        if (priming && this.streams.get(stream.id) === stream) for (const piece of priming) res.write(piece);
+      });
+    }
+    this.open(stream, res);
+    for (const request of requests) this.requests.set(keyOf(request.id), stream.id);
+    for (const frame of frames) this.onframe?.(frame, context);
+  }
+
+  /** A GET: the session's stream for what belongs to no request, or a stream resumed from its last event. */
+  async get(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const accept = req.headers.accept ?? '';
+    if (!accept.includes('text/event-stream'))
+      return rpcError(res, 406, 'Not Acceptable: Client must accept text/event-stream');
+    const last = req.headers['last-event-id'];
+    if (this.options.events && typeof last === 'string' && last !== '') return this.resume(last, res);
+    if (this.streams.has(STANDALONE)) return rpcError(res, 409, 'Conflict: Only one SSE stream is allowed per session');
+    res.writeHead(200, { 'mcp-session-id': this.id, ...SSE_HEADERS });
+    res.flushHeaders();
+    this.open({ id: STANDALONE, res }, res);
+  }
+
+  send(frame: Frame, options?: SendOptions): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('the session is closed'));
+    const answer = frame.kind === 'response';
+    const key = keyOf(answer ? frame.id : options?.related);
+    const streamId = (answer || options?.related !== undefined ? this.requests.get(key) : undefined) ?? STANDALONE;
+    if (answer) this.requests.delete(key);
+    const previous = this.queues.get(streamId) ?? Promise.resolve();
+    const next = previous.then(() => this.write(streamId, frame, answer));
+    this.queues.set(
+      streamId,
+      next.catch(() => undefined),
+    );
+    return next;
+  }
+
+  /**
+   * Ends the stream of an unanswered request for now, as the upstream that serves it did (SSE polling, SEP-1699): the
+   * client resumes it with Last-Event-ID and gets what was sent meanwhile from the event store. Only a stream that
+   * sent its priming event can be resumed; any other stays open.
+   */
+  pause(related: Id, retryMs: number | undefined): void {
+    const streamId = this.requests.get(keyOf(related));
+    const stream = streamId === undefined ? undefined : this.streams.get(streamId);
+    if (!stream || !this.options.events) return;
+    // Behind what the stream's queue holds (its priming event first), so nothing already sent is cut off.
+    const queued = this.queues.get(stream.id) ?? Promise.resolve();
+    const paused = queued.then(() => {
+      if (this.streams.get(stream.id) !== stream || stream.primingId === undefined) return;
+      const retry = retryMs !== undefined ? `retry: ${retryMs}\n\n` : undefined;
+      if (stream.lazy) {
+        stream.lazy.openStream();
+        if (retry) stream.lazy.whileStreaming(retry);
+      } else if (retry) stream.res?.write(retry);
+      this.endStream(stream);
+    });
+    this.queues.set(stream.id, paused);
+  }
+
+  /** Ends the session: its streams end, and the relay hears that the client is gone. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const stream of [...this.streams.values()]) this.endStream(stream);
+    this.onclose?.();
+  }
+
+  private async write(streamId: string, frame: Frame, answer: boolean): Promise<void> {
+    const events = this.options.events;
+    const stream = this.streams.get(streamId);
+    const asJson = answer && stream?.lazy !== undefined && !stream.lazy.streaming;
+    // Kept even while the stream is gone: a client that resumes it gets what it missed.
+    const eventId =
+      events && !asJson ? await events.storeEvent(streamId, frame.blobs.restore(frame.message) as never) : undefined;
+    const current = this.streams.get(streamId);
+    if (!current) {
+      if (!events)
+        this.options.log.debug({ session: this.id, method: frame.method }, 'nothing to send on: stream gone');
+      return;
+    }
+    if (eventId !== undefined && current.replayed?.has(eventId)) return;
+    if (current.lazy) {
+      if (answer && !this.stillAsked(streamId)) current.lazy.answer(frame, 200, eventId);
+      else current.lazy.event(messageEvent(frame, eventId));
+      if (answer && !this.stillAsked(streamId)) this.forget(current);
+      return;
+    }
+    for (const piece of messageEvent(frame, eventId)) current.res?.write(piece);
+    if (answer && current.id !== STANDALONE && !this.stillAsked(streamId)) this.endStream(current);
+  }
+
+  /** Replays what a stream missed after `lastEventId`, then goes on with it (a request still unanswered on it). */
+  private async resume(lastEventId: string, res: ServerResponse): Promise<void> {
+    const events = this.options.events!;
+    let streamId: string | undefined;
+    if (events.getStreamIdForEventId) {
+      try {
+        streamId = await events.getStreamIdForEventId(lastEventId);
+      } catch {
+        streamId = undefined;
+      }
+      if (!streamId) return rpcError(res, 400, 'Invalid event ID format');
+      if (this.streams.has(streamId)) return rpcError(res, 409, 'Conflict: Stream already has an active connection');
+    }
+    res.writeHead(200, { 'mcp-session-id': this.id, ...SSE_HEADERS });
+    res.flushHeaders();
+    const replayed = new Set<string>();
+    let resumed: string;
+    try {
+      resumed = await events.replayEventsAfter(lastEventId, {
+        send: async (eventId, message) => {
+          replayed.add(eventId);
+          res.write(`event: message\nid: ${eventId}\ndata: ${JSON.stringify(message)}\n\n`);
+        },
+      });
+    } catch (error) {
+      this.options.log.debug({ err: String(error) }, 'could not resume a stream');
+      res.end();
+      return;
+    }
+    if (this.closed || res.destroyed) {
+      res.end();
+      return;
+    }
+    const stream: Stream = { id: resumed, res, replayed };
+    this.streams.get(resumed)?.res?.end();
+    this.open(stream, res);
+    // A request stream whose requests were all answered meanwhile ends with the replay that delivered the answers.
+    if (resumed !== STANDALONE && !this.stillAsked(resumed)) this.endStream(stream);
+  }
+
+  private open(stream: Stream, res: ServerResponse): void {
+    this.streams.set(stream.id, stream);
+    stream.keepAlive = setInterval(() => {
+      if (stream.lazy) stream.lazy.whileStreaming(KEEP_ALIVE);
+      else stream.res?.write(KEEP_ALIVE);
+    }, KEEP_ALIVE_MS);
+    stream.keepAlive.unref();
+    // A client that drops a stream does not cancel its requests (2025-11-25): their answers wait in the store.
+    res.once('close', () => this.forget(stream));
+  }
+
+  /**
+   * Stores the priming event of a resumable stream (an id to resume from before anything was sent), first in the
+   * stream's queue. Clients of versions before 2025-11-25 cannot take its empty data, and get none.
+   */
+  private prime(stream: Stream): void {
+    const events = this.options.events;
+    const version = this.protocolVersion;
+    if (!events || version === undefined || version < '2025-11-25') return;
+    const stored = events.storeEvent(stream.id, {} as never).then(
+      (id) => void (stream.primingId = id),
+      (error: unknown) => this.options.log.debug({ err: String(error) }, 'event store: priming event not stored'),
+    );
+    this.queues.set(stream.id, stored);
+  }
+
+  private primingEvent(stream: Stream): Array<string | Buffer> | undefined {
+    if (stream.primingId === undefined) return undefined;
+    const retry = this.options.retryMs !== undefined ? `retry: ${this.options.retryMs}\n` : '';
+    return [`id: ${stream.primingId}\n${retry}data: \n\n`];
+  }
+
+  private stillAsked(streamId: string): boolean {
+    for (const id of this.requests.values()) if (id === streamId) return true;
+    return false;
+  }
+
+  private endStream(stream: Stream): void {
+    this.forget(stream);
+    if (stream.lazy) stream.lazy.end();
+    else stream.res?.end();
+  }
+
+  private forget(stream: Stream): void {
+    clearInterval(stream.keepAlive);
+    if (this.streams.get(stream.id) === stream) this.streams.delete(stream.id);
+  }
+}

@@ -1,0 +1,84 @@
+import type { Frame } from '../wire/frame.js';
+import type { Upstream } from '../upstreams/upstream.js';
+import type { RequestEnvelope } from '../protocol/envelope.js';
+import type { Session } from './session.js';
+
+/** One end of a relayed message: a client's session, or an upstream connection. */
+export type Party = Session | Upstream;
+
+/**
+ * A request on its way through the relay: a client's (to an upstream, or answered by the proxy) or an upstream's (to
+ * a client). Interceptors read it, route it (`to`) and replace its frame; the terminal sends it on.
+ */
+export class Call {
+  /** The request as it goes on (frames are immutable: an interceptor that changes it sets a new one). */
+  frame: Frame;
+  /** Where it goes; set by routing. */
+  to?: Party;
+  /** The name it is reported under (metrics, audit): the server and the tool, prompt or resource. */
+  report?: { server: string; tool: string };
+  /** Progress of the call for the one who asked (set when the asker gave a progress token). */
+  progress?: (params: Record<string, unknown>) => void;
+  /** Ends the asker's stream of this request for now, to be resumed (set where the asker's wire can: Wire.pause). */
+  pause?: (retryMs: number | undefined) => void;
+  private readonly controller = new AbortController();
+
+  constructor(
+    readonly received: Frame,
+    readonly from: Party,
+    /** Who asks: a client request's own envelope, or what its client said in `initialize`; empty for an upstream's. */
+    readonly envelope: RequestEnvelope,
+  ) {
+    this.frame = received;
+  }
+
+  get method(): string {
+    return this.frame.method ?? '';
+  }
+
+  get params(): Record<string, unknown> {
+    return this.frame.params;
+  }
+
+  /** A client's request (not an upstream's). */
+  get fromClient(): boolean {
+    return this.from.side === 'client';
+  }
+
+  /** The client side of the call: the asker of a client request, the asked one of an upstream's (once routed). */
+  get session(): Session | undefined {
+    if (this.from.side === 'client') return this.from;
+    return this.to?.side === 'client' ? this.to : undefined;
+  }
+
+  /** The upstream side: the one asked by a client request (once routed), or the asker of an upstream's. */
+  get upstream(): Upstream | undefined {
+    if (this.from.side === 'server') return this.from;
+    return this.to?.side === 'server' ? this.to : undefined;
+  }
+
+  /** Aborted when the asker cancels the request or goes away. */
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  cancel(reason: unknown): void {
+    this.controller.abort(reason);
+  }
+
+  /**
+   * The same call under another signal (and progress sink): for a call that outlives the request that started it
+   * (a 2026-07-28 client's call held between its requests by the input bridge).
+   */
+  fork(signal: AbortSignal, progress?: (params: Record<string, unknown>) => void): Call {
+    const forked = new Call(this.received, this.from, this.envelope);
+    forked.frame = this.frame;
+    forked.to = this.to;
+    forked.report = this.report;
+    if (this.pause) forked.pause = this.pause;
+    if (progress) forked.progress = progress;
+    if (signal.aborted) forked.cancel(signal.reason);
+    else signal.addEventListener('abort', () => forked.cancel(signal.reason), { once: true });
+    return forked;
+  }
+}

@@ -1,0 +1,144 @@
+import type { Logger } from '../logger.js';
+import type { Upstream } from '../upstreams/upstream.js';
+import { Frame } from '../wire/frame.js';
+import { Call } from './call.js';
+import { compose, type Interceptor, type Next } from './chain.js';
+import { envelopeOf } from '../protocol/envelope.js';
+import { asRpcError, CancelledError, Codes, ConnectionClosedError, RpcError, TimeoutError } from '../rpc/errors.js';
+import { Note } from './note.js';
+import { keyOf } from '../rpc/peer.js';
+import type { Session } from './session.js';
+
+/** How long a request from an upstream to a client (a user answering, a model sampling) may take. */
+const CLIENT_REQUEST_TIMEOUT_MS = 30 * 60_000;
+
+/**
+ * The one path every message takes: a request or notification from a client or an upstream becomes a Call or a
+ * Note, runs through the interceptor chain (src/relay/order.ts), and the terminal sends it where the chain routed
+ * it; a request's answer goes back to whoever asked, as the frame it came as when no interceptor changed it.
+ */
+export class Dispatcher {
+  private readonly chain: { request: Next; notification: (note: Note) => void };
+
+  constructor(
+    interceptors: readonly Interceptor[],
+    private readonly log: Logger,
+  ) {
+    this.chain = compose(interceptors, { request: forward, notification: deliver });
+  }
+
+  /** A client's request: answered on the client's wire, unless the client cancelled it. */
+  clientRequest(session: Session, frame: Frame): void {
+    const id = frame.id!;
+    const envelope = session.era === 'modern' || session.era === undefined ? envelopeOf(frame.params._meta) : {};
+    const call = new Call(frame, session, session.hello ? { ...helloEnvelope(session), ...envelope } : envelope);
+    const key = keyOf(id);
+    session.calls.set(key, call);
+    const token = (frame.params._meta as { progressToken?: unknown } | undefined)?.progressToken;
+    if (token !== undefined && token !== null) {
+      call.progress = (params) =>
+        void session.send(Frame.notification('notifications/progress', { ...params, progressToken: token }), {
+          related: id,
+        });
+    }
+    if (session.pausable) call.pause = (retryMs) => session.pause(id, retryMs);
+    void this.run(call).then((answer) => {
+      if (session.calls.get(key) === call) session.calls.delete(key);
+      frame.blobs.dispose();
+      // A cancelled request is not answered (MCP: the asker no longer waits for it).
+      if (answer)
+        void session
+          .answer(id, answer)
+          .finally(() => answer.blobs.dispose())
+          .catch(() => undefined);
+    });
+  }
+
+  /** A client's notification. */
+  clientNotification(session: Session, frame: Frame): void {
+    this.chain.notification(new Note(frame, session));
+  }
+
+  /** An upstream's request to a client; `reply` answers it on the connection it came on. */
+  upstreamRequest(upstream: Upstream, frame: Frame, reply: (answer: Frame) => void): void {
+    const call = new Call(frame, upstream, {});
+    const token = (frame.params._meta as { progressToken?: unknown } | undefined)?.progressToken;
+    if (token !== undefined && token !== null) {
+      call.progress = (params) =>
+        void upstream.notify(Frame.notification('notifications/progress', { ...params, progressToken: token }));
+    }
+    const key = keyOf(frame.id);
+    upstream.calls.set(key, call);
+    void this.run(call).then((answer) => {
+      if (upstream.calls.get(key) === call) upstream.calls.delete(key);
+      frame.blobs.dispose();
+      if (answer) reply(answer);
+    });
+  }
+
+  upstreamNotification(upstream: Upstream, frame: Frame): void {
+    this.chain.notification(new Note(frame, upstream));
+  }
+
+  /** Runs a call through the chain; the answer frame, or undefined when the asker cancelled it. */
+  private async run(call: Call): Promise<Frame | undefined> {
+    try {
+      return await this.chain.request(call);
+    } catch (error) {
+      if (call.signal.aborted || error instanceof CancelledError) return undefined;
+      if (!(error instanceof RpcError || error instanceof ConnectionClosedError || error instanceof TimeoutError)) {
+        this.log.error(
+          { err: error instanceof Error ? error.stack : String(error), method: call.method },
+          'request failed',
+        );
+      }
+      return Frame.error(call.received.id ?? null, asRpcError(error).toWire());
+    }
+  }
+}
+
+/** What a 2025 client said in `initialize`, as the envelope its requests carry to a 2026-07-28 upstream. */
+function helloEnvelope(session: Session) {
+  const hello = session.hello!;
+  return {
+    ...(hello.clientInfo ? { clientInfo: hello.clientInfo } : {}),
+    ...(hello.capabilities ? { clientCapabilities: hello.capabilities } : {}),
+    ...(hello.protocolVersion ? { protocolVersion: hello.protocolVersion } : {}),
+  };
+}
+
+/** The terminal for requests: the routed call goes to its upstream, or to its client (an upstream's question). */
+async function forward(call: Call): Promise<Frame> {
+  const to = call.to;
+  if (!to) throw new RpcError(Codes.MethodNotFound, `Method not found: ${call.method}`);
+  if (to.side === 'server') {
+    return to.send(call.frame, {
+      signal: call.signal,
+      envelope: call.envelope,
+      ...(call.progress ? { onprogress: call.progress } : {}),
+      ...(call.pause ? { onpause: call.pause } : {}),
+    });
+  }
+  const session = call.from.side === 'server' ? to : undefined;
+  if (!session) throw new RpcError(Codes.InternalError, 'a client request routed to a client');
+  const related = session.requestServedBy(call.from as Upstream);
+  return session.ask(call.frame, {
+    signal: call.signal,
+    timeoutMs: CLIENT_REQUEST_TIMEOUT_MS,
+    ...(related !== undefined ? { send: { related } } : {}),
+    ...(call.progress ? { onprogress: call.progress } : {}),
+  });
+}
+
+/** The terminal for notifications: each delivery to its party; then the frames' blobs are let go. */
+function deliver(note: Note): void {
+  const sent: Promise<void>[] = [];
+  for (const { to, frame, related } of note.deliveries) {
+    if (to.side === 'client') sent.push(to.send(frame, related !== undefined ? { related } : undefined));
+    else sent.push(to.notify(frame));
+  }
+  const frames = new Set([note.frame, ...note.deliveries.map((d) => d.frame)]);
+  void Promise.allSettled(sent).then(() => {
+    for (const frame of frames) frame.blobs.dispose();
+  });
+}

@@ -1,0 +1,49 @@
+import { page } from '../pagination.js';
+import type { Catalog } from '../catalog.js';
+import { Frame } from '../../wire/frame.js';
+import type { Interceptor } from '../chain.js';
+import type { RelayContext } from '../context.js';
+import type { Session } from '../session.js';
+
+type Key = keyof Catalog['snapshot'];
+
+/** Each list method, the catalog's list it serves, and the proxy's own items with it (first or last). */
+const LISTS = new Map<string, { key: Key; own: 'first' | 'last' }>([
+  ['tools/list', { key: 'tools', own: 'first' }],
+  ['prompts/list', { key: 'prompts', own: 'last' }],
+  ['resources/list', { key: 'resources', own: 'last' }],
+  ['resources/templates/list', { key: 'resourceTemplates', own: 'last' }],
+]);
+
+/**
+ * The list methods, answered from the session's merged catalog (gateway/catalog.ts: every upstream's items, names
+ * prefixed where servers are merged) and the proxy's own items (its tools first, the session's artifacts and the
+ * artifact template after the upstreams' resources), in pages whose cursor is an offset into the merged list.
+ */
+export function lists({ offload, config }: RelayContext): Interceptor {
+  const own = (key: Key, session: Session): readonly unknown[] => {
+    switch (key) {
+      case 'tools':
+        return offload.builtinTools;
+      case 'resources':
+        return offload.sessionResources(session.owner);
+      case 'resourceTemplates':
+        return offload.templates;
+      default:
+        return [];
+    }
+  };
+  return {
+    name: 'lists',
+    takes: (method, fromClient) => fromClient && LISTS.has(method),
+    async request(call) {
+      const list = LISTS.get(call.method)!;
+      const session = call.session!;
+      const merged = session.view.catalog.snapshot[list.key];
+      const mine = own(list.key, session);
+      const all = mine.length === 0 ? merged : list.own === 'first' ? [...mine, ...merged] : [...merged, ...mine];
+      const { items, nextCursor } = page<unknown>(all, call.params.cursor, config.gateway.pageSize);
+      return Frame.result(call.received.id!, { [list.key]: items, ...(nextCursor ? { nextCursor } : {}) });
+    },
+  };
+}

@@ -1,0 +1,42 @@
+import { artifactsOf } from '../events.js';
+import type { Interceptor } from '../chain.js';
+import type { RelayContext } from '../context.js';
+import { isInputRequired } from '../results.js';
+
+/**
+ * Reports every client's tool call once it ends (metrics, the audit log): which server and tool served it (routing
+ * names them in `call.report`), how it ended and how long it took from the client's view. A call answered with
+ * input_required is not over: its retry reports it.
+ */
+export function report({ events }: RelayContext): Interceptor {
+  return {
+    name: 'report',
+    takes: (method, fromClient) => fromClient && method === 'tools/call',
+    async request(call, next) {
+      if (!events.heard('call')) return next(call);
+      const started = performance.now();
+      const emit = (outcome: 'ok' | 'error' | 'failed', result?: Record<string, unknown>) => {
+        if (!call.report) return;
+        events.emit('call', {
+          who: call.session!.who,
+          server: call.report.server,
+          tool: call.report.tool,
+          outcome,
+          seconds: (performance.now() - started) / 1000,
+          artifacts: artifactsOf(result),
+        });
+      };
+      let answer;
+      try {
+        answer = await next(call);
+      } catch (error) {
+        emit('failed');
+        throw error;
+      }
+      const { result, error } = answer.message;
+      if (error) emit('failed');
+      else if (result && !isInputRequired(result)) emit(result.isError === true ? 'error' : 'ok', result);
+      return answer;
+    },
+  };
+}

@@ -1,0 +1,31 @@
+import { Frame } from '../../wire/frame.js';
+import type { Interceptor } from '../chain.js';
+import type { RelayContext } from '../context.js';
+import { callInfo } from './results.js';
+
+/**
+ * A tool call's arguments as the upstream must get them: artifact:// URIs and the stand-ins the pipeline left in a
+ * result become the payloads again (pipeline/restore.ts, by the tool's `argumentRefs` rule). A stand-in whose
+ * payload can no longer be put back would be written where the payload was: such a call is not sent, and the client
+ * is told why.
+ */
+export function restore({ offload }: RelayContext): Interceptor {
+  return {
+    name: 'restore',
+    takes: (method, fromClient) => fromClient && method === 'tools/call',
+    async request(call, next) {
+      if (!call.upstream || !call.report) return next(call);
+      const info = callInfo(call);
+      if (offload.argumentsAsSent(info)) return next(call);
+      const resolved = await offload.resolveArguments(info);
+      if ('refused' in resolved) {
+        return Frame.result(call.received.id!, {
+          content: [{ type: 'text', text: `mcp-offload did not send this call: ${resolved.refused}` }],
+          isError: true,
+        });
+      }
+      if (resolved.args !== info.args) call.frame = call.frame.with(['params', 'arguments'], resolved.args);
+      return next(call);
+    },
+  };
+}

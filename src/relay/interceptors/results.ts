@@ -1,0 +1,81 @@
+import { ARTIFACTS_META_KEY } from '../../pipeline/pipeline.js';
+import type { CallInfo } from '../../pipeline/types.js';
+import type { Frame } from '../../wire/frame.js';
+import type { Call } from '../call.js';
+import type { Interceptor } from '../chain.js';
+import type { RelayContext } from '../context.js';
+import { isToolResult } from '../results.js';
+
+/**
+ * Tool results through the artifact pipeline (pipeline/pipeline.ts): binary and oversized parts are stored and
+ * replaced by summaries, previews and links, by the tool's rules. A result no layer touches is the very same frame,
+ * written as it came. A task's final result is its tool's result and goes through as one: inlined in a completed
+ * task's `tasks/get` answer (2026-07-28) or as the whole `tasks/result` answer (2025). New artifacts are new
+ * resources of the session, whose client hears so.
+ */
+export function results({ offload }: RelayContext): Interceptor {
+  return {
+    name: 'results',
+    takes: (method, fromClient) => fromClient && RESULT_KINDS.has(method),
+    async request(call, next) {
+      const kind = RESULT_KINDS.get(call.method)!;
+      const upstream = call.upstream;
+      const answer = await next(call);
+      const result = answer.message.result;
+      if (!result || !upstream) return answer;
+      let tool: string | undefined = call.report?.tool;
+      if (kind !== 'call') tool = upstream.tasks.toolOf(String(call.params.taskId));
+      if (tool === undefined) return answer;
+      const info = { ...callInfo(call), server: upstream.name, tool };
+      let processed: Frame;
+      if (kind === 'inlined') {
+        const inlined = result.result as Record<string, unknown> | undefined;
+        if (!inlined || !isToolResult(inlined)) return answer;
+        const done = await offload.processResult(inlined as never, info, answer.blobs);
+        processed = (done as unknown) === inlined ? answer : answer.with(['result', 'result'], done);
+      } else {
+        if (!isToolResult(result)) return answer;
+        const done = await offload.processResult(result as never, info, answer.blobs);
+        processed =
+          (done as unknown) === result ? answer : answer.replace({ ...answer.message, result: done as never });
+      }
+      if (processed !== answer && hasArtifacts(processed)) announceArtifacts(call, offload.offersResources);
+      return processed;
+    },
+  };
+}
+
+/** Which answers carry a tool result: a call's own, or a task's (inlined, or the whole answer). */
+const RESULT_KINDS = new Map<string, 'call' | 'inlined' | 'whole'>([
+  ['tools/call', 'call'],
+  ['tasks/get', 'inlined'],
+  ['tasks/result', 'whole'],
+]);
+
+/** The call a result answers, as the pipeline and the argument restore read it. */
+export function callInfo(call: Call): CallInfo {
+  const session = call.session!;
+  const args = call.params.arguments;
+  const client = call.envelope.clientInfo ?? session.clientInfo;
+  return {
+    server: call.report?.server ?? call.upstream?.name ?? '',
+    tool: call.report?.tool ?? '',
+    ...(args !== null && typeof args === 'object' ? { args: args as Record<string, unknown> } : {}),
+    owner: session.owner,
+    ...(session.identity.links ? { links: session.identity.links } : {}),
+    ...(client ? { client } : {}),
+  };
+}
+
+function hasArtifacts(answer: Frame): boolean {
+  const result = answer.message.result;
+  const inner = result?.result as Record<string, unknown> | undefined;
+  const meta = (result?._meta ?? inner?._meta) as Record<string, unknown> | undefined;
+  return meta?.[ARTIFACTS_META_KEY] !== undefined;
+}
+
+/** New artifacts are new resources of the session. */
+function announceArtifacts(call: Call, offersResources: boolean): void {
+  if (!offersResources) return;
+  void call.session!.notify('notifications/resources/list_changed');
+}

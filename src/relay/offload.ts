@@ -1,0 +1,178 @@
+import type {
+  CallToolResult,
+  ReadResourceResult,
+  Resource,
+  ResourceTemplateType,
+  Tool,
+} from '@modelcontextprotocol/server';
+import { ARTIFACT_TEMPLATE, artifactResource, readArtifact } from '../artifacts/resources.js';
+import { storeOptions } from '../artifacts/options.js';
+import { ArtifactStore } from '../artifacts/store.js';
+import { artifactTools, callArtifactTool } from '../artifacts/tools.js';
+import type { ArtifactRecord } from '../artifacts/types.js';
+import type { Config } from '../config/types.js';
+import type { Logger } from '../logger.js';
+import { GatewayEvents } from './events.js';
+import type { Session } from './session.js';
+import { resolveArtifactArguments } from '../pipeline/argument-refs.js';
+import { mayHoldArtifactUris, restoreArguments, UnrestorableArgument } from '../pipeline/restore.js';
+import { rewriteOutputSchema } from '../pipeline/output-schema.js';
+import { ResultPipeline } from '../pipeline/pipeline.js';
+import { RuleBook } from '../pipeline/rules.js';
+import type { CallInfo } from '../pipeline/types.js';
+import { Codes, RpcError } from '../rpc/errors.js';
+import type { Blobs } from '../wire/blobs.js';
+import { abpPresets } from '../upstreams/abp/preset.js';
+
+const GC_INTERVAL_MS = 60 * 60_000;
+
+/**
+ * Everything the gateway does with artifacts: the result pipeline, the store, the built-in tools,
+ * artifacts as resources, and `artifact://` arguments. One instance per gateway.
+ */
+export class Offload {
+  readonly store: ArtifactStore;
+  readonly rules: RuleBook;
+  private readonly pipeline: ResultPipeline;
+  private readonly tools: Tool[];
+  private readonly toolNames: ReadonlySet<string>;
+  private gcTimer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly config: Config,
+    private readonly log: Logger,
+    private readonly events = new GatewayEvents(),
+  ) {
+    this.store = new ArtifactStore(storeOptions(config), log.child({ component: 'artifacts' }));
+    // Every `type: abp` server gets the ABP preset.
+    const abp = abpPresets(config.servers);
+    this.rules = new RuleBook(config, abp.servers, abp.tools);
+    this.pipeline = new ResultPipeline(this.rules, this.store, log);
+    this.tools = config.artifacts.tools.enabled ? artifactTools(config.artifacts.tools) : [];
+    this.toolNames = new Set(this.tools.map((t) => t.name));
+    this.store.onCollected = (result) => events.emit('collected', result);
+  }
+
+  /** A store that cannot be opened is logged, not fatal: each payload then says why it stayed inline. */
+  async init(): Promise<void> {
+    try {
+      await this.store.init();
+      this.log.info({ dir: this.store.dir }, 'artifact store ready');
+    } catch (error) {
+      this.log.error({ err: error instanceof Error ? error.message : String(error) }, 'artifact store unavailable');
+      return;
+    }
+    await this.collect();
+    this.gcTimer = setInterval(() => void this.collect(), GC_INTERVAL_MS);
+    this.gcTimer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.gcTimer);
+    this.store.close();
+  }
+
+  /** Time-to-live needs a clock: expired artifacts are collected at startup and every hour. */
+  private async collect(): Promise<void> {
+    try {
+      const result = await this.store.gc();
+      if (result.removed) this.log.info(result, 'artifacts collected');
+    } catch (error) {
+      this.log.warn({ err: error instanceof Error ? error.message : String(error) }, 'artifact collection failed');
+    }
+  }
+
+  get builtinTools(): readonly Tool[] {
+    return this.tools;
+  }
+
+  isBuiltin(name: string): boolean {
+    return this.toolNames.has(name);
+  }
+
+  async callBuiltin(name: string, args: Record<string, unknown>, session: Session): Promise<CallToolResult> {
+    const { owner } = session;
+    const result = await callArtifactTool({
+      store: this.store,
+      options: this.config.artifacts.tools,
+      owner,
+      name,
+      args,
+      links: session.identity.links,
+    });
+    if (name === this.config.artifacts.tools.readName && !result.isError) {
+      const record = this.store.get(String(args.uri));
+      if (record)
+        this.events.emit('artifactRead', { who: session.who, via: 'artifact_read', record, bytes: textLength(result) });
+    }
+    return result;
+  }
+
+  /** The tool as the client sees it: an output schema that accepts what the pipeline may put in. */
+  decorateTool(server: string, tool: Tool): Tool {
+    if (!tool.outputSchema) return tool;
+    const settings = this.rules.settingsFor(server, tool.name);
+    if (settings.mode === 'passthrough') return tool;
+    return { ...tool, outputSchema: rewriteOutputSchema(tool.outputSchema, settings) as Tool['outputSchema'] };
+  }
+
+  /** `blobs`: the payloads the result arrived with as bytes; the caller delivers them. */
+  processResult(result: CallToolResult, call: CallInfo, blobs?: Blobs): Promise<CallToolResult> {
+    return this.pipeline.process(result, call, blobs);
+  }
+
+  /** Whether resolveArguments certainly leaves these arguments as they are: no artifact URI anywhere in them. */
+  argumentsAsSent(call: CallInfo): boolean {
+    return this.rules.settingsFor(call.server, call.tool).argumentRefs === 'off' || !mayHoldArtifactUris(call.args);
+  }
+
+  /**
+   * The arguments as the upstream must get them (see ArgumentRefs), or why the call must not be sent: a
+   * stand-in for a payload that can no longer be put back would be written where the payload was.
+   */
+  async resolveArguments(call: CallInfo): Promise<{ args: Record<string, unknown> | undefined } | { refused: string }> {
+    const mode = this.rules.settingsFor(call.server, call.tool).argumentRefs;
+    if (mode === 'content') return { args: await resolveArtifactArguments(call.args, this.store, call.owner) };
+    if (mode === 'off') return { args: call.args };
+    try {
+      const { args, restored } = await restoreArguments(call.args, this.store, call.owner);
+      if (restored)
+        this.log.debug({ server: call.server, tool: call.tool, restored }, 'put back payloads replaced in place');
+      return { args };
+    } catch (error) {
+      if (error instanceof UnrestorableArgument) return { refused: error.message };
+      throw error;
+    }
+  }
+
+  sessionResources(owner: string): Resource[] {
+    return this.config.artifacts.resources ? this.store.list({ owner }).map(artifactResource) : [];
+  }
+
+  get templates(): ResourceTemplateType[] {
+    return this.config.artifacts.resources ? [ARTIFACT_TEMPLATE] : [];
+  }
+
+  /** Another session's artifact is "not found", never "forbidden": ids leak nothing. */
+  async owned(uri: string, owner: string): Promise<ArtifactRecord> {
+    // find: over a shared bucket the artifact may come from another replica.
+    const record = await this.store.find(uri, owner);
+    if (!record || !record.owners.includes(owner)) throw new RpcError(Codes.InvalidParams, `Resource ${uri} not found`);
+    return record;
+  }
+
+  async read(uri: string, session: Session): Promise<ReadResourceResult> {
+    const record = await this.owned(uri, session.owner);
+    const result = await readArtifact(this.store, record);
+    this.events.emit('artifactRead', { who: session.who, via: 'resources/read', record, bytes: record.size });
+    return result;
+  }
+
+  get offersResources(): boolean {
+    return this.config.artifacts.resources;
+  }
+}
+
+function textLength(result: CallToolResult): number {
+  return result.content.reduce((n, block) => n + (block.type === 'text' ? Buffer.byteLength(block.text) : 0), 0);
+}

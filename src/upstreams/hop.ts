@@ -1,0 +1,53 @@
+import type { Tool } from '@modelcontextprotocol/client';
+import type { RequestEnvelope } from '../protocol/envelope.js';
+import { withoutEnvelope } from '../protocol/envelope.js';
+import type { ProtocolEra } from '../protocol/versions.js';
+import type { Frame } from '../wire/frame.js';
+import type { ClientIdentity } from './client-identity.js';
+import { envelopeMeta } from './connect.js';
+import { paramHeaders } from './param-headers.js';
+
+/** What a request's hop to an upstream depends on: the connection's era and version, and who it speaks for. */
+export interface Hop {
+  era: ProtocolEra;
+  protocolVersion: string;
+  /** The client the connection speaks for (the proxy, on a shared connection). */
+  identity: ClientIdentity;
+  /** The level set with logging/setLevel, which a 2026-07-28 server gets with each request instead. */
+  logLevel?: string;
+}
+
+/**
+ * A client's request as this hop gets it. A 2026-07-28 upstream: the envelope of the client who asks (a 2026-07-28
+ * client's own, a 2025 client's `initialize`, else the client the connection speaks for) in this hop's protocol
+ * version. A 2025 upstream: without the downstream hop's envelope keys, which mean nothing to it. Everything else
+ * in `_meta`, and every other byte of the request, goes as it came.
+ */
+export function forHop(frame: Frame, hop: Hop, envelope: RequestEnvelope | undefined): Frame {
+  const meta = frame.params._meta;
+  const own =
+    meta !== null && typeof meta === 'object' && !Array.isArray(meta) ? (meta as Record<string, unknown>) : undefined;
+  if (hop.era === 'modern') {
+    const identity: ClientIdentity = {
+      clientInfo: envelope?.clientInfo ?? hop.identity.clientInfo,
+      capabilities: envelope?.clientCapabilities ?? hop.identity.capabilities,
+    };
+    return frame.with(['params', '_meta'], {
+      ...(own ? withoutEnvelope(own) : {}),
+      ...envelopeMeta(identity, hop.protocolVersion, envelope?.logLevel ?? hop.logLevel),
+    });
+  }
+  if (!own) return frame;
+  const rest = withoutEnvelope(own);
+  if (rest === own) return frame;
+  return frame.with(['params', '_meta'], Object.keys(rest).length ? rest : undefined);
+}
+
+/** The `Mcp-Param-*` headers of a `tools/call` to a 2026-07-28 server over HTTP, from the tool's listed schema. */
+export function paramHeadersOf(frame: Frame, tools: readonly Tool[]): Record<string, string> | undefined {
+  const params = frame.params;
+  return paramHeaders(
+    tools.find((tool) => tool.name === params.name),
+    params.arguments,
+  );
+}
