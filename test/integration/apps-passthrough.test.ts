@@ -162,6 +162,10 @@ describe('a 2025 client that does not host MCP Apps: as before', () => {
     const uris = (await line.request('resources/list', {})).result.resources!.map((r) => r.uri);
     expect(uris).toContain('ui://dashboard/view.html');
     expect(uris).not.toContain(VIEWER);
+    // Nor read: the URI is nobody's for this client, and goes to the upstream as any other would.
+    expect(JSON.parse(await line.raw('resources/read', { uri: VIEWER })).error).toEqual(
+      expect.objectContaining({ message: 'Resource not found' }),
+    );
   });
 
   test('a ui:// resource is read as written, for any client', async () => {
