@@ -1,4 +1,4 @@
-import { button, el } from './dom.js';
+import { button, el, status } from './dom.js';
 
 const STEPS = [0.1, 0.25, 0.5, 0.75, 1, 1.5, 2, 3, 4, 8];
 
@@ -27,6 +27,8 @@ export function imageView(base64: string, mimeType: string, name: string): HTMLE
   const zoomOut = () => apply([...STEPS].reverse().find((s) => s < current() - 1e-9) ?? STEPS[0]!);
 
   image.addEventListener('load', () => apply(scale));
+  // A type the browser cannot draw (TIFF, say): said in words rather than a broken image.
+  image.addEventListener('error', () => frame.replaceChildren(status(`The browser cannot draw ${mimeType}.`, 'error')));
   frame.addEventListener(
     'wheel',
     (event) => {

@@ -31,7 +31,7 @@ export function results({ offload }: RelayContext): Interceptor {
       let tool: string | undefined = call.report?.tool;
       if (kind !== 'call') tool = upstream.tasks.toolOf(String(call.params.taskId));
       if (tool === undefined) return answer;
-      const rewritable = rewritableFor(definitionOf(upstream, tool), call.hostsApps);
+      const rewritable = call.hostsApps ? rewritableFor(definitionOf(upstream, tool), true) : 'all';
       if (rewritable === 'nothing') return answer;
       const info = { ...callInfo(call), server: upstream.name, tool };
       const process = async (original: CallToolResult): Promise<CallToolResult> => {
@@ -46,6 +46,7 @@ export function results({ offload }: RelayContext): Interceptor {
         const inlined = result.result as Record<string, unknown> | undefined;
         if (!inlined || !isToolResult(inlined)) return answer;
         const done = await process(inlined as unknown as CallToolResult);
+        // A frame splices members two levels deep at most: here the view's data keeps its value, not its bytes.
         processed = (done as unknown) === inlined ? answer : answer.with(['result', 'result'], done);
       } else {
         if (!isToolResult(result)) return answer;
