@@ -79,9 +79,10 @@ export interface ConfigDoc {
     shutdownGraceMs?: number;
     inputHoldMs?: number;
   };
-  artifacts?: Partial<Omit<ArtifactOptions, 'tools' | 'links' | 's3'>> & {
+  artifacts?: Partial<Omit<ArtifactOptions, 'tools' | 'viewer' | 'links' | 's3'>> & {
     s3?: S3Doc;
     tools?: Partial<ArtifactOptions['tools']>;
+    viewer?: Partial<ArtifactOptions['viewer']>;
     links?: Partial<LinkOptions>;
   };
   pipeline?: PipelinePatch;
@@ -197,11 +198,12 @@ function transportOfType(type: ServerDoc['type']): HttpTransportKind {
 }
 
 function normalizeArtifacts(doc: ConfigDoc['artifacts'], env: NodeJS.ProcessEnv): ArtifactOptions {
-  const { tools, links, s3, ...rest } = doc ?? {};
+  const { tools, viewer, links, s3, ...rest } = doc ?? {};
   const artifacts: ArtifactOptions = {
     ...DEFAULTS.artifacts,
     ...rest,
     tools: { ...DEFAULTS.artifacts.tools, ...tools },
+    viewer: { ...DEFAULTS.artifacts.viewer, ...viewer, linkTools: [...(viewer?.linkTools ?? [])] },
     links: { ...DEFAULTS.artifacts.links, ...links },
   };
   // The bucket settings count only with backend s3, so switching back to local is one line.

@@ -228,9 +228,20 @@ export interface ArtifactOptions {
   /** List and read a session's artifacts as MCP resources. */
   resources: boolean;
   tools: { enabled: boolean; listName: string; readName: string; readLimit: number };
+  viewer: ViewerOptions;
   /** External base URL for download links (behind a reverse proxy). */
   publicUrl?: string;
   links: LinkOptions;
+}
+
+/** The proxy's artifact viewer: an MCP App that hosts of MCP Apps show (README, "MCP Apps"). */
+export interface ViewerOptions {
+  /** Offer `artifact_view` and its view (`ui://mcp-offload/artifact-viewer`) to hosts of MCP Apps. */
+  enabled: boolean;
+  /** The name of the tool that shows an artifact in the viewer. */
+  toolName: string;
+  /** `<server>/<tool>` globs: upstream tools without a view of their own whose results open in the viewer. */
+  linkTools: string[];
 }
 
 export interface Config {
@@ -310,6 +321,7 @@ export const DEFAULTS = {
     ttlHours: 24 * 7,
     resources: true,
     tools: { enabled: true, listName: 'artifact_list', readName: 'artifact_read', readLimit: 20_000 },
+    viewer: { enabled: true, toolName: 'artifact_view', linkTools: [] },
     backend: 'local',
     links: { ttlSeconds: 3600, showPath: false, via: 'gateway' },
   } as ArtifactOptions,
@@ -358,6 +370,7 @@ export function defaultConfig(servers: ServerConfig[] = []): Config {
     artifacts: {
       ...DEFAULTS.artifacts,
       tools: { ...DEFAULTS.artifacts.tools },
+      viewer: { ...DEFAULTS.artifacts.viewer, linkTools: [] },
       links: { ...DEFAULTS.artifacts.links },
     },
     pipeline: {},

@@ -221,6 +221,10 @@ export class Gateway implements RelayContext {
     if (any('completions')) capabilities.completions = {};
     const only = single(upstreams);
     if (only?.capabilities?.experimental) capabilities.experimental = only.capabilities.experimental;
+    // Extensions (SEP-1724) the upstreams declare, MCP Apps' among them, are theirs to offer through the proxy; the
+    // first upstream that declares one gives its settings.
+    const extensions = Object.assign({}, ...known.map((c) => c.extensions ?? {}).reverse());
+    if (Object.keys(extensions).length) capabilities.extensions = extensions;
     return capabilities;
   }
 
@@ -304,8 +308,9 @@ export class Gateway implements RelayContext {
     return new Catalog(
       this.config.gateway.separator,
       this.log,
-      this.offload.builtinTools.map((t) => t.name),
+      this.offload.reservedNames,
       (upstream, tool) => this.offload.decorateTool(upstream.name, tool),
+      (upstream, tool, shown) => this.offload.forAppHosts(upstream.name, tool, shown),
     );
   }
 

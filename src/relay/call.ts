@@ -2,6 +2,7 @@ import type { Frame } from '../wire/frame.js';
 import type { Upstream } from '../upstreams/upstream.js';
 import type { RequestEnvelope } from '../protocol/envelope.js';
 import type { Session } from './session.js';
+import { hostsApps } from './client-capabilities.js';
 
 /** One end of a relayed message: a client's session, or an upstream connection. */
 export type Party = Session | Upstream;
@@ -55,6 +56,11 @@ export class Call {
   get upstream(): Upstream | undefined {
     if (this.from.side === 'server') return this.from;
     return this.to?.side === 'server' ? this.to : undefined;
+  }
+
+  /** A client's request from a host of MCP Apps (client-capabilities.ts), by what this request's client declared. */
+  get hostsApps(): boolean {
+    return this.fromClient && hostsApps(this.envelope.clientCapabilities);
   }
 
   /** Aborted when the asker cancels the request or goes away. */

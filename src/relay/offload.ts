@@ -9,6 +9,8 @@ import { ARTIFACT_TEMPLATE, artifactResource, readArtifact } from '../artifacts/
 import { storeOptions } from '../artifacts/options.js';
 import { ArtifactStore } from '../artifacts/store.js';
 import { artifactTools, callArtifactTool } from '../artifacts/tools.js';
+import { ArtifactViewer, VIEWER_URI } from '../artifacts/viewer.js';
+import { toolForAppHosts, withViewerHint } from './apps.js';
 import type { ArtifactRecord } from '../artifacts/types.js';
 import type { Config } from '../config/types.js';
 import type { Logger } from '../logger.js';
@@ -36,6 +38,8 @@ export class Offload {
   private readonly pipeline: ResultPipeline;
   private readonly tools: Tool[];
   private readonly toolNames: ReadonlySet<string>;
+  /** The artifact viewer for hosts of MCP Apps, unless the config turns it off. */
+  readonly viewer: ArtifactViewer | undefined;
   private gcTimer?: NodeJS.Timeout;
 
   constructor(
@@ -50,6 +54,8 @@ export class Offload {
     this.pipeline = new ResultPipeline(this.rules, this.store, log);
     this.tools = config.artifacts.tools.enabled ? artifactTools(config.artifacts.tools) : [];
     this.toolNames = new Set(this.tools.map((t) => t.name));
+    const { tools, viewer } = config.artifacts;
+    this.viewer = viewer.enabled ? new ArtifactViewer(viewer, tools.enabled ? tools.readName : undefined) : undefined;
     this.store.onCollected = (result) => events.emit('collected', result);
   }
 
@@ -86,8 +92,32 @@ export class Offload {
     return this.tools;
   }
 
+  /** The proxy's own tools as a client is shown them: a host of MCP Apps gets the viewer's tool too. */
+  toolsFor(hostsApps: boolean): readonly Tool[] {
+    return hostsApps && this.viewer ? [...this.tools, this.viewer.tool] : this.tools;
+  }
+
+  /** Names no upstream tool may take: the proxy's own tools', the viewer's included (one name for every client). */
+  get reservedNames(): string[] {
+    return [...this.tools, ...(this.viewer ? [this.viewer.tool] : [])].map((t) => t.name);
+  }
+
   isBuiltin(name: string): boolean {
     return this.toolNames.has(name);
+  }
+
+  /** An upstream tool as a host of MCP Apps is shown it (relay/apps.ts): linked to the viewer if the config says so. */
+  forAppHosts(server: string, tool: Tool, shown: Tool): Tool {
+    return toolForAppHosts(tool, shown, this.viewer?.links(server, tool.name) ? VIEWER_URI : undefined);
+  }
+
+  /**
+   * A processed result for a host of MCP Apps: one that stored artifacts says how to show them in the viewer, unless
+   * the tool's results open in the viewer anyway.
+   */
+  viewerHint(result: CallToolResult, server: string, tool: string): CallToolResult {
+    if (!this.viewer || this.viewer.links(server, tool)) return result;
+    return withViewerHint(result, this.viewer.name);
   }
 
   async callBuiltin(name: string, args: Record<string, unknown>, session: Session): Promise<CallToolResult> {
