@@ -3,6 +3,7 @@ import { numbersAsDoubles } from '../../wire/json.js';
 import type { Interceptor } from '../chain.js';
 import type { RelayContext } from '../context.js';
 import { isOurArtifact } from './routing.js';
+import { textIn } from '../param-text.js';
 
 /** The `server` label of the proxy's own tools in metrics and the audit log. */
 export const BUILTIN_SERVER = 'mcp-offload';
@@ -21,12 +22,15 @@ export function artifacts({ offload }: RelayContext): Interceptor {
         const name = call.params.name;
         if (typeof name !== 'string' || !offload.isBuiltin(name)) return next(call);
         call.report = { server: BUILTIN_SERVER, tool: name };
-        const args = numbersAsDoubles((call.params.arguments ?? {}) as Record<string, unknown>);
+        // The proxy's own tools read the arguments as values, long literals the stdio reader kept aside included.
+        const args = numbersAsDoubles(
+          (call.frame.blobs.restore(call.params.arguments) ?? {}) as Record<string, unknown>,
+        );
         const result = await offload.callBuiltin(name, args, session);
         return Frame.result(call.received.id!, result as unknown as Record<string, unknown>);
       }
       if (call.method === 'resources/read') {
-        const uri = String(call.params.uri);
+        const uri = textIn(call.frame, call.params.uri);
         if (!isOurArtifact(session.view, uri)) return next(call);
         const result = await offload.read(uri, session);
         return Frame.result(call.received.id!, result as unknown as Record<string, unknown>);
