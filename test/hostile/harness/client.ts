@@ -83,3 +83,9 @@ export function textOf(answer: Message): string {
   const result = answer.result as { content?: Array<{ text?: string }> } | undefined;
   return (result?.content ?? []).map((block) => block.text ?? '').join('\n');
 }
+
+/** The artifact:// URIs a tool result links to (what the proxy stored of it). */
+export function linksOf(answer: Message): string[] {
+  const result = answer.result as { content?: Array<{ type?: string; uri?: string }> } | undefined;
+  return (result?.content ?? []).filter((block) => block.type === 'resource_link').map((block) => block.uri!);
+}

@@ -1,7 +1,7 @@
 // Runs a client-side probe as every kind of client: over stdio and over HTTP, in both protocol eras. A proxy on stdio
 // has one client, so each stdio era gets a proxy of its own; one HTTP proxy serves both eras.
 import { afterAll, beforeAll, describe, test } from '@jest/globals';
-import type { Era, ProbeClient } from './client.js';
+import { ANSWER_BOUND_MS, within, type Era, type ProbeClient } from './client.js';
 import { startHostileProxy, type HostileProxy, type HostileProxyOptions } from './proxy.js';
 import { ScriptedUpstream, type UpstreamScript } from './scripted-upstream.js';
 import { expectStillServing } from './still-serving.js';
@@ -46,8 +46,9 @@ export function eachClient(
       await Promise.all([...proxies.values()].map((proxy) => proxy.stop()));
       await upstream.close();
     });
+    const keyOf = (transport: Transport, era: Era) => (transport === 'http' ? 'http' : `stdio-${era}`);
     const proxyFor = async (transport: Transport, era: Era): Promise<HostileProxy> => {
-      const key = transport === 'http' ? 'http' : `stdio-${era}`;
+      const key = keyOf(transport, era);
       let proxy = proxies.get(key);
       if (!proxy) {
         proxy = await startHostileProxy({ ...options.proxy, upstream, http: transport === 'http' });
@@ -61,12 +62,20 @@ export function eachClient(
         `as a ${era} client over ${transport}`,
         async () => {
           const proxy = await proxyFor(transport, era);
-          const client = await proxy.client(era);
           try {
-            await probe(client, { proxy, upstream });
-            await expectStillServing(proxy, client);
-          } finally {
-            if (transport === 'http') await client.close();
+            const client = await proxy.client(era);
+            try {
+              await probe(client, { proxy, upstream });
+              await expectStillServing(proxy, client);
+            } finally {
+              if (transport === 'http') await within(client.close(), ANSWER_BOUND_MS, 'DELETE').catch(() => undefined);
+            }
+          } catch (error) {
+            // A proxy that failed a probe may be spinning (a frozen event loop): it is stopped now, not after the
+            // other cases, and they get a fresh one.
+            proxies.delete(keyOf(transport, era));
+            await proxy.stop();
+            throw error;
           }
         },
         options.timeoutMs ?? 60_000,
