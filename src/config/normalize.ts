@@ -240,6 +240,7 @@ function normalizeHttpOptions(doc: ConfigDoc['http']): HttpRequestOptions {
     retryMs: doc?.retryMs ?? DEFAULTS.httpOptions.retryMs,
     eventStoreLimits: { ...DEFAULTS.httpOptions.eventStoreLimits, ...doc?.eventStoreLimits },
     sessionIdleMs: doc?.sessionIdleMs ?? DEFAULTS.httpOptions.sessionIdleMs,
+    maxSessionsPerPrincipal: doc?.maxSessionsPerPrincipal ?? DEFAULTS.httpOptions.maxSessionsPerPrincipal,
     ...(doc?.advertiseUrl ? { advertiseUrl: doc.advertiseUrl.replace(/\/+$/, '') } : {}),
   };
 }

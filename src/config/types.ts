@@ -127,6 +127,8 @@ export interface HttpRequestOptions {
   eventStoreLimits: MemoryEventStoreLimits;
   /** A Streamable HTTP session with nothing open that its client has not used for this long is ended; 0: never. */
   sessionIdleMs: number;
+  /** Sessions (Streamable HTTP and SSE) one token or OAuth subject may hold open on one replica; 0: no cap. */
+  maxSessionsPerPrincipal: number;
   /** With redis: where the other replicas reach this one (scheme://host:port); default: the listened address. */
   advertiseUrl?: string;
 }
@@ -333,6 +335,7 @@ export const DEFAULTS = {
     retryMs: 1000,
     eventStoreLimits: { ...DEFAULT_EVENT_STORE_LIMITS },
     sessionIdleMs: 30 * 60_000,
+    maxSessionsPerPrincipal: 100,
   } as HttpRequestOptions,
   auth: { tokens: [], allowUnauthenticated: false, artifactScope: 'session', publicMetrics: false } as AuthOptions,
   redis: { keyPrefix: 'mcp-offload:', heartbeatMs: 5000, eventTtlSeconds: 1800, sessionTtlSeconds: 86_400 },

@@ -15,6 +15,7 @@ import { IdleSessions } from './idle-sessions.js';
 import { ModernPosts, originOf } from './modern-posts.js';
 import { sessionEventStore, type SessionEventStore } from './session-event-store.js';
 import { FORWARDED_HEADER, forwardRequest } from './session-forwarder.js';
+import { SessionQuota } from './session-quota.js';
 import { SessionRouting } from './session-routing.js';
 import { SseSession } from './sse-session.js';
 import { StreamableSession } from './streamable-session.js';
@@ -39,6 +40,8 @@ export class McpEndpoints {
   /** POSTs whose responses are still being written. */
   private readonly openPosts = new Set<ServerResponse>();
   private readonly idle: IdleSessions;
+  /** Sessions per principal, against http.maxSessionsPerPrincipal. */
+  private readonly quota: SessionQuota;
   private readonly modern: ModernPosts;
   /** With redis: requests for sessions other replicas hold. */
   private readonly routing?: SessionRouting;
@@ -47,6 +50,7 @@ export class McpEndpoints {
 
   constructor(private readonly ctx: HttpContext) {
     this.idle = new IdleSessions(ctx.config.httpOptions.sessionIdleMs, (id, idleMs) => this.expire(id, idleMs));
+    this.quota = new SessionQuota(ctx.config.httpOptions.maxSessionsPerPrincipal);
     this.modern = new ModernPosts(ctx, (token, origin) => this.modernIdentity(token, origin));
     if (ctx.shared) {
       this.routing = new SessionRouting(
@@ -192,6 +196,7 @@ export class McpEndpoints {
     initialize: Frame,
     context: FrameContext,
   ): Promise<void> {
+    if (!this.quota.admit(token, res)) return;
     const id = randomUUID();
     const init = initialize.params as InitializeRequest['params'];
     const events = this.ctx.resumption && sessionEventStore(this.ctx.resumption.store);
@@ -217,8 +222,11 @@ export class McpEndpoints {
     });
     session.attach(wire);
     const relayed = wire.onclose;
+    // Counted from here, adopted sessions included: another replica admitted them.
+    const leave = this.quota.add(token);
     wire.onclose = () => {
       relayed?.();
+      leave();
       this.closed(id, events);
     };
     this.sessions.set(id, { token, session, wire });
@@ -308,6 +316,9 @@ export class McpEndpoints {
   async handleSse(req: IncomingMessage, res: ServerResponse, token: string): Promise<void> {
     if (req.method !== 'GET') return rpcError(res, 405, 'GET /sse opens an event stream');
     if (this.ctx.draining()) return rpcError(res, 503, 'mcp-offload is shutting down');
+    if (!this.quota.admit(token, res)) return;
+    // Counted at once, so that GETs arriving together cannot open more than the cap between the check and the count.
+    const leave = this.quota.add(token);
     const session = this.ctx.gateway.createSession(this.identity(req, token), { era: 'legacy' });
     const { shared } = this.ctx;
     // Registered before the client learns the id (the stream's first event), so its POSTs find this replica.
@@ -318,14 +329,24 @@ export class McpEndpoints {
       .catch((error: unknown) =>
         this.ctx.log.warn({ err: String(error) }, 'redis: session not shared; only this replica can serve it'),
       );
+    const removeRecord = () =>
+      shared?.directory
+        .remove(id)
+        .catch((error: unknown) => this.ctx.log.warn({ err: String(error) }, 'redis: session record not removed'));
+    if (res.destroyed) {
+      // The client left while the session was being registered: nothing will close it later.
+      leave();
+      void removeRecord();
+      await session.close();
+      return;
+    }
     session.attach(wire);
     const relayed = wire.onclose;
     wire.onclose = () => {
       relayed?.();
+      leave();
       this.sessions.delete(id);
-      shared?.directory
-        .remove(id)
-        .catch((error: unknown) => this.ctx.log.warn({ err: String(error) }, 'redis: session record not removed'));
+      void removeRecord();
     };
     this.sessions.set(id, { token, session, wire });
     this.ctx.log.debug({ session: session.id, token }, 'sse session opened');

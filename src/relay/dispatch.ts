@@ -29,7 +29,8 @@ export class Dispatcher {
 
   /** A client's request: answered on the client's wire, unless the client cancelled it. */
   clientRequest(session: Session, frame: Frame): void {
-    const id = frame.id!;
+    // An id of 256 KiB or more is a marker in the parsed frame (literal-cutter.ts): the answer carries the id itself.
+    const id = frame.blobs.restore(frame.id!);
     const envelope = session.era === 'modern' || session.era === undefined ? envelopeOf(frame.params._meta) : {};
     const call = new Call(frame, session, session.hello ? { ...helloEnvelope(session), ...envelope } : envelope);
     const key = keyOf(id);

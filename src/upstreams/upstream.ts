@@ -572,10 +572,12 @@ export class Upstream {
 
   private onRequest(frame: Frame, attempt: number): void {
     const connection = this.supervisor.connection;
+    // Read now: the frame's long literals are let go once the request is handled, and an id may be one of them.
+    const id = frame.blobs.restore(frame.id!);
     this.hooks.request(this, frame, (answer) => {
       // An answer for a connection that is gone has nobody to go to.
       if (!this.supervisor.isCurrent(attempt) || !connection) return;
-      void connection.peer.answer(frame.id!, answer).catch(() => undefined);
+      void connection.peer.answer(id, answer).catch(() => undefined);
     });
   }
 

@@ -4,6 +4,7 @@ import { numbersAsDoubles } from '../../wire/json.js';
 import type { Interceptor } from '../chain.js';
 import type { RelayContext } from '../context.js';
 import { isOurArtifact } from './routing.js';
+import { textIn } from '../param-text.js';
 
 /** The `server` label of the proxy's own tools in metrics and the audit log. */
 export const BUILTIN_SERVER = 'mcp-offload';
@@ -26,14 +27,17 @@ export function artifacts({ offload }: RelayContext): Interceptor {
         const viewing = viewer !== undefined && name === viewer.name;
         if (!viewing && !offload.isBuiltin(name)) return next(call);
         call.report = { server: BUILTIN_SERVER, tool: name };
-        const args = numbersAsDoubles((call.params.arguments ?? {}) as Record<string, unknown>);
+        // The proxy's own tools read the arguments as values, long literals the stdio reader kept aside included.
+        const args = numbersAsDoubles(
+          (call.frame.blobs.restore(call.params.arguments) ?? {}) as Record<string, unknown>,
+        );
         const result = viewing
           ? await viewer.view(offload.store, session.owner, args)
           : await offload.callBuiltin(name, args, session);
         return Frame.result(call.received.id!, result as unknown as Record<string, unknown>);
       }
       if (call.method === 'resources/read') {
-        const uri = String(call.params.uri);
+        const uri = textIn(call.frame, call.params.uri);
         if (viewer && uri === VIEWER_URI && !session.view.catalog.resourceOwner(uri))
           return Frame.result(call.received.id!, (await viewer.read()) as unknown as Record<string, unknown>);
         if (!isOurArtifact(session.view, uri)) return next(call);

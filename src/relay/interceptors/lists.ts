@@ -47,7 +47,11 @@ export function lists({ offload, config }: RelayContext): Interceptor {
       const merged = list.key === 'tools' && call.hostsApps ? catalog.appHostTools : catalog.snapshot[list.key];
       const mine = own(list.key, session, call.hostsApps);
       const all = mine.length === 0 ? merged : list.own === 'first' ? [...mine, ...merged] : [...merged, ...mine];
-      const { items, nextCursor } = page<unknown>(all, call.params.cursor, config.gateway.pageSize);
+      const { items, nextCursor } = page<unknown>(
+        all,
+        call.frame.blobs.restore(call.params.cursor),
+        config.gateway.pageSize,
+      );
       return Frame.result(call.received.id!, { [list.key]: items, ...(nextCursor ? { nextCursor } : {}) });
     },
   };
