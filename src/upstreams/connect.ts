@@ -175,6 +175,7 @@ async function findEra(peer: Peer, wire: Wire, options: ConnectOptions, deadline
   if (prior?.kind === 'modern') return modern(peer, wire, prior.discover);
   const pinned = plan.era.protocol === 'modern';
   const probeMs = pinned ? left(deadline) : Math.min(plan.era.probeTimeoutMs ?? left(deadline), left(deadline));
+  const authBefore = (wire as Partial<RemoteWire>).authFailure;
   const probe = discover(peer, identity);
   let timer: NodeJS.Timeout | undefined;
   const outcome = await Promise.race([
@@ -191,6 +192,11 @@ async function findEra(peer: Peer, wire: Wire, options: ConnectOptions, deadline
     throw new HandshakeError(`the server closed the connection on server/discover`, true, undefined, {
       cause: outcome.error,
     });
+  // A probe refused for its authorization says nothing of the era, and `initialize` would only meet the same refusal
+  // after running the same authorization (the same discovery of the server's metadata) again.
+  const authFailure = (wire as Partial<RemoteWire>).authFailure;
+  if (authFailure !== undefined && authFailure !== authBefore)
+    throw new HandshakeError(`server/discover failed: ${authFailure.message}`, true, undefined, { cause: authFailure });
   if (pinned) throw new HandshakeError('the server does not speak MCP 2026-07-28 (server/discover failed)', true);
   // A legacy server: it ignored the probe, or refused it. One that answers it later is a modern server that started
   // slowly; the answer is kept, for the caller to start it again in its era.
