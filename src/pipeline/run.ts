@@ -20,6 +20,8 @@ const PREVIEW_DOWNLOAD_LIMIT = 32 * 1024 * 1024;
 export class PipelineRun implements LayerContext {
   readonly extractions: Extraction[] = [];
   readonly announced = new Set<string>();
+  /** Something was downloaded into the store (see Payload.fetched). */
+  fetched = false;
   /** A text a result carries twice (content and structuredContent) is stored once. */
   private readonly savedTexts = new Map<string, Promise<SaveOutcome>>();
 
@@ -135,6 +137,7 @@ export class PipelineRun implements LayerContext {
       });
       const extraction = { record, source: payload.source, summary, ...(link ? { link } : {}) };
       this.extractions.push(extraction);
+      if (payload.fetched) this.fetched = true;
       this.log.debug({ source: payload.source, uri: record.uri, size: record.size }, 'stored a payload');
       return { ok: true, extraction };
     } catch (error) {

@@ -34,6 +34,11 @@ export interface Payload {
   vars?: Record<string, unknown>;
   /** Where it was found, for logs and _meta: `content[1]`, `structuredContent.pdf_data`, ... */
   source: string;
+  /**
+   * Downloaded from a reference (ABP BinaryDataReference), not taken out of the result: the result's size says
+   * nothing about what storing it is worth.
+   */
+  fetched?: boolean;
 }
 
 export interface Extraction {
@@ -64,6 +69,11 @@ export type Result = CallToolResult;
  */
 export interface Layer {
   readonly name: string;
+  /**
+   * The result this layer returns is as good as the upstream's (a user's own transformer): the layers after it
+   * may rewrite it, but a rewrite is only kept when it is smaller than this.
+   */
+  readonly authored?: boolean;
   applies(result: Result, settings: PipelineSettings, blobs: Blobs): boolean;
   /** Returns a new result, or the same object when nothing changed; never mutates its input. */
   run(result: Result, context: LayerContext): Promise<Result>;

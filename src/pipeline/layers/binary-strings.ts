@@ -27,7 +27,7 @@ import {
   type DocRewrite,
   type JsonPath,
 } from '../json-docs.js';
-import type { PipelineSettings } from '../settings.js';
+import { binaryMinLength, type PipelineSettings } from '../settings.js';
 import type { Blobs } from '../../wire/blobs.js';
 import { viewIncludes, type BlobView } from '../../wire/blob-view.js';
 import type { Extraction, Layer, LayerContext, Payload, Result } from '../types.js';
@@ -89,13 +89,13 @@ function sameTextsAlike(result: Result): Result {
  */
 function mightHold(text: string, settings: PipelineSettings, blobs: Blobs): boolean {
   if (settings.jsonPayloads === 'summaries') return text.length > 0;
-  return text.length >= settings.minBinaryLength || text.includes(REFERENCE_KEY) || blobs.hasInlaid(text);
+  return text.length >= binaryMinLength(settings) || text.includes(REFERENCE_KEY) || blobs.hasInlaid(text);
 }
 
 async function rewriteDocument(doc: unknown, source: string, run: LayerContext): Promise<DocRewrite> {
   if (run.settings.jsonPayloads === 'summaries') return abpPayloadsInPlaceOf(doc, source, run);
   const rewrite: DocRewrite = { replacements: [], extractions: [], notes: [] };
-  const min = run.settings.minBinaryLength;
+  const min = binaryMinLength(run.settings);
   const { blobs } = run;
   const found: { path: JsonPath; payload: () => Promise<Payload | string | undefined> }[] = [];
   const withDataUris: { path: JsonPath; text: string }[] = [];
@@ -191,7 +191,14 @@ async function downloadPayload(
   try {
     const { bytes, mimeType } = await downloadReference(node, run.settings.download);
     // The URL is not repeated in the metadata: it may carry a token (`auth.type: query`).
-    return { data: { bytes }, mimeType: mimeType || node.mimeType, filename: node.filename, metadata, source };
+    return {
+      data: { bytes },
+      mimeType: mimeType || node.mimeType,
+      filename: node.filename,
+      metadata,
+      source,
+      fetched: true,
+    };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return `[mcp-offload: could not download ${node.downloadUrl} (${source}): ${message}. The reference was left as it is.]`;
@@ -224,7 +231,7 @@ async function rewritePlainText(
   run: LayerContext,
 ): Promise<ContentBlock[] | undefined> {
   const { text } = block;
-  const min = run.settings.minBinaryLength;
+  const min = binaryMinLength(run.settings);
   if (mightBeBase64(text.trim(), min)) {
     const payload = await base64Payload(text.trim(), undefined, [], source, min, run.blobs);
     if (payload) {
@@ -253,7 +260,7 @@ async function replaceDataUris(
   source: string,
   run: LayerContext,
 ): Promise<{ text: string; replaced: number; extractions: Extraction[]; failures: string[] } | undefined> {
-  const uris = findDataUris(text, run.settings.minBinaryLength);
+  const uris = findDataUris(text, binaryMinLength(run.settings));
   if (!uris.length) return undefined;
   const replacements: { start: number; end: number; replacement: string }[] = [];
   const extractions: Extraction[] = [];
