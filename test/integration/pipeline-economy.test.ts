@@ -103,6 +103,18 @@ describe('offload only what is worth it', () => {
     expect(bytesOf(result)).toBeLessThanOrEqual(100_000);
     await claudeCode.close();
   }, 60_000);
+
+  test('many short texts over the whole-result budget stay: none is worth a summary (Claude Code)', async () => {
+    const claudeCode = await connectAs(proxy.gateway, { name: 'claude-code', version: '2.0.0' });
+    // 400 blocks of 300 characters: about 130,000 bytes of JSON, over Claude Code's 100,000.
+    const args = { count: 400, chars: 300 };
+    const through = await call(claudeCode, 'preview__many-texts', args);
+    expect(JSON.stringify(through)).toBe(JSON.stringify(await call(direct.client, 'many-texts', args)));
+    // Not even stored: the size net leaves texts under the floor alone.
+    const files = await readdir(`${config.artifacts.dir}/preview`);
+    expect(files.filter((file) => file.startsWith('many-texts'))).toEqual([]);
+    await claudeCode.close();
+  });
 });
 
 describe('previews within every budget', () => {
