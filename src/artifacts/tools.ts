@@ -104,7 +104,7 @@ async function listArtifacts({ store, owner, args, links }: ArtifactToolCall): P
 }
 
 async function readArtifactPart(call: ArtifactToolCall): Promise<CallToolResult> {
-  const { store, owner, args, options } = call;
+  const { store, owner, args, options, links } = call;
   const uri = str(args.uri);
   if (!uri) throw new Error('uri is required: an artifact:// URI from a summary or artifact_list');
   const record = await store.find(uri, owner);
@@ -124,9 +124,14 @@ async function readArtifactPart(call: ArtifactToolCall): Promise<CallToolResult>
     );
   }
   if (!isTextMimeType(record.mimeType)) {
+    // Over HTTP a download link, not the gateway's path: the client cannot open the gateway's files.
+    const where = links
+      ? `${links.showPath ? ` at ${record.path},` : ''} download: ${await links.urlFor(record)}.`
+      : ` at ${record.path}.`;
+    const open = links ? 'Download it' : 'Open the file';
     return answer(
       'binary artifact',
-      `${record.mimeType}, ${humanSize(record.size)} at ${record.path}. Open the file, read it as a resource, or ask for a byte range (offset, length) to get base64.`,
+      `${record.mimeType}, ${humanSize(record.size)}${where} ${open}, read it as a resource, or ask for a byte range (offset, length) to get base64.`,
       limit,
     );
   }

@@ -188,8 +188,11 @@ export class Offload {
     }
   }
 
-  sessionResources(owner: string): Resource[] {
-    return this.config.artifacts.resources ? this.store.list({ owner }).map(artifactResource) : [];
+  sessionResources(session: Session): Resource[] {
+    if (!this.config.artifacts.resources) return [];
+    const links = session.identity.links;
+    const showPath = !links || links.showPath;
+    return this.store.list({ owner: session.owner }).map((record) => artifactResource(record, showPath));
   }
 
   get templates(): ResourceTemplateType[] {

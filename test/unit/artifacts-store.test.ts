@@ -142,8 +142,12 @@ describe('put, get and read', () => {
     const a = await store.put({ data: { bytes }, server: 's', tool: 'a', owner: 'one' });
     clock += 1000;
     const b = await store.put({ data: { bytes: Buffer.from(bytes) }, server: 's', tool: 'b', owner: 'two' });
-    await store.put({ data: { bytes }, server: 's', tool: 'a', owner: 'one' });
-    expect(b.id).toBe(a.id);
+    const again = await store.put({ data: { bytes }, server: 's', tool: 'a', owner: 'one' });
+    // Named after the tool of each put (the bytes are shared): b's name says b, a's says a.
+    expect(b.id).toBe(a.id.replace('s/a_', 's/b_'));
+    expect(again.id).toBe(a.id);
+    expect(store.get(b.uri)).toMatchObject({ id: b.id, uri: b.uri, tool: 'b', sha256: a.sha256 });
+    expect((await store.read(b.uri)).equals(bytes)).toBe(true);
     expect(b.path).toBe(a.path);
     expect(b.owners).toEqual(['one', 'two']);
     expect(store.list()).toHaveLength(1);
@@ -151,6 +155,7 @@ describe('put, get and read', () => {
     // Owners are persisted, not just remembered.
     const meta = JSON.parse(await readFile(join(options.dir, '.meta', `${sha(bytes)}.json`), 'utf8'));
     expect(meta.owners).toEqual(['one', 'two']);
+    expect(meta.names).toEqual([{ id: b.id, server: 's', tool: 'b' }]);
   });
 
   test('20 concurrent identical puts end with exactly one file and one record', async () => {
