@@ -107,3 +107,35 @@ test('no false positives: a text that names artifacts, or has a line of a summar
     expect(readFileSync(notes, 'utf8')).toBe(content);
   }
 });
+
+test('a text that mentions artifact:// URIs the proxy never handed out is written byte for byte', async () => {
+  const notes = join(root, 'uris.md');
+  const samples = [
+    'see artifact://nothing/x.png\n',
+    '# Artifact URIs\n\nThey look like `artifact://<server>/<tool>_<sha12>.<ext>`, e.g. ![chart](artifact://nothing/x.png).\n',
+    'artifact://nothing/x.png',
+    'artifact://nothing',
+    '{"$artifact": "artifact://nothing/x.png", "mimeType": "image/png", "size": 3}',
+    `known ${uri} and unknown artifact://nothing/x.png#2 side by side.`,
+  ];
+  for (const content of samples) {
+    const result = await call('write_file', { path: notes, content });
+    expect({ content, result: texts(result) }).toEqual({
+      content,
+      result: [expect.stringMatching(/^Successfully wrote/)],
+    });
+    expect(readFileSync(notes, 'utf8')).toBe(content);
+  }
+});
+
+test('one of the URIs the proxy hands out, unknown to this owner, still stops the call, whole or in a text', async () => {
+  const notes = join(root, 'stale.md');
+  writeFileSync(notes, 'as it was\n');
+  const stale = 'artifact://fs/read_text_file_0123456789ab.png';
+  for (const content of [stale, `![chart](${stale})\n`]) {
+    const result = await call('write_file', { path: notes, content });
+    expect(result.isError).toBe(true);
+    expect(texts(result)[0]).toContain(`the arguments hold ${stale}, which mcp-offload no longer has`);
+    expect(readFileSync(notes, 'utf8')).toBe('as it was\n');
+  }
+});
