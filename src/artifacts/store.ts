@@ -324,9 +324,23 @@ export class ArtifactStore {
     return record && snapshot(record);
   }
 
-  /** Newest first: by when the bytes were last stored. */
+  /** Newest first: by when the bytes were last stored. Each file once, under its first name. */
   list(filter: ListFilter = {}): ArtifactRecord[] {
     return this.index.list(filter).map((r) => snapshot(r));
+  }
+
+  /**
+   * What an owner is shown as its artifacts (resources/list, artifact_list): like list, but each file under every
+   * name it goes by (ArtifactRecord.names), in the order they were given, as `get` by that name returns it. Owners
+   * are kept per file, not per name, and an owner reads the bytes by any of them, so all are listed; `server` and
+   * `tool` pick names, not files.
+   */
+  listNames(filter: ListFilter = {}): ArtifactRecord[] {
+    const { server, tool } = filter;
+    return this.index
+      .list({ owner: filter.owner })
+      .flatMap((r) => [r.id, ...(r.names ?? []).map((n) => n.id)].map((id) => snapshot(r, id)))
+      .filter((r) => (server === undefined || r.server === server) && (tool === undefined || r.tool === tool));
   }
 
   /**

@@ -192,7 +192,7 @@ export class Offload {
     if (!this.config.artifacts.resources) return [];
     const links = session.identity.links;
     const showPath = !links || links.showPath;
-    return this.store.list({ owner: session.owner }).map((record) => artifactResource(record, showPath));
+    return this.store.listNames({ owner: session.owner }).map((record) => artifactResource(record, showPath));
   }
 
   get templates(): ResourceTemplateType[] {

@@ -72,6 +72,28 @@ describe('on stdio: names per call, paths kept', () => {
       store.close();
     }
   });
+
+  test('resources/list and artifact_list show the one file under each name it was handed out by', async () => {
+    const [one] = metaOf(await proxy.client.callTool({ name: 'one__image', arguments: { tag: 'listed' } }));
+    const [two] = metaOf(await proxy.client.callTool({ name: 'two__image', arguments: { tag: 'listed' } }));
+    expect(two!.sha256).toBe(one!.sha256);
+    expect(two!.uri).not.toBe(one!.uri);
+
+    const { resources } = await proxy.client.listResources();
+    const named = resources.filter((r) => r._meta?.sha256 === one!.sha256);
+    expect(named.map((r) => r.uri).sort()).toEqual([one!.uri, two!.uri].sort());
+    expect(named.find((r) => r.uri === two!.uri)!.title).toBe('image output (two)');
+    expect(named.find((r) => r.uri === one!.uri)!.title).toBe('image output (one)');
+
+    const listed = textOf(await proxy.client.callTool({ name: 'artifact_list', arguments: {} }));
+    expect(listed).toContain(`${one!.uri}  image/png`);
+    expect(listed).toContain(`${two!.uri}  image/png`);
+    expect(listed.split(two!.uri)).toHaveLength(2);
+    // A filter picks names: the server that handed out this one.
+    const fromTwo = textOf(await proxy.client.callTool({ name: 'artifact_list', arguments: { server: 'two' } }));
+    expect(fromTwo).toContain(two!.uri);
+    expect(fromTwo).not.toContain(one!.uri);
+  });
 });
 
 describe('over HTTP: download links, no gateway paths', () => {

@@ -158,6 +158,33 @@ describe('put, get and read', () => {
     expect(meta.names).toEqual([{ id: b.id, server: 's', tool: 'b' }]);
   });
 
+  test('listNames shows each file under every name it goes by, to its owners only; server and tool pick names', async () => {
+    const store = await openStore();
+    const bytes = pdf('named');
+    const a = await store.put({ data: { bytes }, server: 's', tool: 'a', owner: 'one' });
+    clock += 1000;
+    const b = await store.put({ data: { bytes }, server: 'r', tool: 'b', owner: 'two' });
+    clock += 1000;
+    const other = await store.put({ data: { bytes: pdf('other') }, server: 's', tool: 'a', owner: 'one' });
+    const names = (filter: Parameters<ArtifactStore['listNames']>[0]) =>
+      store.listNames(filter).map((r) => [r.uri, r.server, r.tool]);
+    // Owners are per file: each owner of the bytes reads them by either name, so both are listed to both.
+    expect(names({ owner: 'one' })).toEqual([
+      [other.uri, 's', 'a'],
+      [a.uri, 's', 'a'],
+      [b.uri, 'r', 'b'],
+    ]);
+    expect(names({ owner: 'two' })).toEqual([
+      [a.uri, 's', 'a'],
+      [b.uri, 'r', 'b'],
+    ]);
+    expect(names({ owner: 'three' })).toEqual([]);
+    expect(names({ owner: 'one', server: 'r' })).toEqual([[b.uri, 'r', 'b']]);
+    expect(names({ owner: 'two', tool: 'a' })).toEqual([[a.uri, 's', 'a']]);
+    // list still counts files.
+    expect(store.list({ owner: 'two' }).map((r) => r.uri)).toEqual([a.uri]);
+  });
+
   test('20 concurrent identical puts end with exactly one file and one record', async () => {
     const store = await openStore();
     const bytes = png(16, 16);
