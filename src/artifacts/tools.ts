@@ -87,7 +87,7 @@ export async function callArtifactTool(call: ArtifactToolCall): Promise<CallTool
 
 async function listArtifacts({ store, owner, args, links }: ArtifactToolCall): Promise<CallToolResult> {
   const limit = typeof args.limit === 'number' ? args.limit : 50;
-  const records = store.list({ owner, server: str(args.server), tool: str(args.tool) }).slice(0, limit);
+  const records = store.listNames({ owner, server: str(args.server), tool: str(args.tool) }).slice(0, limit);
   if (!records.length) return { content: [{ type: 'text', text: 'No artifacts stored in this session.' }] };
   const where = async (r: ArtifactRecord) =>
     (links ? [...(links.showPath ? [r.path] : []), await links.urlFor(r)] : [r.path]).map((w) => `\n  ${w}`).join('');
@@ -104,7 +104,7 @@ async function listArtifacts({ store, owner, args, links }: ArtifactToolCall): P
 }
 
 async function readArtifactPart(call: ArtifactToolCall): Promise<CallToolResult> {
-  const { store, owner, args, options } = call;
+  const { store, owner, args, options, links } = call;
   const uri = str(args.uri);
   if (!uri) throw new Error('uri is required: an artifact:// URI from a summary or artifact_list');
   const record = await store.find(uri, owner);
@@ -124,9 +124,14 @@ async function readArtifactPart(call: ArtifactToolCall): Promise<CallToolResult>
     );
   }
   if (!isTextMimeType(record.mimeType)) {
+    // Over HTTP a download link, not the gateway's path: the client cannot open the gateway's files.
+    const where = links
+      ? `${links.showPath ? ` at ${record.path},` : ''} download: ${await links.urlFor(record)}.`
+      : ` at ${record.path}.`;
+    const open = links ? 'Download it' : 'Open the file';
     return answer(
       'binary artifact',
-      `${record.mimeType}, ${humanSize(record.size)} at ${record.path}. Open the file, read it as a resource, or ask for a byte range (offset, length) to get base64.`,
+      `${record.mimeType}, ${humanSize(record.size)}${where} ${open}, read it as a resource, or ask for a byte range (offset, length) to get base64.`,
       limit,
     );
   }

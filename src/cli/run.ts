@@ -1,3 +1,4 @@
+import { userInfo } from 'node:os';
 import type { AuthToken, Config } from '../config/types.js';
 import type { Logger } from '../logger.js';
 import { Gateway } from '../gateway/gateway.js';
@@ -104,6 +105,22 @@ function closeDeadline(config: Config): number {
 }
 
 /**
+ * The owner of what a stdio session stores: the local user, not the session. A restarted client, or a tool that
+ * starts the proxy once per call (the MCP Inspector CLI), is the same person on the same machine and reads by URI
+ * what an earlier session was given; another user of a shared artifact directory is not.
+ */
+export function localUserOwner(): string {
+  let name: string;
+  try {
+    name = userInfo().username;
+  } catch {
+    // No passwd entry (a container's arbitrary uid): the uid still tells users apart.
+    name = '';
+  }
+  return `local:${name || (process.getuid?.() ?? 'user')}`;
+}
+
+/**
  * Serves the client on stdin/stdout (or on `wire`, in tests), holding its messages until open(): they are read at
  * once, so the upstreams can be started as the client that sends them (firstClient), and handled once the upstreams
  * are up. The session's era is decided by the client's first message (relay/interceptors/handshake.ts).
@@ -114,7 +131,7 @@ export function serveStdioHeld(
   onclose: () => void,
   wire: Wire & { start?(): void } = new StdioWire(log),
 ): { hold: FrameHold; close(): Promise<void> } {
-  const session = gateway.createSession();
+  const session = gateway.createSession({ owner: localUserOwner() });
   session.attach(wire);
   const hold = holdFrames(wire, onclose);
   wire.start?.();

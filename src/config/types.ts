@@ -154,8 +154,12 @@ export interface AuthToken {
 export interface AuthOptions {
   tokens: AuthToken[];
   allowUnauthenticated: boolean;
-  /** Who sees an artifact: the session that produced it, or every session of its token. */
-  artifactScope: 'session' | 'token';
+  /**
+   * Who sees an artifact over HTTP: every session of the authenticated principal (a token's name or an OAuth
+   * subject; `token` is the older name of the same), or only the session that produced it. Without authentication
+   * there is no principal, and each session owns its own.
+   */
+  artifactScope: 'principal' | 'session' | 'token';
   publicMetrics: boolean;
   /** JWT access tokens of an OAuth authorization server, beside the static tokens (src/http/oauth/). */
   oauth?: OAuthResourceOptions;
@@ -337,7 +341,7 @@ export const DEFAULTS = {
     sessionIdleMs: 30 * 60_000,
     maxSessionsPerPrincipal: 100,
   } as HttpRequestOptions,
-  auth: { tokens: [], allowUnauthenticated: false, artifactScope: 'session', publicMetrics: false } as AuthOptions,
+  auth: { tokens: [], allowUnauthenticated: false, artifactScope: 'principal', publicMetrics: false } as AuthOptions,
   redis: { keyPrefix: 'mcp-offload:', heartbeatMs: 5000, eventTtlSeconds: 1800, sessionTtlSeconds: 86_400 },
   /** Listen address when `http:` is given without a host: this machine only. */
   http: { host: '127.0.0.1' },

@@ -11,6 +11,7 @@ import { isExactNumber, numbersAsDoubles } from '../wire/json.js';
 import type { FrameContext } from '../wire/wire.js';
 import { presignedArtifactUrl, signedArtifactUrl, signedGalleryUrl } from './artifact-paths.js';
 import { baseUrl, header, rpcError, sendJson, type HttpContext } from './context.js';
+import { principalOwner, sessionOwner } from './artifact-owner.js';
 import { IdleSessions } from './idle-sessions.js';
 import { ModernPosts, originOf } from './modern-posts.js';
 import { sessionEventStore, type SessionEventStore } from './session-event-store.js';
@@ -68,7 +69,7 @@ export class McpEndpoints {
 
   /**
    * The artifact owner a request with this token acts for (for downloads and the gallery): the session its
-   * mcp-session-id names, if that session is the token's; else, with artifactScope token, the token.
+   * mcp-session-id names, if that session is the token's; else the token's principal.
    */
   async ownerFor(req: IncomingMessage, token: string): Promise<{ owner?: string; who: Who }> {
     const id = header(req, 'mcp-session-id');
@@ -81,7 +82,7 @@ export class McpEndpoints {
       return { who: { token, session: '' } };
     }
     // Without a session the token is the owner: a modern client's artifacts belong to its token.
-    return { owner: tokenOwner(token), who: { token, session: '' } };
+    return { owner: principalOwner(token), who: { token, session: '' } };
   }
 
   async handleMcp(req: IncomingMessage, res: ServerResponse, token: string): Promise<void> {
@@ -399,7 +400,7 @@ export class McpEndpoints {
 
   private modernIdentity(token: string, origin: string | undefined): SessionIdentity {
     const base = this.ctx.config.artifacts.publicUrl ?? origin ?? 'http://localhost';
-    return this.identityOf(tokenOwner(token), token, base);
+    return this.identityOf(principalOwner(token), token, base);
   }
 
   async closeAll(): Promise<void> {
@@ -427,7 +428,7 @@ export class McpEndpoints {
   }
 
   private identity(req: IncomingMessage, token: string): SessionIdentity {
-    const owner = this.ctx.config.auth.artifactScope === 'token' ? tokenOwner(token) : `session:${randomUUID()}`;
+    const owner = sessionOwner(this.ctx.config.auth, token, this.ctx.auth.authenticates);
     return this.identityOf(owner, token, baseUrl(this.ctx.config, req));
   }
 
@@ -448,8 +449,6 @@ export class McpEndpoints {
     };
   }
 }
-
-const tokenOwner = (token: string): string => `token:${token}`;
 
 /** The body's messages as frames (one, or each of a batch), or undefined when it is not JSON. */
 function bodyOf(raw: Buffer): { frames: Frame[]; batch: boolean } | undefined {

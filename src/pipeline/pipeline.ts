@@ -119,7 +119,8 @@ function materialize(result: Result, blobs: Blobs, keepInlaid: boolean): Result 
 function withArtifactMeta(result: Result, extractions: readonly Extraction[]): Result {
   const artifacts = extractions.map(({ record, source, sources, link }) => ({
     uri: record.uri,
-    path: record.path,
+    // Over HTTP the client is elsewhere: the gateway's file path is no use to it, and says what it need not know.
+    ...(link?.hidePath ? {} : { path: record.path }),
     ...(link ? { downloadUrl: link.url } : {}),
     mimeType: record.mimeType,
     size: record.size,

@@ -17,6 +17,7 @@ import type { Logger } from '../logger.js';
 import { GatewayEvents } from './events.js';
 import type { Session } from './session.js';
 import { resolveArtifactArguments } from '../pipeline/argument-refs.js';
+import { findHandedOut, refusal } from '../pipeline/handed-out.js';
 import { mayHoldArtifactUris, restoreArguments, UnrestorableArgument } from '../pipeline/restore.js';
 import { rewriteOutputSchema } from '../pipeline/output-schema.js';
 import { ResultPipeline } from '../pipeline/pipeline.js';
@@ -151,6 +152,18 @@ export class Offload {
     return this.pipeline.process(result, call, blobs);
   }
 
+  /**
+   * Why a call must not go upstream because its arguments carry a summary or preview the proxy made in place of
+   * content (pipeline/handed-out.ts); undefined when they carry none, or the tool's `argumentRefs` is `off`
+   * (arguments go as written, the escape hatch for a tool meant to keep such text).
+   */
+  handedOutIn(call: CallInfo): string | undefined {
+    const mode = this.rules.settingsFor(call.server, call.tool).argumentRefs;
+    if (mode === 'off') return undefined;
+    const found = findHandedOut(call.args);
+    return found && refusal(found, mode === 'content');
+  }
+
   /** Whether resolveArguments certainly leaves these arguments as they are: no artifact URI anywhere in them. */
   argumentsAsSent(call: CallInfo): boolean {
     return this.rules.settingsFor(call.server, call.tool).argumentRefs === 'off' || !mayHoldArtifactUris(call.args);
@@ -175,8 +188,11 @@ export class Offload {
     }
   }
 
-  sessionResources(owner: string): Resource[] {
-    return this.config.artifacts.resources ? this.store.list({ owner }).map(artifactResource) : [];
+  sessionResources(session: Session): Resource[] {
+    if (!this.config.artifacts.resources) return [];
+    const links = session.identity.links;
+    const showPath = !links || links.showPath;
+    return this.store.listNames({ owner: session.owner }).map((record) => artifactResource(record, showPath));
   }
 
   get templates(): ResourceTemplateType[] {

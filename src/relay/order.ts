@@ -11,6 +11,7 @@ import { artifacts } from './interceptors/artifacts.js';
 import { routing } from './interceptors/routing.js';
 import { questions } from './interceptors/questions.js';
 import { results } from './interceptors/results.js';
+import { writeBack } from './interceptors/write-back.js';
 import { restore } from './interceptors/restore.js';
 import { eras } from './interceptors/eras.js';
 
@@ -43,6 +44,9 @@ export function interceptors(context: RelayContext): Interceptor[] {
     questions(context),
     // Tool results through the artifact pipeline: what floods the context is stored and summarized.
     results(context),
+    // A summary or preview the proxy handed out, carried back in a call's arguments, stops the call: written, it would
+    // replace the content. Before restore, which may put back payloads that quote such text on purpose.
+    writeBack(context),
     // artifact:// URIs and stand-ins in a call's arguments become the payloads again before the upstream sees them.
     restore(context),
     // The two eras meet: envelopes, input_required rounds, questions held for a 2026-07-28 client, result shapes.

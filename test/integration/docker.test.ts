@@ -144,6 +144,7 @@ describe('docker/Dockerfile and docker/compose.yaml', () => {
     ]);
     expect(config.httpOptions.allowedHosts).toEqual(['mcp-offload']);
     expect(config.artifacts.publicUrl).toBe('http://localhost:8080');
+    expect(config.auth.artifactScope).toBe('principal');
   });
 });
 
@@ -188,7 +189,7 @@ describe('docker/compose.scale.yaml: replicas sharing Redis and a bucket behind 
     });
     expect(config.redis?.url).toBe('redis://redis:6379/0');
     expect(config.httpOptions.advertiseUrl).toBe('http://f00dcafe1234:8080');
-    expect(config.auth.artifactScope).toBe('token');
+    expect(config.auth.artifactScope).toBe('principal');
     expect(config.artifacts.backend).toBe('s3');
     const s3 = config.artifacts.s3!;
     expect(s3.endpoint).toBe('http://s3:8333');

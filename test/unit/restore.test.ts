@@ -74,6 +74,26 @@ test("another session's stand-in is not put back: the call is refused, as for on
   await expect(restored(view)).rejects.toThrow(/no longer has for this session/);
 });
 
+test('artifact:// URIs not of the form the proxy hands out are text: left as they are, never refused', async () => {
+  const args = {
+    prose: 'see artifact://nothing/x.png, or artifact://files/read_not-a-hash.png.',
+    whole: 'artifact://nothing/x.png',
+    bare: 'artifact://nothing',
+    reference: { $artifact: 'artifact://nothing/x.png', size: 3 },
+    json: '{"img": {"$artifact": "artifact://nothing/x.png", "size": 3}}',
+  };
+  const result = await restoreArguments(args, store, call.owner);
+  expect(result).toEqual({ args, restored: 0 });
+  expect(result.args).toBe(args);
+});
+
+test("a URI of the proxy's form that the owner has no artifact for is refused, whole or inside a text", async () => {
+  const stale = 'artifact://files/read_0123456789ab.png';
+  await expect(restored(stale)).rejects.toThrow(/no longer has for this session/);
+  await expect(restored(`![a](${stale}#2) and more`)).rejects.toThrow(/no longer has for this session/);
+  await expect(restored({ $artifact: stale, size: 1 })).rejects.toThrow(UnrestorableArgument);
+});
+
 test('arguments without stand-ins are the very same object', async () => {
   const args = { path: '/tmp/x', content: 'plain text' };
   expect((await restoreArguments(args, store, call.owner)).args).toBe(args);

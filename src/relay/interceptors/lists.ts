@@ -28,7 +28,7 @@ export function lists({ offload, config }: RelayContext): Interceptor {
       case 'tools':
         return offload.toolsFor(hostsApps);
       case 'resources': {
-        const artifacts = offload.sessionResources(session.owner);
+        const artifacts = offload.sessionResources(session);
         return hostsApps && offload.viewer ? [offload.viewer.resource, ...artifacts] : artifacts;
       }
       case 'resourceTemplates':
