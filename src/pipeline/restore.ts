@@ -108,7 +108,7 @@ class Restorer {
     const record = await this.store.find(bare, this.owner);
     if (!record || !record.owners.includes(this.owner)) {
       throw new UnrestorableArgument(
-        `the arguments hold ${uri}, which mcp-offload no longer has for this session (expired or removed), so what it ` +
+        `the arguments hold ${uri}, which mcp-offload does not hold for this client (expired, removed, or never given to it), so what it ` +
           'stood for cannot be put back; the call was not sent. Read the original again to get a fresh copy.',
       );
     }

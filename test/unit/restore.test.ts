@@ -71,7 +71,7 @@ test('a reference passed as an object becomes the value it replaced', async () =
 test("another session's stand-in is not put back: the call is refused, as for one that expired", async () => {
   const view = await shown(`![z](data:image/png;base64,${padTo(png(3, 3), 2500).toString('base64')})`, 'someone-else');
   await expect(restored(view)).rejects.toThrow(UnrestorableArgument);
-  await expect(restored(view)).rejects.toThrow(/no longer has for this session/);
+  await expect(restored(view)).rejects.toThrow(/does not hold for this client/);
 });
 
 test('artifact:// URIs not of the form the proxy hands out are text: left as they are, never refused', async () => {
@@ -89,8 +89,8 @@ test('artifact:// URIs not of the form the proxy hands out are text: left as the
 
 test("a URI of the proxy's form that the owner has no artifact for is refused, whole or inside a text", async () => {
   const stale = 'artifact://files/read_0123456789ab.png';
-  await expect(restored(stale)).rejects.toThrow(/no longer has for this session/);
-  await expect(restored(`![a](${stale}#2) and more`)).rejects.toThrow(/no longer has for this session/);
+  await expect(restored(stale)).rejects.toThrow(/does not hold for this client/);
+  await expect(restored(`![a](${stale}#2) and more`)).rejects.toThrow(/does not hold for this client/);
   await expect(restored({ $artifact: stale, size: 1 })).rejects.toThrow(UnrestorableArgument);
 });
 
