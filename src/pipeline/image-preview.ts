@@ -76,7 +76,7 @@ export async function imagePreview(path: string | Buffer, limits: PreviewLimits)
     const sharp = await loadSharp();
     const meta = await sharp(path).metadata();
     const { width, height } = meta.autoOrient ?? meta;
-    const part = readablePart(width, height);
+    const part = readablePart(width, height, limits.maxEdge);
     let image = sharp(path).autoOrient();
     if (part) image = image.extract(part.region);
     // Decoded once, at the largest size the preview may have; smaller tries start from these pixels.

@@ -559,18 +559,19 @@ describe('artifacts through the CLI', () => {
     expect(fromFlag.stderr).toContain(`in ${join(tmp, 'from-flag')}`);
   });
 
-  test("a restarted stdio proxy does not list or read the previous run's artifacts (session numbers restart, owners do not)", async () => {
+  test("a restarted stdio proxy lists and reads the previous run's artifacts: they belong to the local user, not to a session", async () => {
     const dir = join(tmp, 'store-c');
     const args = ['--log-level', 'warn', '--artifact-dir', dir, '--', NODE, FIXTURES.bigResult];
     const first = await connectLinear(args);
     const result = await first.client.callTool({ name: 'big-image', arguments: { mb: 2 } });
     const uri = (result.content as { type: string; uri?: string }[]).find((b) => b.type === 'resource_link')?.uri;
-    expect((await first.client.listResources()).resources.map((r) => r.uri)).toContain(uri);
+    expect(uri).toMatch(/^artifact:\/\//);
+    const read = await first.client.readResource({ uri: uri! });
     await first.close();
 
     const second = await connectLinear(args);
-    expect((await second.client.listResources()).resources.filter((r) => r.uri.startsWith('artifact://'))).toEqual([]);
-    await expect(second.client.readResource({ uri: uri! })).rejects.toThrow(/not found/);
+    expect((await second.client.listResources()).resources.map((r) => r.uri)).toContain(uri);
+    expect(await second.client.readResource({ uri: uri! })).toEqual(read);
     await second.close();
   });
 

@@ -135,7 +135,7 @@ test('one of the URIs the proxy hands out, unknown to this owner, still stops th
   for (const content of [stale, `![chart](${stale})\n`]) {
     const result = await call('write_file', { path: notes, content });
     expect(result.isError).toBe(true);
-    expect(texts(result)[0]).toContain(`the arguments hold ${stale}, which mcp-offload no longer has`);
+    expect(texts(result)[0]).toContain(`the arguments hold ${stale}, which mcp-offload does not hold for this client`);
     expect(readFileSync(notes, 'utf8')).toBe('as it was\n');
   }
 });
