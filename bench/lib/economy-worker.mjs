@@ -173,7 +173,8 @@ async function compare(call, direct, proxy) {
     row.previews.push({ ...shown, ...(of && { of }) });
   }
   if (row.kept === 'differs')
-    row.note = 'nothing stored, but the two runs differ (the server answers differently each time)';
+    row.note =
+      'nothing stored, but the two runs differ: the server answers differently each time (a time, a file name)';
   if (direct.result.isError) row.note = `the server answered with an error: ${text(direct.result).slice(0, 160)}`;
   if (call.tall && !row.previews.length) row.note = `no preview of the tall page: ${text(proxy.result).slice(0, 200)}`;
   return row;
