@@ -126,6 +126,27 @@ describe('previews within every budget', () => {
     expect(texts(result)).toContain('Shown below scaled down to 1568x1568 (the file is 3000x3000).');
   }, 60_000);
 
+  test('an image repeated in structuredContent is still previewed: its copy leaves with it (read_media_file)', async () => {
+    const args = { kind: 'gray', width: 3000, height: 3000, mirrored: true };
+    const sent = bytesOf(await call(direct.client, 'captioned-image', args));
+    const result = await call(proxy.client, 'preview__captioned-image', args);
+    const image = imageOf(result);
+    expect(image.data.length).toBeLessThanOrEqual(PREVIEW_MAX);
+    expect(await pixelsOf(image)).toMatchObject({ channels: 1, width: 1568, height: 1568 });
+    // Both copies, 2 MB of base64 each, are one artifact; the result is within the default budget of 1 MiB.
+    const [meta, ...more] = artifactMeta(result);
+    expect(more).toEqual([]);
+    expect(meta!.sources).toEqual(['content[1]', 'structuredContent.content[1].data']);
+    expect(result.structuredContent).toEqual({
+      content: [
+        { type: 'text', text: 'A screenshot.' },
+        { type: 'image', mimeType: 'image/png', data: meta!.uri },
+      ],
+    });
+    expect(sent).toBeGreaterThan(4_000_000);
+    expect(bytesOf(result)).toBeLessThanOrEqual(1_048_576);
+  }, 60_000);
+
   test('a photographic image is previewed as JPEG, a flat one as PNG', async () => {
     const photo = imageOf(
       await call(proxy.client, 'preview__captioned-image', { kind: 'photo', width: 1200, height: 900 }),

@@ -70,9 +70,32 @@ function previewBudget(result: Result, run: LayerContext): number {
     (block) => block.type === 'image' && wouldStore(block as Block, run.settings, run.blobs),
   );
   if (limit === 0 || images.length === 0) return own;
-  const imageBytes = images.reduce((sum, block) => sum + run.blobs.lengthOf((block as Block).data as string), 0);
+  const imageBytes = bytesOfCopies(
+    result,
+    images.map((block) => (block as Block).data as string),
+    run.blobs,
+  );
   const room = limit - (jsonBytes(result, run.blobs) - imageBytes) - images.length * STAND_IN_BYTES;
   return Math.max(0, Math.min(own, Math.floor(room / images.length)));
+}
+
+/**
+ * The bytes of every string of the result that is one of `payloads`: the image blocks themselves, and their copies
+ * elsewhere (a `structuredContent` that repeats `content`, as server-filesystem's `read_media_file` sends it). All of
+ * them leave the result as the one artifact the payload is stored as.
+ */
+function bytesOfCopies(result: Result, payloads: readonly string[], blobs: Blobs): number {
+  const lengths = new Set(payloads.map((payload) => blobs.lengthOf(payload)));
+  let bytes = 0;
+  const visit = (value: unknown): void => {
+    if (typeof value === 'string') {
+      const length = blobs.lengthOf(value);
+      if (lengths.has(length) && payloads.some((payload) => blobs.same(payload, value))) bytes += length;
+    } else if (Array.isArray(value)) value.forEach(visit);
+    else if (typeof value === 'object' && value !== null) Object.values(value).forEach(visit);
+  };
+  visit(result);
+  return bytes;
 }
 
 async function replace(
