@@ -1,6 +1,6 @@
 // Recall of the tool search (src/relay/disclosure/tool-index.ts) on the real catalog in bench/data/, against a
 // plain BM25 baseline: MiniSearch with its defaults (its own tokenizer, no stemming, no synonyms, no field weights,
-// no per-server normalisation) over each tool's name, description and parameter names in one field.
+// no per-server normalization) over each tool's name, description and parameter names in one field.
 import { readFileSync } from 'node:fs';
 import MiniSearch from 'minisearch';
 
@@ -32,7 +32,13 @@ export function plainBm25(tools) {
       text: [t.name, t.tool.description ?? '', ...Object.keys(t.tool.inputSchema?.properties ?? {})].join(' '),
     })),
   );
-  return { search: (query, limit) => index.search(query).slice(0, limit).map((hit) => tools[hit.id]) };
+  return {
+    search: (query, limit) =>
+      index
+        .search(query)
+        .slice(0, limit)
+        .map((hit) => tools[hit.id]),
+  };
 }
 
 /** recall@k: the share of queries with one of their expected tools among the first k results. */

@@ -8,7 +8,7 @@ const STOP = new Set(
   (
     'a an and are as at be but by can could do does for from had has have how i if in into is it its my of on ' +
     'or our please should so some than that the their them then there these this those to us was we were what ' +
-    'when where which while whom why will with would you your i’m i\'m let lets let’s want need like just'
+    "when where which while whom why will with would you your i’m i'm let lets let’s want need like just"
   ).split(' '),
 );
 

@@ -27,7 +27,7 @@ type Doc = { id: number } & Record<Field, string>;
  * A full-text index of the catalog (MiniSearch's BM25+, over terms already split, stemmed and tagged with concepts
  * here), built once per catalog: a list change makes a new catalog and so a new index.
  *
- * One server's long descriptions must not drown another's short ones: BM25 normalises a field's length by the
+ * One server's long descriptions must not drown another's short ones: BM25 normalizes a field's length by the
  * average over every tool, so a server whose tools all carry pages of examples matches most words of any task a
  * little. Each tool's score is therefore weighed by how long its server's descriptions are against the catalog's
  * (boostDocument), and a description counts in full only for its first paragraph.
@@ -112,7 +112,7 @@ function enumValues(property: unknown): string[] {
 }
 
 /**
- * Per-server length normalisation: a tool's score is divided by (its server's mean indexed length / the catalog's)
+ * Per-server length normalization: a tool's score is divided by (its server's mean indexed length / the catalog's)
  * to the power 0.5, within [0.5, 2], so servers with terse descriptions stand level with verbose ones.
  */
 function serverWeights(tools: readonly IndexedTool[], docs: readonly Doc[]): Float64Array {
