@@ -8,6 +8,7 @@ export const RELAY_CORE = '#32';
 /** The summary's sections, in order: lines whose `issue` is `issue` (undefined: every other line). */
 export const SUMMARY_SECTIONS = [
   { issue: RELAY_CORE, title: 'Goals of the relay-core issue (#32)' },
+  { issue: '#35', title: 'Goals of progressive tool disclosure (#35)' },
   { issue: undefined, title: 'Earlier goals (the performance issue, and #13)' },
 ];
 

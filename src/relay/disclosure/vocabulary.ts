@@ -145,7 +145,9 @@ export function concepts(textTerms: readonly string[]): string[] {
 export function tagged(textTerms: readonly string[]): { tags: string[]; words: string[] } {
   const tags = new Set<string>();
   const used = new Set<number>();
+  const present = new Set(textTerms);
   for (const phrase of PHRASES) {
+    if (!phrase.terms.every((t) => present.has(t))) continue; // most phrases: a set lookup, no scan
     // A word a longer phrase stood for is not read again on its own ("record a profile" is no user's profile).
     const at = indexOf(textTerms, phrase.terms, phrase.terms.length > 1 ? NONE : used);
     if (at === -1) continue;
