@@ -89,6 +89,8 @@ describe('parseConfig: normalization', () => {
     expect(config.logLevel).toBe('debug');
     expect(config.http).toEqual({ host: '127.0.0.1', port: 8080 });
     expect(config.gateway).toEqual({
+      disclosure: 'all',
+      disclosureBudget: 10000,
       separator: '-',
       pageSize: 10,
       startupTimeoutMs: 0,
