@@ -200,7 +200,10 @@ export interface S3Doc {
   uploadConcurrency?: number;
 }
 
-/** How the catalog's tools are shown: all of them (`all`), three meta-tools to search and call them (`search`), or per client. */
+/**
+ * How the catalog's tools are shown: all of them (`all`), three meta-tools to search and call them (`search`), or
+ * per client (`auto`).
+ */
 export type Disclosure = 'all' | 'search' | 'auto';
 
 export interface GatewayOptions {
