@@ -136,6 +136,7 @@ function applyOverrides(config: Config, args: CliArgs): void {
   const artifactDir = args.artifactDir ?? (process.env.MCP_OFFLOAD_ARTIFACT_DIR || undefined);
   if (artifactDir) config.artifacts.dir = resolve(artifactDir);
   if (args.dryRun) config.pipeline = { ...config.pipeline, dryRun: true };
+  if (args.disclosure) config.gateway.disclosure = args.disclosure;
   const signingKey = process.env[SIGNING_KEY_ENV];
   if (signingKey) config.artifacts.links.signingKey = signingKey;
 }

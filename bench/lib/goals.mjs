@@ -11,6 +11,7 @@ export const CONTEXT_ECONOMY = '#33';
 export const SUMMARY_SECTIONS = [
   { issue: RELAY_CORE, title: 'Goals of the relay-core issue (#32)' },
   { issue: CONTEXT_ECONOMY, title: 'Goals of the context-economy issue (#33)' },
+  { issue: '#35', title: 'Goals of progressive tool disclosure (#35)' },
   { issue: undefined, title: 'Earlier goals (the performance issue, and #13)' },
 ];
 

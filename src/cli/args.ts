@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import type { LogLevel } from '../config/types.js';
+import type { Disclosure, LogLevel } from '../config/types.js';
 import { closestKey } from '../config/suggest.js';
 
 export const USAGE = `mcp-offload: a transparent MCP proxy that keeps binary and oversized tool results out of the model's context
@@ -29,6 +29,9 @@ Options:
   --log-level <level>     trace, debug, info, warn, error, fatal or silent (default: info; logs go to stderr)
   --artifact-dir <dir>    where extracted artifacts are stored (then $MCP_OFFLOAD_ARTIFACT_DIR, then
                           artifacts.dir, else a per-user directory under the system's temp directory)
+  --disclosure <mode>     how the servers' tools are shown: all (default), search (three tools to search
+                          and call them instead of the catalog) or auto (search for clients without a tool
+                          search of their own, when the catalog is big); overrides gateway.disclosure
   --dry-run               log what would be stored and rewritten, but change nothing
   -h, --help              show this help
   -v, --version           show the version
@@ -46,11 +49,15 @@ export interface CliArgs {
   logLevel?: LogLevel;
   artifactDir?: string;
   dryRun: boolean;
+  /** --disclosure: overrides `gateway.disclosure`. */
+  disclosure?: Disclosure;
   /** Run the built-in ABP browser backend (alone, or as a server named "browser" next to the others). */
   abp: boolean;
   /** The wrapped server's command line, after `--`. */
   serverCommand: string[];
 }
+
+const DISCLOSURES = ['all', 'search', 'auto'];
 
 const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
 
@@ -63,6 +70,7 @@ const OPTIONS = {
   'log-level': { type: 'string' },
   'artifact-dir': { type: 'string' },
   'dry-run': { type: 'boolean' },
+  disclosure: { type: 'string' },
   abp: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
@@ -138,6 +146,11 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
     args.logLevel = values['log-level'] as LogLevel;
   }
   if (values.http !== undefined) args.http = parseListen(values.http);
+  if (values.disclosure !== undefined) {
+    if (!DISCLOSURES.includes(values.disclosure))
+      throw new UsageError(`--disclosure must be one of ${DISCLOSURES.join(', ')}`);
+    args.disclosure = values.disclosure as Disclosure;
+  }
 
   const sources = [args.config && '--config', args.url && '--url', serverCommand.length && '-- <command>'].filter(
     Boolean,

@@ -26,7 +26,7 @@ import {
 import type { NodeInfo } from './yaml-tree.js';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { PipelinePatch, RuleConfig } from './pipeline.js';
-import type { S3StoreOptions } from './types.js';
+import type { GatewayOptions, S3StoreOptions } from './types.js';
 import { abpRequestTimeoutMs, resolveAbpOptions, type AbpOptionsDoc } from './abp.js';
 
 /* The document's shape after validation; see config/schema.json. */
@@ -73,6 +73,8 @@ export interface ConfigDoc {
   auth?: Partial<AuthOptions>;
   redis?: Partial<RedisOptions> & { url: string };
   gateway?: {
+    disclosure?: GatewayOptions['disclosure'];
+    disclosureBudget?: number;
     separator?: string;
     pageSize?: number;
     startupTimeoutMs?: number;

@@ -204,7 +204,17 @@ export interface S3Doc {
   uploadConcurrency?: number;
 }
 
+/**
+ * How the catalog's tools are shown: all of them (`all`), three meta-tools to search and call them (`search`), or
+ * per client (`auto`).
+ */
+export type Disclosure = 'all' | 'search' | 'auto';
+
 export interface GatewayOptions {
+  /** Progressive tool disclosure (src/relay/interceptors/disclosure.ts). */
+  disclosure: Disclosure;
+  /** `auto`: a client is shown the meta-tools when the tools it would be listed cost more tokens than this. */
+  disclosureBudget: number;
   /** Separator between prefix and name: `<prefix><separator><name>`. */
   separator: string;
   /** Page size of the lists the proxy serves downstream. */
@@ -315,6 +325,8 @@ export const DEFAULTS = {
   whenDown: 'error' as WhenDown,
   restart: { maxRetries: 0, initialDelayMs: 500, maxDelayMs: 30_000 } as RestartPolicy,
   gateway: {
+    disclosure: 'all',
+    disclosureBudget: 10_000,
     separator: '__',
     pageSize: 100,
     startupTimeoutMs: 30_000,

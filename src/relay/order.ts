@@ -5,6 +5,7 @@ import { inflight } from './interceptors/inflight.js';
 import { report } from './interceptors/report.js';
 import { handshake } from './interceptors/handshake.js';
 import { logging } from './interceptors/logging.js';
+import { disclosure } from './interceptors/disclosure.js';
 import { lists } from './interceptors/lists.js';
 import { subscriptions } from './interceptors/subscriptions.js';
 import { artifacts } from './interceptors/artifacts.js';
@@ -32,6 +33,10 @@ export function interceptors(context: RelayContext): Interceptor[] {
     handshake(context),
     // logging/setLevel goes to every upstream of the session; upstream log messages go to the client they concern.
     logging(context),
+    // Progressive tool disclosure: meta-tools instead of the catalog, and call_tool made the call it names. Before
+    // lists (it answers tools/list itself) and before artifacts and routing (a call_tool call goes on as the call of
+    // the tool it names, the proxy's own tools included, down the one path every call takes).
+    disclosure(context),
     // Lists are the merged catalog's (names prefixed, the proxy's own tools first), served in pages.
     lists(context),
     // resources/subscribe and the 2026-07-28 subscriptions/listen streams; resource updates to who asked.
