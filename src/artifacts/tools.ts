@@ -1,6 +1,7 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import { createRequire } from 'node:module';
 import { splitLines } from './lines.js';
+import { searchLines, SEARCH_BUDGET_MS } from './line-search.js';
 import type { ArtifactOptions } from '../config/types.js';
 import { isTextMimeType } from './mime.js';
 import { utf8 } from './resources.js';
@@ -50,7 +51,8 @@ export function artifactTools(options: ArtifactOptions['tools']): Tool[] {
           query: { type: 'string', description: 'JSONPath into a JSON artifact, e.g. "$.items[0:5].name".' },
           pattern: {
             type: 'string',
-            description: 'Regular expression (case-insensitive); answers the matching lines with their numbers.',
+            description:
+              'Regular expression in RE2 syntax (case-insensitive; no backreferences or lookaround); answers the matching lines with their numbers.',
           },
           maxChars: {
             type: 'integer',
@@ -132,7 +134,8 @@ async function readArtifactPart(call: ArtifactToolCall): Promise<CallToolResult>
   }
   const text = (await store.read(record.id)).toString('utf8');
   if (str(args.query)) return answer(`JSONPath ${args.query}`, query(text, str(args.query)!), limit);
-  if (str(args.pattern)) return answer(`lines matching /${args.pattern}/i`, search(text, str(args.pattern)!), limit);
+  if (str(args.pattern))
+    return answer(`lines matching /${args.pattern}/i`, await search(text, str(args.pattern)!, limit), limit);
   return lineRange(text, str(args.lines), limit, record);
 }
 
@@ -188,18 +191,15 @@ function queryProblem(path: string, error: unknown): string {
   );
 }
 
-function search(text: string, pattern: string): string {
-  let regex: RegExp;
-  try {
-    regex = new RegExp(pattern, 'i');
-  } catch (error) {
-    throw new Error(`pattern is not a valid regular expression: ${(error as Error).message}`, { cause: error });
-  }
-  const hits: string[] = [];
-  const lines = splitLines(text);
-  for (let i = 0; i < lines.length && hits.length < MAX_MATCHES; i++)
-    if (regex.test(lines[i])) hits.push(`${i + 1}: ${lines[i]}`);
-  return hits.length ? hits.join('\n') : 'no matching lines';
+async function search(text: string, pattern: string, limit: number): Promise<string> {
+  const { hits, lines, stoppedAt } = await searchLines(text, pattern, MAX_MATCHES, limit);
+  const found = hits.length ? hits.join('\n') : 'no matching lines';
+  if (stoppedAt === undefined) return found;
+  // The note goes first: an answer cut at the read limit still says the search was partial.
+  return (
+    `[search stopped after ${SEARCH_BUDGET_MS / 1000} s at line ${stoppedAt} of ${lines}: this pattern is slow on ` +
+    `this text; a simpler one, or lines to read, answers in full]\n${found}`
+  );
 }
 
 function answer(what: string, body: string, limit: number): CallToolResult {
