@@ -2,6 +2,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import { createRequire } from 'node:module';
 import { splitLines } from './lines.js';
 import { searchLines, SEARCH_BUDGET_MS } from './line-search.js';
+import { boundedError, clipped, quoted } from './quoted.js';
 import type { ArtifactOptions } from '../config/types.js';
 import { isTextMimeType } from './mime.js';
 import { utf8 } from './resources.js';
@@ -83,7 +84,9 @@ export async function callArtifactTool(call: ArtifactToolCall): Promise<CallTool
     if (call.name === call.options.listName) return await listArtifacts(call);
     return await readArtifactPart(call);
   } catch (error) {
-    return { isError: true, content: [{ type: 'text', text: error instanceof Error ? error.message : String(error) }] };
+    // Bounded as answers are, whatever a message quotes: an error reaches the model's context too.
+    const text = boundedError(error instanceof Error ? error.message : String(error), call.options.readLimit);
+    return { isError: true, content: [{ type: 'text', text }] };
   }
 }
 
@@ -133,16 +136,20 @@ async function readArtifactPart(call: ArtifactToolCall): Promise<CallToolResult>
     );
   }
   const text = (await store.read(record.id)).toString('utf8');
-  if (str(args.query)) return answer(`JSONPath ${args.query}`, query(text, str(args.query)!), limit);
+  if (str(args.query)) return answer(`JSONPath ${clipped(str(args.query)!)}`, query(text, str(args.query)!), limit);
   if (str(args.pattern))
-    return answer(`lines matching /${args.pattern}/i`, await search(text, str(args.pattern)!, limit), limit);
+    return answer(
+      `lines matching /${clipped(str(args.pattern)!)}/i`,
+      await search(text, str(args.pattern)!, limit),
+      limit,
+    );
   return lineRange(text, str(args.lines), limit, record);
 }
 
 function lineRange(text: string, spec: string | undefined, limit: number, record: ArtifactRecord): CallToolResult {
   const lines = splitLines(text);
   const match = spec ? /^\s*(\d+)\s*(?:-\s*(\d*)\s*)?$/.exec(spec) : null;
-  if (spec && !match) throw new Error(`lines must look like "1-40", "200-" or "15", got "${spec}"`);
+  if (spec && !match) throw new Error(`lines must look like "1-40", "200-" or "15", got ${quoted(spec)}`);
   const first = match ? Math.max(1, Number(match[1])) : 1;
   const last = match
     ? match[2] === undefined
@@ -184,8 +191,9 @@ function query(text: string, path: string): string {
 /** The library's error in our words, with what a query may do. */
 function queryProblem(path: string, error: unknown): string {
   const reason = (error instanceof Error ? error.message : String(error)).replace(/^jsonPath:\s*/i, '').split('\n')[0];
+  // Both cut short: a 100 KB query (or a library message quoting one) once made a 100 KB error.
   return (
-    `the JSONPath query ${JSON.stringify(path)} could not be evaluated (${reason}). ` +
+    `the JSONPath query ${quoted(path)} could not be evaluated (${clipped(reason)}). ` +
     'Queries select with $.key, [n], [start:end], [*] and .., and filter with [?(@.field > 10 && @.name == "x")] ' +
     '(comparisons ==, !=, <, <=, >, >=, combined with &&, || and !); nothing else can run in a filter.'
   );
