@@ -1,6 +1,7 @@
 import type { ContentBlock, TextContent } from '@modelcontextprotocol/server';
 import { findAbpPayloads, isBinaryData, isBinaryDataReference } from '../detect/abp-shapes.js';
 import { downloadReference } from '../detect/abp-download.js';
+import { abpAppOrigins } from '../detect/abp-origins.js';
 import { detectBase64Binary } from '../detect/base64.js';
 import { decodeBase64Strict, mightBeBase64, promisedBytes } from '../../codec/base64.js';
 import { findDataUris, replaceRanges } from '../detect/data-uri.js';
@@ -197,7 +198,11 @@ async function downloadPayload(
     return undefined;
   }
   try {
-    const { bytes, mimeType } = await downloadReference(node, run.settings.download);
+    const { download } = run.settings;
+    const { bytes, mimeType } = await downloadReference(node, {
+      ...download,
+      trustedOrigins: download.abpApps ? abpAppOrigins() : undefined,
+    });
     // The URL is not repeated in the metadata: it may carry a token (`auth.type: query`).
     return { data: { bytes }, mimeType: mimeType || node.mimeType, filename: node.filename, metadata, source };
   } catch (error) {
