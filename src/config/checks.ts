@@ -9,6 +9,7 @@ import { DEFAULTS } from './types.js';
 import picomatch from 'picomatch';
 import { closestKey } from './suggest.js';
 import { abpEnvironment } from './abp.js';
+import { checkDownloadAllow } from './download-allow.js';
 
 export interface CheckOptions {
   allowNoServers: boolean;
@@ -49,6 +50,7 @@ export function checkConfig(root: unknown, options: CheckOptions, report: Report
   }
   const names = [...entries.map(([name]) => name), ...(options.extraServers ?? [])];
   checkRuleServers(root.rules, names, report);
+  checkDownloadAllow(root, mapKey, report);
   checkArtifactBackend(root.artifacts, report);
   checkViewer(root.artifacts, names, report);
 }

@@ -79,8 +79,11 @@ export interface PipelineSettings {
   dryRun: boolean;
   /** Error results longer than this are cut (the whole text is stored as an artifact). */
   errorLimit: number;
-  /** BinaryDataReference downloads. */
-  download: { timeoutMs: number; maxBytes: number };
+  /**
+   * BinaryDataReference downloads. `allow`: host names, addresses and CIDR ranges reached although internal
+   * (refused otherwise). `abpApps`: the app an ABP backend of this process shows is reached too (the ABP preset).
+   */
+  download: { timeoutMs: number; maxBytes: number; allow: string[]; abpApps?: boolean };
   argumentRefs: ArgumentRefs;
   /** Per-tool fields to extract; the most specific rule's list is used. */
   fields: FieldRule[];

@@ -32,11 +32,11 @@ const HINTS = ['Resource: artifact://', 'characters not shown] …', '… [cut a
 export function findHandedOut(args: Record<string, unknown> | undefined): HandedOut | undefined {
   if (args === undefined) return undefined;
   let found: HandedOut | undefined;
-  findStringsDeep(args, (text, path) => {
+  findStringsDeep(args, (text, place) => {
     if (!HINTS.some((hint) => text.includes(hint))) return true;
     const summary = SUMMARY.exec(text);
-    if (summary) found = { kind: 'summary', where: pathText(path).slice(1), uri: summary[1] };
-    else if (LEFT_OUT.test(text) || CUT.test(text)) found = { kind: 'preview', where: pathText(path).slice(1) };
+    if (summary) found = { kind: 'summary', where: pathText(place.path()).slice(1), uri: summary[1] };
+    else if (LEFT_OUT.test(text) || CUT.test(text)) found = { kind: 'preview', where: pathText(place.path()).slice(1) };
     return found === undefined;
   });
   return found;

@@ -36,7 +36,7 @@ export const DEFAULT_PIPELINE: PipelineSettings = {
   summary: '',
   dryRun: false,
   errorLimit: 20_000,
-  download: { timeoutMs: 30_000, maxBytes: 256 * 1024 * 1024 },
+  download: { timeoutMs: 30_000, maxBytes: 256 * 1024 * 1024, allow: [] },
   argumentRefs: 'restore',
   fields: [],
   jsonPayloads: 'in-place',

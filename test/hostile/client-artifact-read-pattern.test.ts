@@ -24,8 +24,6 @@ eachClient(
     expect(answer).toMatchObject({ result: expect.any(Object) });
   },
   {
-    // #34 finding "ReDoS in artifact_read pattern": fixed in another branch (src/artifacts).
-    failing: true,
     clients: [
       { transport: 'stdio', era: 'legacy' },
       { transport: 'http', era: 'legacy' },

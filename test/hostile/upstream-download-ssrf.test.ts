@@ -1,4 +1,4 @@
-// #34 finding: a tool result holding the ABP shape {"downloadUrl", "mimeType"} makes the proxy download the URL to
+// #34 finding 4: a tool result holding the ABP shape {"downloadUrl", "mimeType"} makes the proxy download the URL to
 // store it. A hostile server names an address inside the proxy's network (here 127.0.0.2, a loopback address no
 // server of the config uses): the proxy must not fetch it on the server's word.
 import { expect } from '@jest/globals';
@@ -35,8 +35,6 @@ eachClient(
     expect(requests).toEqual([]);
   },
   {
-    // #34 finding "SSRF via {downloadUrl, mimeType} to 127.0.0.2": fixed in another branch (src/pipeline).
-    failing: true,
     clients: [{ transport: 'stdio', era: 'legacy' }],
     upstream: {
       call: () => ({

@@ -1,6 +1,7 @@
 import type { ContentBlock, TextContent } from '@modelcontextprotocol/server';
 import { findAbpPayloads, isBinaryData, isBinaryDataReference } from '../detect/abp-shapes.js';
 import { downloadReference } from '../detect/abp-download.js';
+import { abpAppOrigins } from '../detect/abp-origins.js';
 import { detectBase64Binary } from '../detect/base64.js';
 import { decodeBase64Strict, mightBeBase64, promisedBytes } from '../../codec/base64.js';
 import { findDataUris, replaceRanges } from '../detect/data-uri.js';
@@ -23,6 +24,7 @@ import {
   parseJsonText,
   rewriteJsonDocuments,
   siblingMetadata,
+  SKIP,
   walkJson,
   type DocRewrite,
   type JsonPath,
@@ -73,9 +75,9 @@ function sameTextsAlike(result: Result): Result {
   }
   if (!rewritten.size) return result;
   const swaps: { path: JsonPath; text: string }[] = [];
-  findStringsDeep(result.structuredContent, (text, path) => {
+  findStringsDeep(result.structuredContent, (text, place) => {
     const replacement = rewritten.get(text);
-    if (replacement !== undefined) swaps.push({ path, text: replacement });
+    if (replacement !== undefined) swaps.push({ path: place.path(), text: replacement });
     return true;
   });
   let structured: unknown = result.structuredContent;
@@ -100,26 +102,33 @@ async function rewriteDocument(doc: unknown, source: string, run: LayerContext):
   const found: { path: JsonPath; payload: () => Promise<Payload | string | undefined> }[] = [];
   const withDataUris: { path: JsonPath; text: string }[] = [];
 
-  walkJson(doc, (node, path) => {
-    const where = `${source}${pathText(path)}`;
+  walkJson(doc, (node, place) => {
+    // Paths and sources are made only for what is found: made for every node, they cost depth² (#34 finding 3).
+    const where = () => `${source}${pathText(place.path())}`;
     if (isBinaryData(node) && blobs.lengthOf(node.content) >= min) {
+      const path = place.path();
       found.push({
         path,
-        payload: async () => binaryDataPayload(node, siblingMetadata(doc, path, blobs), where, blobs),
+        payload: async () => binaryDataPayload(node, siblingMetadata(doc, path, blobs), where(), blobs),
       });
-      return false;
+      return SKIP;
     }
     if (isBinaryDataReference(node)) {
-      found.push({ path, payload: async () => downloadPayload(node, siblingMetadata(doc, path, blobs), where, run) });
-      return false;
+      const path = place.path();
+      found.push({
+        path,
+        payload: async () => downloadPayload(node, siblingMetadata(doc, path, blobs), where(), run),
+      });
+      return SKIP;
     }
     const literal = typeof node === 'string' ? blobs.resolve(node) : undefined;
     if (literal !== undefined && mightBeBase64Value(literal, min)) {
-      found.push({ path, payload: async () => base64Payload(literal, doc, path, where, min, blobs) });
+      const path = place.path();
+      found.push({ path, payload: async () => base64Payload(literal, doc, path, where(), min, blobs) });
     } else if (literal !== undefined && literal.length >= min && includes(literal, 'data:')) {
-      withDataUris.push({ path, text: typeof literal === 'string' ? literal : literal.text() });
+      withDataUris.push({ path: place.path(), text: typeof literal === 'string' ? literal : literal.text() });
     }
-    return true;
+    return undefined;
   });
 
   // A string holding data: URIs stays a string, with artifact URIs where the payloads were.
@@ -189,7 +198,11 @@ async function downloadPayload(
     return undefined;
   }
   try {
-    const { bytes, mimeType } = await downloadReference(node, run.settings.download);
+    const { download } = run.settings;
+    const { bytes, mimeType } = await downloadReference(node, {
+      ...download,
+      trustedOrigins: download.abpApps ? abpAppOrigins() : undefined,
+    });
     // The URL is not repeated in the metadata: it may carry a token (`auth.type: query`).
     return {
       data: { bytes },

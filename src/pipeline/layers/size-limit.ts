@@ -177,9 +177,9 @@ function candidateStrings(
   shortest: number,
 ): { path: JsonPath; text: string; inText: boolean }[] {
   const found: { path: JsonPath; text: string; inText: boolean }[] = [];
-  findStringsDeep(doc, (text, path) => {
+  findStringsDeep(doc, (text, place) => {
     const inText = carried.has(text);
-    if (inText || (limit > 0 && text.length >= shortest)) found.push({ path, text, inText });
+    if (inText || (limit > 0 && text.length >= shortest)) found.push({ path: place.path(), text, inText });
     return true;
   });
   return found.sort((a, b) => Number(b.inText) - Number(a.inText) || b.text.length - a.text.length);
