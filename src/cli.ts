@@ -2,7 +2,7 @@
 import { resolve } from 'node:path';
 import { parseCliArgs, USAGE, UsageError, type CliArgs } from './cli/args.js';
 import { ABP_SERVER_NAME, addAbpServer, singleServerConfig } from './cli/single-server.js';
-import { loadConfigFile } from './config/load.js';
+import { loadConfigFile, UnreadableConfigError } from './config/load.js';
 import { ConfigError, type Config } from './config/types.js';
 import { createLogger } from './logger.js';
 import { VERSION } from './version.js';
@@ -18,7 +18,8 @@ async function main(argv: string[]): Promise<number> {
     args = parseCliArgs(argv);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(`mcp-offload: ${error.message}\n\n${USAGE}`);
+    // One line, so that it is what the terminal (or a client's log) shows last; the help is one option away.
+    process.stderr.write(`mcp-offload: ${error.message} (see mcp-offload --help)\n`);
     return 2;
   }
   if (args.command === 'help') {
@@ -44,6 +45,10 @@ async function main(argv: string[]): Promise<number> {
     if (error instanceof UsageError) {
       process.stderr.write(`mcp-offload: ${error.message}\n`);
       return 2;
+    }
+    if (error instanceof UnreadableConfigError) {
+      process.stderr.write(`mcp-offload: cannot read config file ${error.path}: ${error.reason}\n`);
+      return 1;
     }
     if (!(error instanceof ConfigError)) throw error;
     process.stderr.write(`${error.message}\n${error.problems.length} problem(s) found.\n`);

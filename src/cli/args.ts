@@ -5,7 +5,8 @@ import { closestKey } from '../config/suggest.js';
 export const USAGE = `mcp-offload: a transparent MCP proxy that keeps binary and oversized tool results out of the model's context
 
 Usage:
-  mcp-offload [options] -- <command> [args...]   wrap one stdio MCP server
+  mcp-offload [options] [--] <command> [args...] wrap one stdio MCP server (the first argument that is not one
+                                                  of the options below starts its command; after "--" always)
   mcp-offload [options] --url <url>               wrap one remote MCP server (Streamable HTTP, falling back to SSE)
   mcp-offload [options] --config <file.yaml>      run a configured gateway over several servers
   mcp-offload [options] --abp                     run the built-in ABP browser backend; next to -- <command>,
@@ -85,7 +86,7 @@ function optionProblem(error: Error & { code?: string }): string {
     const known = Object.keys(OPTIONS);
     const meant = option.startsWith('--') ? closestKey(name, known) : undefined;
     const hint = meant ? ` (did you mean --${meant}?)` : '';
-    return `unknown option ${option}${hint}; the wrapped server's own options go after "--", as in: mcp-offload -- <command> ${option}`;
+    return `unknown option ${option}${hint}; the wrapped server's own options go after its command, as in: mcp-offload <command> ${option}`;
   }
   if (error.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
     return /does not take an argument/.test(error.message) ? `${option} takes no value` : `${option} needs a value`;
@@ -100,10 +101,43 @@ export class UsageError extends Error {
   }
 }
 
+const SUBCOMMANDS = ['validate', 'gc', 'login', 'logout'];
+
+/**
+ * Where the wrapped server's command starts: after `--`, or else at the first argument that is neither one of our
+ * options (with its value) nor a subcommand, as in `mcp-offload npx -y @modelcontextprotocol/server-memory`. Clients
+ * that strip one `--` (the MCP Inspector's CLI) then still start the server. Everything from there on is the
+ * server's, its own options included.
+ */
+function splitCommand(argv: readonly string[]): { own: string[]; serverCommand: string[] } {
+  let positionals = 0;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--') return { own: argv.slice(0, i), serverCommand: argv.slice(i + 1) };
+    if (arg.startsWith('-') && arg !== '-') {
+      if (!arg.includes('=') && takesValue(arg)) i++;
+      continue;
+    }
+    // A subcommand comes first; login and logout take a server's name after it.
+    const subcommand = positionals === 0 && SUBCOMMANDS.includes(arg);
+    const serverName = positionals === 1 && (argv.includes('login') || argv.includes('logout'));
+    if (!subcommand && !serverName) return { own: argv.slice(0, i), serverCommand: argv.slice(i) };
+    positionals++;
+  }
+  return { own: [...argv], serverCommand: [] };
+}
+
+/** Whether `arg` (`--name` or `-x`) is one of our options that takes a value. */
+function takesValue(arg: string): boolean {
+  const long = arg.startsWith('--') ? arg.slice(2) : undefined;
+  const option = Object.entries(OPTIONS).find(([name, o]) =>
+    long !== undefined ? name === long : 'short' in o && `-${o.short}` === arg,
+  );
+  return option?.[1].type === 'string';
+}
+
 export function parseCliArgs(argv: readonly string[]): CliArgs {
-  const dashdash = argv.indexOf('--');
-  const own = dashdash === -1 ? [...argv] : argv.slice(0, dashdash);
-  const serverCommand = dashdash === -1 ? [] : argv.slice(dashdash + 1);
+  const { own, serverCommand } = splitCommand(argv);
   let parsed;
   try {
     parsed = parseArgs({ args: own, strict: true, allowPositionals: true, options: OPTIONS });
@@ -120,12 +154,12 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
   };
   if (values.help) return { ...args, command: 'help' };
   if (values.version) return { ...args, command: 'version' };
-  const subcommands = ['validate', 'gc', 'login', 'logout'];
+  const subcommands = SUBCOMMANDS;
   const takesServer = positionals[0] === 'login' || positionals[0] === 'logout';
   if (takesServer && positionals.length === 2) args.serverName = positionals.pop();
   if (positionals.length > 1 || (positionals.length === 1 && !subcommands.includes(positionals[0]))) {
     throw new UsageError(
-      `unexpected argument "${positionals.find((p) => !subcommands.includes(p)) ?? positionals[1]}" (a server command goes after "--")`,
+      `unexpected argument "${positionals.find((p) => !subcommands.includes(p)) ?? positionals[1]}"`,
     );
   }
   if (positionals[0] !== undefined && subcommands.includes(positionals[0]))
@@ -171,7 +205,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
   } else if (args.command === 'gc') {
     if (args.url || serverCommand.length || args.abp) throw new UsageError('gc takes only --config and --artifact-dir');
   } else if (sources.length === 0 && !args.abp) {
-    throw new UsageError('nothing to proxy: give -- <command>, --url <url>, --config <file.yaml> or --abp');
+    throw new UsageError('nothing to proxy: give a server command, --url <url>, --config <file.yaml> or --abp');
   } else if (sources.length > 1) {
     throw new UsageError(`use one of ${sources.join(', ')}, not several`);
   }

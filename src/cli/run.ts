@@ -2,6 +2,7 @@ import { userInfo } from 'node:os';
 import type { AuthToken, Config } from '../config/types.js';
 import type { Logger } from '../logger.js';
 import { Gateway } from '../gateway/gateway.js';
+import { listenErrorText, listenProblem } from './port-check.js';
 import type { HttpHandle } from '../http/server.js';
 import { StdioWire } from '../transports/stdio.js';
 import { holdFrames, type FrameHold } from '../transports/hold.js';
@@ -58,6 +59,14 @@ export async function run(config: Config, tokens: AuthToken[], log: Logger): Pro
   // A closed terminal: without this the upstreams, in process groups of their own, would outlive us.
   process.once('SIGHUP', () => void shutdown('SIGHUP', false));
 
+  if (config.http) {
+    // Before any upstream starts: a port in use is one line, not a stack trace after the servers were started.
+    const problem = await listenProblem(config.http.host, config.http.port);
+    if (problem) {
+      process.stderr.write(`mcp-offload: ${problem}\n`);
+      return 1;
+    }
+  }
   let shared: SharedState | undefined;
   if (config.http && config.redis) {
     // Before any upstream starts: a replica that cannot reach what it shares says so at once and starts nothing.
@@ -87,7 +96,15 @@ export async function run(config: Config, tokens: AuthToken[], log: Logger): Pro
   if (stopping) return done;
   if (config.http) {
     const { serveHttp } = await import('../http/server.js');
-    http = await serveHttp(gateway, { ...config.http, tokens, ...(shared ? { shared } : {}) }, log);
+    try {
+      http = await serveHttp(gateway, { ...config.http, tokens, ...(shared ? { shared } : {}) }, log);
+    } catch (error) {
+      // Taken since the check above: the same one line.
+      if (!(error as { code?: unknown }).code) throw error;
+      process.stderr.write(`mcp-offload: ${listenErrorText(error, config.http.host, config.http.port)}\n`);
+      await gateway.stop();
+      return 1;
+    }
     // Tells wrapper scripts and tests where we listen when port 0 was asked for.
     process.stderr.write(`mcp-offload listening on ${http.url}\n`);
     if (process.stderr.isTTY) process.stderr.write(bannerText(bannerFacts(gateway, http.url)));
