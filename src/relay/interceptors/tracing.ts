@@ -28,8 +28,7 @@ export function tracing(context: RelayContext): Interceptor {
           ...(call.report ? { [ATTR.server]: call.report.server } : {}),
           [ATTR.artifacts]: result ? artifactsOf(result).length : 0,
         });
-        if (call.signal.aborted) trace.fail('cancelled');
-        else markAnswer(trace, answer);
+        markAnswer(trace, answer);
         return answer;
       } catch (error) {
         trace.fail(
