@@ -2,7 +2,10 @@
 // encodings: one span per client request, children for the upstream call, the pipeline and the artifact store, the
 // MCP semantic conventions' attributes and ours, and the status of a failed call.
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.js';
-import { FIXTURES, NODE } from '../helpers/fixtures.js';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { CLI, cliEnv } from '../helpers/cli.js';
+import { FIXTURES, NODE, waitFor } from '../helpers/fixtures.js';
 import { startProxy, testConfig, type ProxyUnderTest } from '../helpers/proxy.js';
 
 const SERVER = 2;
@@ -119,4 +122,35 @@ describe.each(['http/protobuf', 'http/json'] as const)('tracing over %s', (proto
       'mcp.resource.uri': expect.any(String),
     });
   });
+});
+
+describe('the CLI over stdio, configured by the OTEL_* variables alone', () => {
+  test('exports over http/json to the endpoint and under the service name the variables give', async () => {
+    const receiver = await startOtlpReceiver();
+    try {
+      const client = new Client({ name: 'env-client', version: '1.0.0' });
+      await client.connect(
+        new StdioClientTransport({
+          command: NODE,
+          args: [CLI, '--', NODE, FIXTURES.basic, '--name', 'basic'],
+          env: cliEnv({
+            OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+            OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+            OTEL_SERVICE_NAME: 'from-env',
+            OTEL_TRACES_SAMPLER: 'always_on',
+          }),
+        }),
+      );
+      await client.callTool({ name: 'echo', arguments: { message: 'hi' } });
+      // The client going away ends the proxy, which exports what it still holds on its way out.
+      await client.close();
+      await waitFor(() => receiver.spans.some((s) => s.name === 'tools/call echo' && s.kind === SERVER), 15_000);
+      expect(new Set(receiver.contentTypes)).toEqual(new Set(['application/json']));
+      const request = receiver.spans.find((s) => s.name === 'tools/call echo' && s.kind === SERVER)!;
+      expect(request.resource['service.name']).toBe('from-env');
+      expect(receiver.spans.some((s) => s.parentSpanId === request.spanId && s.kind === CLIENT)).toBe(true);
+    } finally {
+      await receiver.close();
+    }
+  }, 30_000);
 });

@@ -85,3 +85,15 @@ test('login and logout take a server of --config, or --url', () => {
   expect(() => parseCliArgs(['login', 'x', 'y', '--config', 'a.yaml'])).toThrow(/unexpected argument "x"/);
   expect(() => parseCliArgs(['login', 'x', '--config', 'a.yaml', '--http', '8080'])).toThrow(/usage/);
 });
+
+test('stats: --audit-log and --json go with it and nothing else; it proxies nothing', () => {
+  expect(parseCliArgs(['stats', '--audit-log', 'a.log', '--json', '--artifact-dir', '/d'])).toMatchObject({
+    command: 'stats',
+    auditLog: 'a.log',
+    json: true,
+    artifactDir: '/d',
+  });
+  expect(parseCliArgs(['stats'])).toMatchObject({ command: 'stats', json: false });
+  expect(() => parseCliArgs(['stats', '--', 'node', 'x'])).toThrow(/stats takes only/);
+  expect(() => parseCliArgs(['--json', '--', 'node', 'x'])).toThrow(/go with stats/);
+});
