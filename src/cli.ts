@@ -35,7 +35,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     config = args.config
       ? await loadConfigFile(resolve(args.config), process.env, {
-          allowNoServers: args.command === 'gc',
+          allowNoServers: args.command === 'gc' || args.command === 'stats',
           extraServers: args.abp ? [ABP_SERVER_NAME] : [],
           checkCommands: args.command === 'validate',
         })
@@ -81,6 +81,7 @@ async function main(argv: string[]): Promise<number> {
     }
     return 0;
   }
+  if (args.command === 'stats') return statsCommand(args, config);
   let tokens: AuthToken[] = [];
   if (config.http) {
     const started = httpStartup(config, config.http);
@@ -93,6 +94,24 @@ async function main(argv: string[]): Promise<number> {
   // Loaded only to run: --help, --version and validate answer without loading the MCP SDK and the rest.
   const { run } = await import('./cli/run.js');
   return run(config, tokens, createLogger(config.logLevel));
+}
+
+/** `mcp-offload stats`: a table on stdout, or JSON with --json. */
+async function statsCommand(args: CliArgs, config: Config): Promise<number> {
+  const [{ statsReport, statsTable }, { storeOptions }] = await Promise.all([
+    import('./cli/stats.js'),
+    import('./artifacts/options.js'),
+  ]);
+  try {
+    const report = await statsReport(storeOptions(config), args.auditLog, createLogger('warn'));
+    process.stdout.write(args.json ? `${JSON.stringify(report, null, 2)}\n` : statsTable(report));
+    return 0;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (!(error instanceof ArtifactStoreError) && code !== 'ENOENT' && code !== 'EACCES') throw error;
+    process.stderr.write(`mcp-offload stats: ${(error as Error).message}\n`);
+    return 1;
+  }
 }
 
 /**

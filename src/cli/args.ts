@@ -14,6 +14,10 @@ Usage:
   mcp-offload validate --config <file.yaml>       check a config file and list every problem
   mcp-offload gc [--config <file.yaml>] [--artifact-dir <dir>]
                                                   remove expired artifacts and enforce the quota now
+  mcp-offload stats [--config <file.yaml>] [--artifact-dir <dir>] [--audit-log <file>] [--json]
+                                                  what the proxy saved, per server and tool: calls, bytes and
+                                                  tokens the upstream sent and the client got (from the audit
+                                                  log), artifacts stored (from the store)
   mcp-offload login <server> --config <file.yaml> log in to a remote server with OAuth (opens a browser, or
   mcp-offload login --url <url> [--name <name>]   prints the URL to open) and keep its tokens for the proxy
   mcp-offload logout <server> --config <file.yaml>
@@ -39,7 +43,10 @@ Options:
 `;
 
 export interface CliArgs {
-  command: 'run' | 'validate' | 'gc' | 'login' | 'logout' | 'help' | 'version';
+  command: 'run' | 'validate' | 'gc' | 'stats' | 'login' | 'logout' | 'help' | 'version';
+  /** `stats`: the audit log to read calls from, and whether to print JSON. */
+  auditLog?: string;
+  json?: boolean;
   /** The server `login` and `logout` are for (with --config). */
   serverName?: string;
   config?: string;
@@ -72,6 +79,8 @@ const OPTIONS = {
   'artifact-dir': { type: 'string' },
   'dry-run': { type: 'boolean' },
   disclosure: { type: 'string' },
+  'audit-log': { type: 'string' },
+  json: { type: 'boolean' },
   abp: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
@@ -101,7 +110,7 @@ export class UsageError extends Error {
   }
 }
 
-const SUBCOMMANDS = ['validate', 'gc', 'login', 'logout'];
+const SUBCOMMANDS = ['validate', 'gc', 'stats', 'login', 'logout'];
 
 /**
  * Where the wrapped server's command starts: after `--`, or else at the first argument that is neither one of our
@@ -204,12 +213,19 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
       );
   } else if (args.command === 'gc') {
     if (args.url || serverCommand.length || args.abp) throw new UsageError('gc takes only --config and --artifact-dir');
+  } else if (args.command === 'stats') {
+    if (args.url || serverCommand.length || args.abp || args.http)
+      throw new UsageError('stats takes only --config, --artifact-dir, --audit-log and --json');
+    if (values['audit-log'] !== undefined) args.auditLog = values['audit-log'];
+    args.json = values.json ?? false;
   } else if (sources.length === 0 && !args.abp) {
     throw new UsageError('nothing to proxy: give a server command, --url <url>, --config <file.yaml> or --abp');
   } else if (sources.length > 1) {
     throw new UsageError(`use one of ${sources.join(', ')}, not several`);
   }
   if (Object.keys(args.headers).length && !args.url) throw new UsageError('--header goes with --url');
+  if (args.command !== 'stats' && (values['audit-log'] !== undefined || values.json))
+    throw new UsageError('--audit-log and --json go with stats');
   return args;
 }
 

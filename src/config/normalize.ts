@@ -15,6 +15,7 @@ import {
   type HttpRequestOptions,
   type LinkOptions,
   type RedisOptions,
+  type TracingOptions,
   type RestartPolicy,
   type S3Doc,
   type ServerConfig,
@@ -72,6 +73,7 @@ export interface ConfigDoc {
     };
   auth?: Partial<AuthOptions>;
   redis?: Partial<RedisOptions> & { url: string };
+  tracing?: TracingOptions;
   gateway?: {
     disclosure?: GatewayOptions['disclosure'];
     disclosureBudget?: number;
@@ -121,6 +123,9 @@ export function normalizeConfig(
     servers: servers.map((s) => s.server),
   };
   if (doc.redis) config.redis = { ...DEFAULTS.redis, ...doc.redis };
+  // Kept as written: the OTEL_* variables, read when tracing starts, fill in and win (src/tracing/settings.ts).
+  if (doc.tracing)
+    config.tracing = { ...doc.tracing, ...(doc.tracing.headers ? { headers: { ...doc.tracing.headers } } : {}) };
   for (const server of config.servers) if (server.pipeline) server.pipeline = resolveTransform(server.pipeline, file);
   if (doc.http?.port !== undefined) config.http = { host: doc.http.host ?? DEFAULTS.http.host, port: doc.http.port };
   return config;

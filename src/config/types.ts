@@ -133,6 +133,20 @@ export interface HttpRequestOptions {
   advertiseUrl?: string;
 }
 
+/**
+ * The YAML `tracing` section as written (src/tracing/settings.ts merges it with the OTEL_* variables, which win).
+ * Absent: tracing is on only when those variables ask for it.
+ */
+export interface TracingOptions {
+  exporter?: 'otlp' | 'none';
+  endpoint?: string;
+  protocol?: 'http/protobuf' | 'http/json';
+  headers?: Record<string, string>;
+  serviceName?: string;
+  sampler?: string;
+  samplerArg?: number;
+}
+
 /** Shared state of several replicas (src/shared/); absent, every replica keeps its own. */
 export interface RedisOptions {
   url: string;
@@ -268,6 +282,7 @@ export interface Config {
   httpOptions: HttpRequestOptions;
   auth: AuthOptions;
   redis?: RedisOptions;
+  tracing?: TracingOptions;
   gateway: GatewayOptions;
   artifacts: ArtifactOptions;
   /** Global defaults of the result pipeline. */

@@ -1,3 +1,4 @@
+import type { RequestTrace } from '../tracing/trace.js';
 import type { CallToolResult, Implementation } from '@modelcontextprotocol/server';
 import type { ArtifactLinks, ArtifactRecord, PieceSource } from '../artifacts/types.js';
 
@@ -17,6 +18,8 @@ export interface CallInfo {
   links?: ArtifactLinks;
   /** The client's `clientInfo`: its budget sets the text limits (client-budgets.ts). */
   client?: Implementation;
+  /** The call's span, when tracing is on: storing a payload is a child span of it. */
+  trace?: RequestTrace;
 }
 
 /** A payload a layer found, ready to be stored. */

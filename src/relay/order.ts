@@ -1,6 +1,7 @@
 import type { Interceptor } from './chain.js';
 import type { RelayContext } from './context.js';
 import { guard } from './interceptors/guard.js';
+import { tracing } from './interceptors/tracing.js';
 import { inflight } from './interceptors/inflight.js';
 import { report } from './interceptors/report.js';
 import { handshake } from './interceptors/handshake.js';
@@ -25,6 +26,9 @@ export function interceptors(context: RelayContext): Interceptor[] {
   return [
     // Refuses what is not a request at all, before anything else reads it.
     guard,
+    // One span per client request (when tracing is on): outside everything else, so the span covers all the proxy
+    // does with the request, and the call carries the span for the children the pipeline and the terminal make.
+    tracing(context),
     // Counts client requests in flight, so a graceful shutdown waits for them (and for what the rest does).
     inflight(context),
     // Times each tool call from the client's view and reports how it ended (metrics, audit log).

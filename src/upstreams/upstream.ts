@@ -75,6 +75,8 @@ export interface SendOptions {
   envelope?: RequestEnvelope;
   /** The server ended the request's stream to be resumed (see the wire's SendOptions.onpause). */
   onpause?: (retryMs: number | undefined) => void;
+  /** HTTP headers of this request, for an upstream over HTTP (a traced call's `traceparent`). */
+  headers?: Record<string, string>;
 }
 
 /**
@@ -292,7 +294,8 @@ export class Upstream {
     const unusable = paramHeaders ? this.unusableTools.get(String(frame.params.name)) : undefined;
     if (unusable !== undefined)
       throw new RpcError(Codes.InvalidParams, `Tool ${String(frame.params.name)} is left out (SEP-2243): ${unusable}`);
-    const headers = paramHeaders ? paramHeadersOf(frame, this.catalog.tools) : undefined;
+    const params = paramHeaders ? paramHeadersOf(frame, this.catalog.tools) : undefined;
+    const headers = options.headers ? { ...options.headers, ...params } : params;
     const request: RequestOptions = {
       timeoutMs: timeout,
       ...(options.signal ? { signal: options.signal } : {}),

@@ -101,3 +101,15 @@ test('the wrapped command starts at the first argument that is not ours, "--" or
   expect(parseCliArgs(['login', 'linear', '--config', 'a.yaml'])).toMatchObject({ serverName: 'linear' });
   expect(() => parseCliArgs(['--frobnicate', 'node', 's.js'])).toThrow(/^unknown option --frobnicate;/);
 });
+
+test('stats: --audit-log and --json go with it and nothing else; it proxies nothing', () => {
+  expect(parseCliArgs(['stats', '--audit-log', 'a.log', '--json', '--artifact-dir', '/d'])).toMatchObject({
+    command: 'stats',
+    auditLog: 'a.log',
+    json: true,
+    artifactDir: '/d',
+  });
+  expect(parseCliArgs(['stats'])).toMatchObject({ command: 'stats', json: false });
+  expect(() => parseCliArgs(['stats', '--', 'node', 'x'])).toThrow(/stats takes only/);
+  expect(() => parseCliArgs(['--json', '--', 'node', 'x'])).toThrow(/go with stats/);
+});

@@ -6,6 +6,8 @@ import type { Call } from '../call.js';
 import type { Interceptor } from '../chain.js';
 import type { RelayContext } from '../context.js';
 import { isToolResult } from '../results.js';
+import { ATTR } from '../../tracing/attributes.js';
+import { traced } from '../../tracing/trace.js';
 import { definitionOf, rewritableFor, withoutStructuredContent } from '../apps.js';
 
 /**
@@ -35,7 +37,13 @@ export function results({ offload }: RelayContext): Interceptor {
       const info = { ...callInfo(call), server: upstream.name, tool };
       const process = async (original: CallToolResult): Promise<CallToolResult> => {
         const input = rewritable === 'content' ? withoutStructuredContent(original) : original;
-        const done = await offload.processResult(input, info, answer.blobs);
+        // Traced, the pipeline's span is the parent of what it stores.
+        const done = await traced(
+          call.trace,
+          'pipeline',
+          { [ATTR.server]: upstream.name, [ATTR.toolName]: tool },
+          (span) => offload.processResult(input, span ? { ...info, trace: span } : info, answer.blobs),
+        );
         if (done === input) return original;
         const hinted = call.hostsApps ? offload.viewerHint(done, upstream.name, tool) : done;
         return rewritable === 'content' ? withStructuredContentOf(hinted, original) : hinted;
