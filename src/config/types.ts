@@ -264,7 +264,7 @@ export interface ArtifactOptions {
   links: LinkOptions;
 }
 
-/** The proxy's artifact viewer: an MCP App that hosts of MCP Apps show (README, "MCP Apps"). */
+/** The proxy's artifact viewer: an MCP App that hosts of MCP Apps show (docs/mcp-apps.md). */
 export interface ViewerOptions {
   /** Offer `artifact_view` and its view (`ui://mcp-offload/artifact-viewer`) to hosts of MCP Apps. */
   enabled: boolean;
@@ -413,7 +413,7 @@ export function defaultConfig(servers: ServerConfig[] = []): Config {
   };
 }
 
-/** `artifacts.s3` after normalization (see README, "Artifacts in S3-compatible storage"). */
+/** `artifacts.s3` after normalization (see docs/s3-and-replicas.md). */
 export interface S3StoreOptions {
   bucket: string;
   /** Key prefix, `''` or ending in `/`. */

@@ -5,8 +5,8 @@ import type { Id } from '../wire/frame.js';
 
 /**
  * What a request gets, on the stream its client resumes, when no one will answer it: the replica serving it stopped
- * before it answered (see README, "Several replicas"), or its answer was sent while the stream was broken and was too
- * large to keep for the resume.
+ * before it answered (see docs/s3-and-replicas.md, "Several replicas"), or its answer was sent while the stream was
+ * broken and was too large to keep for the resume.
  */
 export const LOST_REQUEST_ERROR = {
   code: -32000,

@@ -1,6 +1,6 @@
 // #34 finding: the artifact directory on a full disk (an 8 MB tmpfs, filled by the payloads themselves). A payload
-// that cannot be stored stays in the result, inline, after a note that says why (README, "When a payload cannot be
-// stored"), what the failed write began is removed, and the proxy serves on.
+// that cannot be stored stays in the result, inline, after a note that says why (docs/pipeline.md, "When a payload
+// cannot be stored"), what the failed write began is removed, and the proxy serves on.
 import { expect } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
