@@ -339,9 +339,19 @@ function left(deadline: number): number {
   return Math.max(1, deadline - Date.now());
 }
 
+/**
+ * What `npm exec`/`npx` sets to run the proxy itself, and must not reach a server the proxy starts: launched as
+ * `npx --package=<tarball> mcp-offload -- npx -y <server>`, the inner npx would read `npm_config_package` as its own
+ * `--package` and look for the server's name as a command of the proxy's package ("not found").
+ */
+const LAUNCHER_ONLY = new Set(['npm_config_package', 'npm_config_call']);
+
+/** The proxy's environment as a server's, without what only described how the proxy itself was launched. */
 function stringEnv(env: NodeJS.ProcessEnv): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(env)) if (value !== undefined) out[key] = value;
+  for (const [key, value] of Object.entries(env)) {
+    if (value !== undefined && !LAUNCHER_ONLY.has(key.toLowerCase())) out[key] = value;
+  }
   return out;
 }
 
