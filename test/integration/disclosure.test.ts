@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { connectLinear } from '../helpers/cli.js';
 import { FIXTURES, NODE, waitFor } from '../helpers/fixtures.js';
 import { connectAs, startProxy, testConfig, type ProxyUnderTest } from '../helpers/proxy.js';
 import { textOf } from '../helpers/results.js';
@@ -182,6 +183,25 @@ describe('all disclosure', () => {
       );
     } finally {
       await proxy.close();
+    }
+  });
+});
+
+describe('the built CLI, --disclosure search over stdio', () => {
+  test('the client lists the three meta-tools, and call_tool answers as the wrapped tool does', async () => {
+    const conn = await connectLinear(['--log-level', 'warn', '--disclosure', 'search', NODE, FIXTURES.basic]);
+    try {
+      const { tools } = await conn.client.listTools();
+      expect(tools.map((t) => t.name).sort()).toEqual(['call_tool', 'describe_tools', 'search_tools']);
+      const found = await conn.client.callTool({ name: 'search_tools', arguments: { query: 'add two numbers' } });
+      expect(names(found)).toContain('add');
+      const viaMeta = await conn.client.callTool({
+        name: 'call_tool',
+        arguments: { name: 'add', arguments: { a: 2, b: 3 } },
+      });
+      expect(viaMeta).toEqual(await conn.client.callTool({ name: 'add', arguments: { a: 2, b: 3 } }));
+    } finally {
+      await conn.close();
     }
   });
 });
