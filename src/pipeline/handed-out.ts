@@ -1,4 +1,5 @@
 import { findStringsDeep, pathText } from './detect/walk.js';
+import { previewMarkIn } from './preview-mark.js';
 
 /**
  * Text the proxy handed a client in place of content: a summary of a stored payload, or a preview that leaves part
@@ -11,9 +12,11 @@ import { findStringsDeep, pathText } from './detect/walk.js';
  *   too; a text merely naming an artifact, or holding any one of those lines, is not.
  * - a preview by the line that says what it leaves out (summary/preview.ts: `… [<n> lines, <n> characters not
  *   shown] …`), and an `artifact_read` answer cut short by its `… [cut at <n> of <n> characters; …]` line.
+ * - an image preview (base64, or a `data:` URI) by the mark in its metadata (preview-mark.ts), which names the
+ *   artifact: a tool saving an image would otherwise overwrite the original with a scaled-down copy.
  */
 export interface HandedOut {
-  kind: 'summary' | 'preview';
+  kind: 'summary' | 'preview' | 'image-preview';
   /** Where in the arguments, as `content` or `edits[0].newText`. */
   where: string;
   /** The artifact the text stands for, when the text names it. */
@@ -33,7 +36,11 @@ export function findHandedOut(args: Record<string, unknown> | undefined): Handed
   if (args === undefined) return undefined;
   let found: HandedOut | undefined;
   findStringsDeep(args, (text, place) => {
-    if (!HINTS.some((hint) => text.includes(hint))) return true;
+    if (!HINTS.some((hint) => text.includes(hint))) {
+      const image = previewMarkIn(text);
+      if (image !== undefined) found = { kind: 'image-preview', where: pathText(place.path()).slice(1), uri: image };
+      return found === undefined;
+    }
     const summary = SUMMARY.exec(text);
     if (summary) found = { kind: 'summary', where: pathText(place.path()).slice(1), uri: summary[1] };
     else if (LEFT_OUT.test(text) || CUT.test(text)) found = { kind: 'preview', where: pathText(place.path()).slice(1) };
@@ -44,6 +51,18 @@ export function findHandedOut(args: Record<string, unknown> | undefined): Handed
 
 /** Why the call was not sent, and how to make the change without losing the content. */
 export function refusal(found: HandedOut, uriArgumentsResolve: boolean): string {
+  if (found.kind === 'image-preview') {
+    const uri = found.uri!;
+    const whole = uriArgumentsResolve
+      ? `pass the artifact:// URI ${uri} itself as the whole argument, which mcp-offload replaces by the original ` +
+        `image's bytes, or `
+      : '';
+    return (
+      `the argument ${found.where || '(the arguments)'} holds an image preview mcp-offload made of ${uri}, scaled ` +
+      `down and re-encoded, not the image itself; sent on, it would be saved where the original was. To pass the ` +
+      `image, ${whole}use the original file (its path, or the resource ${uri}, read whole with resources/read).`
+    );
+  }
   const what =
     found.kind === 'summary'
       ? `a summary mcp-offload wrote in place of ${found.uri ?? 'a stored payload'}`

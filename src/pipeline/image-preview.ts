@@ -7,6 +7,7 @@ import { decodeBase64Strict } from '../codec/base64.js';
 import type { BlobView } from '../wire/blob-view.js';
 import { base64DecodedSize } from './payload-data.js';
 import { imageFacts } from './facts/image.js';
+import { markPreview } from './preview-mark.js';
 import { PALETTE_COLORS, pixelTraits, type PixelTraits } from './image-traits.js';
 import { readablePart, type ImagePart } from './image-part.js';
 import type { InlineKeep } from './settings.js';
@@ -44,6 +45,11 @@ export interface PreviewLimits {
   maxEdge: number;
   /** Bytes of the preview's base64, as it lands in the result. */
   maxBase64: number;
+  /**
+   * The artifact the preview stands for: its bytes then carry the mark that tells it apart when a call brings it
+   * back (preview-mark.ts). Within maxBase64.
+   */
+  of?: string;
 }
 
 export interface ImagePreview {
@@ -94,7 +100,9 @@ export async function imagePreview(path: string | Buffer, limits: PreviewLimits)
       // At full size every encoding is tried, best first; smaller, only the most compact.
       for (const encode of full ? encodings(traits) : encodings(traits).slice(-1)) {
         const scaled = full ? from() : from().resize({ width: edge, height: edge, fit: 'inside' });
-        const { data, info: out } = await encode(prepared(scaled, traits)).toBuffer({ resolveWithObject: true });
+        const encoding = encode(prepared(scaled, traits));
+        const { data: encoded, info: out } = await encoding.toBuffer({ resolveWithObject: true });
+        const data = limits.of === undefined ? encoded : markPreview(encoded, limits.of);
         if (data.length <= maxBytes) {
           return {
             data: data.toString('base64'),

@@ -2,7 +2,8 @@
 // carried back in a tool call, stops the call before the upstream sees it. With the real server-filesystem.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ImageContent } from '@modelcontextprotocol/sdk/types.js';
+import { makePng, makeSolidPng } from '../fixtures/pdf.mjs';
 import { startProxy, testConfig, type ProxyUnderTest } from '../helpers/proxy.js';
 import { filesystem, filesystemRoot } from '../helpers/third-party.js';
 
@@ -138,4 +139,51 @@ test('one of the URIs the proxy hands out, unknown to this owner, still stops th
     expect(texts(result)[0]).toContain(`the arguments hold ${stale}, which mcp-offload does not hold for this client`);
     expect(readFileSync(notes, 'utf8')).toBe('as it was\n');
   }
+});
+
+// A tool saving an image, given the base64 of a preview the proxy showed, would overwrite the original with a
+// scaled-down copy. The preview is known by the mark in its own bytes. server-filesystem has no binary write, so
+// write_file stands for such a tool: what counts is that the argument carries the preview.
+describe('image previews carried back', () => {
+  const previewOf = async (name: string, png: Buffer) => {
+    const path = join(root, name);
+    writeFileSync(path, png);
+    const read = await call('read_media_file', { path });
+    const image = read.content.find((block): block is ImageContent => block.type === 'image');
+    const imageUri = /^Resource: (artifact:\/\/\S+)$/m.exec(texts(read).join('\n'))?.[1];
+    expect({ image: image?.mimeType, uri: imageUri }).toEqual({ image: expect.any(String), uri: expect.any(String) });
+    return { image: image!, uri: imageUri! };
+  };
+
+  function expectImageRefused(result: CallToolResult, where: string, previewed: string, target: string): void {
+    expect(result.isError).toBe(true);
+    const [text] = texts(result);
+    expect(text).toMatch(/^mcp-offload did not send this call: /);
+    expect(text).toContain(`the argument ${where} holds an image preview mcp-offload made of ${previewed}`);
+    expect(text).toContain('use the original file');
+    // Never written: the upstream did not get the call.
+    expect(() => readFileSync(target)).toThrow();
+  }
+
+  test('a photo preview (JPEG) and a flat one (PNG), as base64 or a data: URI, are not sent', async () => {
+    const photo = await previewOf('noise.png', makePng(1800, 1200, 7));
+    const flat = await previewOf('stripes.png', makeSolidPng(4000, 3000));
+    expect([photo.image.mimeType, flat.image.mimeType]).toEqual(['image/jpeg', 'image/png']);
+    for (const { image, uri: previewed } of [photo, flat]) {
+      const target = join(root, `copy-${image.mimeType.slice(6)}.txt`);
+      expectImageRefused(await call('write_file', { path: target, content: image.data }), 'content', previewed, target);
+      const dataUri = `data:${image.mimeType};base64,${image.data}`;
+      expectImageRefused(await call('write_file', { path: target, content: dataUri }), 'content', previewed, target);
+    }
+  }, 60_000);
+
+  test('an ordinary base64 image, not a preview of the proxy, is written byte for byte', async () => {
+    const target = join(root, 'ordinary.txt');
+    for (const png of [makePng(40, 30, 3), makeSolidPng(300, 200)]) {
+      const content = png.toString('base64');
+      const result = await call('write_file', { path: target, content });
+      expect(texts(result)).toEqual([expect.stringMatching(/^Successfully wrote/)]);
+      expect(readFileSync(target, 'utf8')).toBe(content);
+    }
+  });
 });

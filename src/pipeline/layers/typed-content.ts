@@ -171,7 +171,7 @@ async function withPreview(
   if (!blocks.some((block) => block.type === 'resource_link')) return blocks;
   const [summary, ...rest] = blocks;
   const source = run.imageSource ? await run.imageSource(extraction.record) : extraction.record.path;
-  const limits = { maxEdge: run.settings.keepInline.imageMaxEdge, maxBase64: previewBytes };
+  const limits = { maxEdge: run.settings.keepInline.imageMaxEdge, maxBase64: previewBytes, of: extraction.record.uri };
   const preview = summary && source !== undefined && (await imagePreview(source, limits));
   if (!preview) return blocks;
   const { width, height } = extraction.record.facts;
