@@ -30,7 +30,13 @@ export default tseslint.config(
       'test/fixtures/abp-app/**/*.js',
       'test/fixtures/abp-extension/**/*.js',
       'test/fixtures/abp-mini-app/**/*.js',
+      'test/fixtures/apps-host/**/*.js',
     ],
     languageOptions: { globals: { ...globals.browser, chrome: 'readonly' } },
+  },
+  {
+    // The artifact viewer: an MCP App that runs in a host's sandboxed iframe (bundled by viewer/build.mjs).
+    files: ['viewer/src/**/*.ts'],
+    languageOptions: { globals: { ...globals.browser } },
   },
 );

@@ -43,6 +43,15 @@ case "${1:-}" in
 esac
 
 need_config
+# What the container found, before it serves: whether clients get a token (never the token itself), and whether
+# every stdio server's command is in the image (validate checks them; a missing one is the usual first-start mistake).
+if [ -n "${MCP_OFFLOAD_AUTH_TOKEN:-}" ]; then
+  echo "mcp-offload: clients authenticate with the token in MCP_OFFLOAD_AUTH_TOKEN (read it back: docker exec <container> printenv MCP_OFFLOAD_AUTH_TOKEN)" >&2
+fi
+# shellcheck disable=SC2086
+if ! $BIN validate --config "$CONFIG"; then
+  echo "mcp-offload: serving anyway; a server whose command is not in this image stays down: add it in a derived image or run it with npx (docs/docker.md)" >&2
+fi
 # exec: mcp-offload gets the container's SIGTERM itself and shuts down gracefully.
 # shellcheck disable=SC2086
 exec $BIN --config "$CONFIG" --http "$LISTEN" --log-level "$LOG_LEVEL" "$@"

@@ -2,7 +2,7 @@
 import { resolve } from 'node:path';
 import { parseCliArgs, USAGE, UsageError, type CliArgs } from './cli/args.js';
 import { ABP_SERVER_NAME, addAbpServer, singleServerConfig } from './cli/single-server.js';
-import { loadConfigFile } from './config/load.js';
+import { loadConfigFile, UnreadableConfigError } from './config/load.js';
 import { ConfigError, type Config } from './config/types.js';
 import { createLogger } from './logger.js';
 import { VERSION } from './version.js';
@@ -18,7 +18,8 @@ async function main(argv: string[]): Promise<number> {
     args = parseCliArgs(argv);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(`mcp-offload: ${error.message}\n\n${USAGE}`);
+    // One line, so that it is what the terminal (or a client's log) shows last; the help is one option away.
+    process.stderr.write(`mcp-offload: ${error.message} (see mcp-offload --help)\n`);
     return 2;
   }
   if (args.command === 'help') {
@@ -34,7 +35,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     config = args.config
       ? await loadConfigFile(resolve(args.config), process.env, {
-          allowNoServers: args.command === 'gc',
+          allowNoServers: args.command === 'gc' || args.command === 'stats',
           extraServers: args.abp ? [ABP_SERVER_NAME] : [],
           checkCommands: args.command === 'validate',
         })
@@ -44,6 +45,10 @@ async function main(argv: string[]): Promise<number> {
     if (error instanceof UsageError) {
       process.stderr.write(`mcp-offload: ${error.message}\n`);
       return 2;
+    }
+    if (error instanceof UnreadableConfigError) {
+      process.stderr.write(`mcp-offload: cannot read config file ${error.path}: ${error.reason}\n`);
+      return 1;
     }
     if (!(error instanceof ConfigError)) throw error;
     process.stderr.write(`${error.message}\n${error.problems.length} problem(s) found.\n`);
@@ -76,6 +81,7 @@ async function main(argv: string[]): Promise<number> {
     }
     return 0;
   }
+  if (args.command === 'stats') return statsCommand(args, config);
   let tokens: AuthToken[] = [];
   if (config.http) {
     const started = httpStartup(config, config.http);
@@ -88,6 +94,24 @@ async function main(argv: string[]): Promise<number> {
   // Loaded only to run: --help, --version and validate answer without loading the MCP SDK and the rest.
   const { run } = await import('./cli/run.js');
   return run(config, tokens, createLogger(config.logLevel));
+}
+
+/** `mcp-offload stats`: a table on stdout, or JSON with --json. */
+async function statsCommand(args: CliArgs, config: Config): Promise<number> {
+  const [{ statsReport, statsTable }, { storeOptions }] = await Promise.all([
+    import('./cli/stats.js'),
+    import('./artifacts/options.js'),
+  ]);
+  try {
+    const report = await statsReport(storeOptions(config), args.auditLog, createLogger('warn'));
+    process.stdout.write(args.json ? `${JSON.stringify(report, null, 2)}\n` : statsTable(report));
+    return 0;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (!(error instanceof ArtifactStoreError) && code !== 'ENOENT' && code !== 'EACCES') throw error;
+    process.stderr.write(`mcp-offload stats: ${(error as Error).message}\n`);
+    return 1;
+  }
 }
 
 /**
@@ -136,6 +160,7 @@ function applyOverrides(config: Config, args: CliArgs): void {
   const artifactDir = args.artifactDir ?? (process.env.MCP_OFFLOAD_ARTIFACT_DIR || undefined);
   if (artifactDir) config.artifacts.dir = resolve(artifactDir);
   if (args.dryRun) config.pipeline = { ...config.pipeline, dryRun: true };
+  if (args.disclosure) config.gateway.disclosure = args.disclosure;
   const signingKey = process.env[SIGNING_KEY_ENV];
   if (signingKey) config.artifacts.links.signingKey = signingKey;
 }

@@ -1,13 +1,17 @@
 // Goal lines, shared by the groups' notes and bench/run.mjs's summary. A group's summary(rows) returns
 // [{ goal, measured, met, issue? }]: `met` is true, false or undefined (not judged); `issue` names the issue whose
-// goal it is. The relay-core issue's goals (#32) lead the summary; the goals of earlier issues (the performance
-// issue, #13) follow, so a run still shows where those stand.
+// goal it is. The relay-core issue's goals (#32) lead the summary, the context-economy issue's (#33) next; the goals
+// of earlier issues (the performance issue, #13) follow, so a run still shows where those stand.
 
 export const RELAY_CORE = '#32';
+/** The context-economy issue: what the proxy does to real servers' results (bench/scenarios/context-economy.mjs). */
+export const CONTEXT_ECONOMY = '#33';
 
 /** The summary's sections, in order: lines whose `issue` is `issue` (undefined: every other line). */
 export const SUMMARY_SECTIONS = [
   { issue: RELAY_CORE, title: 'Goals of the relay-core issue (#32)' },
+  { issue: CONTEXT_ECONOMY, title: 'Goals of the context-economy issue (#33)' },
+  { issue: '#35', title: 'Goals of progressive tool disclosure (#35)' },
   { issue: undefined, title: 'Earlier goals (the performance issue, and #13)' },
 ];
 

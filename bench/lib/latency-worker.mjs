@@ -157,7 +157,8 @@ async function main() {
       transport = new Stdio({
         command: job.spawn.command,
         args: job.spawn.args,
-        env: { ...process.env },
+        // A stdio job's own variables too (the tracing group's OTEL_*).
+        env: { ...process.env, ...job.spawn.env },
         stderr: 'pipe',
       });
       eachLine(transport.stderr, keep);

@@ -3,7 +3,7 @@ import { join, sep } from 'node:path';
 import type { Logger } from '../logger.js';
 import { extensionForFile } from './mime.js';
 import { artifactId, isWellFormedId, sanitizeFilename } from './names.js';
-import type { ArtifactInput, ArtifactRecord } from './types.js';
+import type { ArtifactInput, ArtifactName, ArtifactRecord } from './types.js';
 import { parseLiterals } from './literals.js';
 import { parseJson, stringifyJson } from '../wire/json.js';
 
@@ -112,9 +112,23 @@ export function parseRecord(dir: string, sha256: string, text: string): Artifact
   if (isString(r.lastStored) && !Number.isNaN(Date.parse(r.lastStored))) record.lastStored = r.lastStored;
   if (isString(r.argsHash)) record.argsHash = r.argsHash;
   if (isString(r.filename)) record.filename = r.filename;
+  const names = parseNames(r.names);
+  if (names) record.names = names;
   const literals = parseLiterals(r.literals);
   if (literals) record.literals = literals;
   return record;
+}
+
+/** A record's other names, each checked like its id; undefined when there are none worth keeping. */
+function parseNames(raw: unknown): ArtifactName[] | undefined {
+  if (!Array.isArray(raw)) return undefined;
+  const names: ArtifactName[] = [];
+  for (const n of raw as Record<string, unknown>[]) {
+    if (typeof n !== 'object' || n === null || !isString(n.id) || !isWellFormedId(n.id)) continue;
+    if (!isString(n.server) || !isString(n.tool)) continue;
+    names.push({ id: n.id, server: n.server, tool: n.tool, ...(isString(n.filename) ? { filename: n.filename } : {}) });
+  }
+  return names.length > 0 ? names : undefined;
 }
 
 /**

@@ -76,6 +76,14 @@ export function artifactId(server: string, tool: string, sha256: string, ext: st
 }
 
 /**
+ * Whether an id has the shape artifactId gives (`<server>/<tool>_<12 or 64 hex digits>.<ext>`): one the proxy could
+ * have handed out. Any other `artifact://` URI in a text is not one of ours, whatever it looks like.
+ */
+export function isMintedId(id: string): boolean {
+  return isWellFormedId(id) && /_(?:[0-9a-f]{12}|[0-9a-f]{64})\.[a-z0-9]{1,16}$/.test(id);
+}
+
+/**
  * Whether an id has the shape the store creates: exactly two safe segments, no `.`/`..`, nothing
  * absolute. Ids from clients and from metadata files on disk pass through here before any path use.
  */

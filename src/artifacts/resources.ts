@@ -14,8 +14,11 @@ export const ARTIFACT_TEMPLATE: ResourceTemplateType = {
   description: 'A binary or oversized tool result that mcp-offload stored instead of putting it in the context.',
 };
 
-/** An artifact as an MCP resource, with the facts a client needs to decide whether to read it. */
-export function artifactResource(record: ArtifactRecord): Resource {
+/**
+ * An artifact as an MCP resource, with the facts a client needs to decide whether to read it. `showPath` false (a
+ * client over HTTP, elsewhere) leaves the gateway's file path out.
+ */
+export function artifactResource(record: ArtifactRecord, showPath = true): Resource {
   const tokens = isTextMimeType(record.mimeType) ? Math.ceil(record.size / 4) : undefined;
   return {
     uri: record.uri,
@@ -28,7 +31,7 @@ export function artifactResource(record: ArtifactRecord): Resource {
     size: record.size,
     annotations: { lastModified: record.created },
     _meta: {
-      path: record.path,
+      ...(showPath ? { path: record.path } : {}),
       sha256: record.sha256,
       largeFile: record.size > LARGE_BYTES,
       ...(tokens !== undefined ? { estimatedTokens: tokens } : {}),

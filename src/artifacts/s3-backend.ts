@@ -16,6 +16,7 @@ import type { Logger } from '../logger.js';
 import { ContentGone, type ArtifactBackend, type Content } from './backend.js';
 import { prepareDirectory } from './directory.js';
 import { parseRecord, serializeRecord } from './metadata.js';
+import { goesBy } from './record-index.js';
 import { GcClaims } from './s3-claims.js';
 import { createS3Client, describeBucket, describeS3Error, isMissing } from './s3-client.js';
 import { ArtifactStoreError, type ArtifactRecord, type S3StoreOptions } from './types.js';
@@ -225,7 +226,7 @@ export class S3Backend implements ArtifactBackend {
     for (const { key } of await this.keys(`${this.prefix}records/${hash}`)) {
       const sha = RECORD_KEY.exec(key)?.[1];
       const record = sha ? await this.fetchRecord(sha) : undefined;
-      if (record?.id === id) return record;
+      if (record && goesBy(record, id)) return record;
     }
     return undefined;
   }

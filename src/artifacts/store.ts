@@ -10,7 +10,8 @@ import { hashBytes } from './hash.js';
 import { defaultArtifactDir } from './directory.js';
 import { KeyedLock } from './key-lock.js';
 import { ARTIFACT_URI_PREFIX, newRecord } from './metadata.js';
-import { RecordIndex, activity, snapshot } from './record-index.js';
+import { RecordIndex, activity, goesBy, idIn, snapshot } from './record-index.js';
+import { artifactId, sanitizeFilename } from './names.js';
 import { resolveMimeType } from './mime.js';
 import { writePayload } from './piece-file.js';
 import { rebuildLiteral, sameForm, type LiteralForm, type LiteralKind } from './literals.js';
@@ -124,8 +125,9 @@ export class ArtifactStore {
     mimeType: string,
   ): Promise<ArtifactRecord> {
     let record: ArtifactRecord;
+    let id: string;
     try {
-      record = await this.lock.run(sha256, () => this.store(input, content, sha256, size, mimeType));
+      ({ record, id } = await this.lock.run(sha256, () => this.store(input, content, sha256, size, mimeType)));
     } catch (err) {
       this.log.warn({ err, server: input.server, tool: input.tool }, 'could not store artifact');
       throw err;
@@ -141,7 +143,7 @@ export class ArtifactStore {
       // A shared bucket's collection lists the bucket and waits for its claims: the call need not wait for it.
       if (!this.backend.shared) await collecting;
     }
-    return snapshot(record);
+    return snapshot(record, id);
   }
 
   private async store(
@@ -150,12 +152,12 @@ export class ArtifactStore {
     sha256: string,
     size: number,
     mimeType: string,
-  ): Promise<ArtifactRecord> {
+  ): Promise<{ record: ArtifactRecord; id: string }> {
     let existing = this.index.byContent(sha256);
     // Another replica may have stored these bytes: its record (and id) is reused, so all agree on one.
     if (!existing && this.backend.fetchRecord) existing = this.adopt(await this.backend.fetchRecord(sha256));
     if (existing && (await this.backend.contentSize(existing)) === existing.size)
-      return this.reuse(existing, input.owner, content);
+      return this.reuse(existing, input, content);
     // The file was deleted or altered by hand: write it afresh, keeping who had it.
     if (existing) this.index.delete(existing);
     const owners = [...new Set([...(existing?.owners ?? []), ...(input.owner ? [input.owner] : [])])];
@@ -182,27 +184,54 @@ export class ArtifactStore {
       }
     }
     this.index.add(record);
-    return record;
+    return { record, id: record.id };
   }
 
   /**
-   * Identical bytes again: no second file, but the new owner and the fresh time are persisted, so the
-   * artifact just handed out is neither hidden from its owner after a restart nor collected as old.
+   * Identical bytes again: no second file, but the new owner, the fresh time and the name for this call are
+   * persisted, so the artifact just handed out is neither hidden from its owner after a restart nor collected as
+   * old, and its URI says which server and tool produced it this time.
    */
-  private async reuse(record: ArtifactRecord, owner: string | undefined, content: Content): Promise<ArtifactRecord> {
+  private async reuse(
+    record: ArtifactRecord,
+    input: ArtifactInput,
+    content: Content,
+  ): Promise<{ record: ArtifactRecord; id: string }> {
+    const { owner } = input;
     if (owner !== undefined && !record.owners.includes(owner)) record.owners.push(owner);
     record.lastStored = new Date(this.now()).toISOString();
+    const id = this.nameFor(record, input);
     if (this.backend.shared) {
       // Other replicas learn the owner only from the bucket: without it the artifact is not theirs to serve.
       await this.backend.writeRecord(record);
       await this.ensureContent(record, content);
-      return record;
+      return { record, id };
     }
     // The file is there and usable; failing to update metadata only matters after a restart.
     await this.backend.writeRecord(record).catch((err: unknown) => {
       this.log.warn({ err, id: record.id }, 'could not update artifact metadata');
     });
-    return record;
+    return { record, id };
+  }
+
+  /**
+   * The id the bytes go by for a call of `input.server`/`input.tool`: the record's own when that call named it
+   * first, else another name (same hash and extension), added to the record the first time.
+   */
+  private nameFor(record: ArtifactRecord, input: ArtifactInput): string {
+    const id = artifactId(input.server, input.tool, record.sha256, record.id.slice(record.id.lastIndexOf('.') + 1));
+    if (id === record.id || record.names?.some((n) => n.id === id)) return id;
+    // Another content's id (twelve hex digits alike): the first name stays, rather than point at the wrong bytes.
+    if (this.index.hasId(id)) return record.id;
+    const filename = input.filename === undefined ? undefined : sanitizeFilename(input.filename);
+    (record.names ??= []).push({
+      id,
+      server: input.server,
+      tool: input.tool,
+      ...(filename !== undefined ? { filename } : {}),
+    });
+    this.index.addName(record, id);
+    return id;
   }
 
   /**
@@ -262,9 +291,10 @@ export class ArtifactStore {
     return rebuildLiteral(form, await this.read(record.id));
   }
 
+  /** The record, named as `idOrUri` names it (one of its names, see ArtifactRecord.names). */
   get(idOrUri: string): ArtifactRecord | undefined {
     const record = this.index.lookup(idOrUri);
-    return record && snapshot(record);
+    return record && snapshot(record, idIn(idOrUri));
   }
 
   /**
@@ -275,14 +305,14 @@ export class ArtifactStore {
     const known = this.index.lookup(idOrUri);
     // Before the store opened there is no bucket to ask (and nothing in the index).
     if (!this.shared || !this.ready || (known && (owner === undefined || known.owners.includes(owner))))
-      return known && snapshot(known);
+      return known && snapshot(known, idIn(idOrUri));
     const id = idOf(idOrUri);
     if (id === undefined) return undefined;
     try {
       const fresh = known ? await this.backend.fetchRecord!(known.sha256) : await this.backend.findId!(id);
       if (!fresh && known) this.index.delete(known);
-      if (!fresh || fresh.id !== id) return undefined;
-      return snapshot(this.adopt(fresh)!);
+      if (!fresh || !goesBy(fresh, id)) return undefined;
+      return snapshot(this.adopt(fresh)!, id);
     } catch (err) {
       // Not "not found": the artifact may well be there, and an argument naming it must not go out unresolved.
       throw new ArtifactStoreError('unavailable', `cannot look ${id} up: ${describeFsError(err)}`);
@@ -294,9 +324,23 @@ export class ArtifactStore {
     return record && snapshot(record);
   }
 
-  /** Newest first: by when the bytes were last stored. */
+  /** Newest first: by when the bytes were last stored. Each file once, under its first name. */
   list(filter: ListFilter = {}): ArtifactRecord[] {
-    return this.index.list(filter).map(snapshot);
+    return this.index.list(filter).map((r) => snapshot(r));
+  }
+
+  /**
+   * What an owner is shown as its artifacts (resources/list, artifact_list): like list, but each file under every
+   * name it goes by (ArtifactRecord.names), in the order they were given, as `get` by that name returns it. Owners
+   * are kept per file, not per name, and an owner reads the bytes by any of them, so all are listed; `server` and
+   * `tool` pick names, not files.
+   */
+  listNames(filter: ListFilter = {}): ArtifactRecord[] {
+    const { server, tool } = filter;
+    return this.index
+      .list({ owner: filter.owner })
+      .flatMap((r) => [r.id, ...(r.names ?? []).map((n) => n.id)].map((id) => snapshot(r, id)))
+      .filter((r) => (server === undefined || r.server === server) && (tool === undefined || r.tool === tool));
   }
 
   /**

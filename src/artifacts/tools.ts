@@ -1,6 +1,8 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import { createRequire } from 'node:module';
 import { splitLines } from './lines.js';
+import { searchLines, SEARCH_BUDGET_MS } from './line-search.js';
+import { boundedError, clipped, quoted } from './quoted.js';
 import type { ArtifactOptions } from '../config/types.js';
 import { isTextMimeType } from './mime.js';
 import { utf8 } from './resources.js';
@@ -50,7 +52,8 @@ export function artifactTools(options: ArtifactOptions['tools']): Tool[] {
           query: { type: 'string', description: 'JSONPath into a JSON artifact, e.g. "$.items[0:5].name".' },
           pattern: {
             type: 'string',
-            description: 'Regular expression (case-insensitive); answers the matching lines with their numbers.',
+            description:
+              'Regular expression in RE2 syntax (case-insensitive; no backreferences or lookaround); answers the matching lines with their numbers.',
           },
           maxChars: {
             type: 'integer',
@@ -81,13 +84,15 @@ export async function callArtifactTool(call: ArtifactToolCall): Promise<CallTool
     if (call.name === call.options.listName) return await listArtifacts(call);
     return await readArtifactPart(call);
   } catch (error) {
-    return { isError: true, content: [{ type: 'text', text: error instanceof Error ? error.message : String(error) }] };
+    // Bounded as answers are, whatever a message quotes: an error reaches the model's context too.
+    const text = boundedError(error instanceof Error ? error.message : String(error), call.options.readLimit);
+    return { isError: true, content: [{ type: 'text', text }] };
   }
 }
 
 async function listArtifacts({ store, owner, args, links }: ArtifactToolCall): Promise<CallToolResult> {
   const limit = typeof args.limit === 'number' ? args.limit : 50;
-  const records = store.list({ owner, server: str(args.server), tool: str(args.tool) }).slice(0, limit);
+  const records = store.listNames({ owner, server: str(args.server), tool: str(args.tool) }).slice(0, limit);
   if (!records.length) return { content: [{ type: 'text', text: 'No artifacts stored in this session.' }] };
   const where = async (r: ArtifactRecord) =>
     (links ? [...(links.showPath ? [r.path] : []), await links.urlFor(r)] : [r.path]).map((w) => `\n  ${w}`).join('');
@@ -104,7 +109,7 @@ async function listArtifacts({ store, owner, args, links }: ArtifactToolCall): P
 }
 
 async function readArtifactPart(call: ArtifactToolCall): Promise<CallToolResult> {
-  const { store, owner, args, options } = call;
+  const { store, owner, args, options, links } = call;
   const uri = str(args.uri);
   if (!uri) throw new Error('uri is required: an artifact:// URI from a summary or artifact_list');
   const record = await store.find(uri, owner);
@@ -124,22 +129,32 @@ async function readArtifactPart(call: ArtifactToolCall): Promise<CallToolResult>
     );
   }
   if (!isTextMimeType(record.mimeType)) {
+    // Over HTTP a download link, not the gateway's path: the client cannot open the gateway's files.
+    const where = links
+      ? `${links.showPath ? ` at ${record.path},` : ''} download: ${await links.urlFor(record)}.`
+      : ` at ${record.path}.`;
+    const open = links ? 'Download it' : 'Open the file';
     return answer(
       'binary artifact',
-      `${record.mimeType}, ${humanSize(record.size)} at ${record.path}. Open the file, read it as a resource, or ask for a byte range (offset, length) to get base64.`,
+      `${record.mimeType}, ${humanSize(record.size)}${where} ${open}, read it as a resource, or ask for a byte range (offset, length) to get base64.`,
       limit,
     );
   }
   const text = (await store.read(record.id)).toString('utf8');
-  if (str(args.query)) return answer(`JSONPath ${args.query}`, query(text, str(args.query)!), limit);
-  if (str(args.pattern)) return answer(`lines matching /${args.pattern}/i`, search(text, str(args.pattern)!), limit);
+  if (str(args.query)) return answer(`JSONPath ${clipped(str(args.query)!)}`, query(text, str(args.query)!), limit);
+  if (str(args.pattern))
+    return answer(
+      `lines matching /${clipped(str(args.pattern)!)}/i`,
+      await search(text, str(args.pattern)!, limit),
+      limit,
+    );
   return lineRange(text, str(args.lines), limit, record);
 }
 
 function lineRange(text: string, spec: string | undefined, limit: number, record: ArtifactRecord): CallToolResult {
   const lines = splitLines(text);
   const match = spec ? /^\s*(\d+)\s*(?:-\s*(\d*)\s*)?$/.exec(spec) : null;
-  if (spec && !match) throw new Error(`lines must look like "1-40", "200-" or "15", got "${spec}"`);
+  if (spec && !match) throw new Error(`lines must look like "1-40", "200-" or "15", got ${quoted(spec)}`);
   const first = match ? Math.max(1, Number(match[1])) : 1;
   const last = match
     ? match[2] === undefined
@@ -181,25 +196,23 @@ function query(text: string, path: string): string {
 /** The library's error in our words, with what a query may do. */
 function queryProblem(path: string, error: unknown): string {
   const reason = (error instanceof Error ? error.message : String(error)).replace(/^jsonPath:\s*/i, '').split('\n')[0];
+  // Both cut short: a 100 KB query (or a library message quoting one) once made a 100 KB error.
   return (
-    `the JSONPath query ${JSON.stringify(path)} could not be evaluated (${reason}). ` +
+    `the JSONPath query ${quoted(path)} could not be evaluated (${clipped(reason)}). ` +
     'Queries select with $.key, [n], [start:end], [*] and .., and filter with [?(@.field > 10 && @.name == "x")] ' +
     '(comparisons ==, !=, <, <=, >, >=, combined with &&, || and !); nothing else can run in a filter.'
   );
 }
 
-function search(text: string, pattern: string): string {
-  let regex: RegExp;
-  try {
-    regex = new RegExp(pattern, 'i');
-  } catch (error) {
-    throw new Error(`pattern is not a valid regular expression: ${(error as Error).message}`, { cause: error });
-  }
-  const hits: string[] = [];
-  const lines = splitLines(text);
-  for (let i = 0; i < lines.length && hits.length < MAX_MATCHES; i++)
-    if (regex.test(lines[i])) hits.push(`${i + 1}: ${lines[i]}`);
-  return hits.length ? hits.join('\n') : 'no matching lines';
+async function search(text: string, pattern: string, limit: number): Promise<string> {
+  const { hits, lines, stoppedAt } = await searchLines(text, pattern, MAX_MATCHES, limit);
+  const found = hits.length ? hits.join('\n') : 'no matching lines';
+  if (stoppedAt === undefined) return found;
+  // The note goes first: an answer cut at the read limit still says the search was partial.
+  return (
+    `[search stopped after ${SEARCH_BUDGET_MS / 1000} s at line ${stoppedAt} of ${lines}: this pattern is slow on ` +
+    `this text; a simpler one, or lines to read, answers in full]\n${found}`
+  );
 }
 
 function answer(what: string, body: string, limit: number): CallToolResult {

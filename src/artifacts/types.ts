@@ -76,8 +76,21 @@ export interface ArtifactRecord {
   filename?: string;
   facts: Record<string, unknown>;
   owners: string[];
+  /**
+   * The other names these bytes were handed out under: stored once, an artifact is named after the server and tool
+   * of each call that produced it, so a URI never says the bytes came from a tool they did not come from this time.
+   */
+  names?: ArtifactName[];
   /** How the payload was written where the proxy replaced it in place, by kind (see literals.ts). */
   literals?: Partial<Record<LiteralKind, LiteralForm[]>>;
+}
+
+/** One name of stored bytes: `<server>/<tool>_<sha12>.<ext>`, for the call (server and tool) that produced them. */
+export interface ArtifactName {
+  id: string;
+  server: string;
+  tool: string;
+  filename?: string;
 }
 
 export interface StoreOptions {

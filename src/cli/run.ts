@@ -1,6 +1,8 @@
+import { userInfo } from 'node:os';
 import type { AuthToken, Config } from '../config/types.js';
 import type { Logger } from '../logger.js';
 import { Gateway } from '../gateway/gateway.js';
+import { listenErrorText, listenProblem } from './port-check.js';
 import type { HttpHandle } from '../http/server.js';
 import { StdioWire } from '../transports/stdio.js';
 import { holdFrames, type FrameHold } from '../transports/hold.js';
@@ -57,6 +59,14 @@ export async function run(config: Config, tokens: AuthToken[], log: Logger): Pro
   // A closed terminal: without this the upstreams, in process groups of their own, would outlive us.
   process.once('SIGHUP', () => void shutdown('SIGHUP', false));
 
+  if (config.http) {
+    // Before any upstream starts: a port in use is one line, not a stack trace after the servers were started.
+    const problem = await listenProblem(config.http.host, config.http.port);
+    if (problem) {
+      process.stderr.write(`mcp-offload: ${problem}\n`);
+      return 1;
+    }
+  }
   let shared: SharedState | undefined;
   if (config.http && config.redis) {
     // Before any upstream starts: a replica that cannot reach what it shares says so at once and starts nothing.
@@ -86,7 +96,15 @@ export async function run(config: Config, tokens: AuthToken[], log: Logger): Pro
   if (stopping) return done;
   if (config.http) {
     const { serveHttp } = await import('../http/server.js');
-    http = await serveHttp(gateway, { ...config.http, tokens, ...(shared ? { shared } : {}) }, log);
+    try {
+      http = await serveHttp(gateway, { ...config.http, tokens, ...(shared ? { shared } : {}) }, log);
+    } catch (error) {
+      // Taken since the check above: the same one line.
+      if (!(error as { code?: unknown }).code) throw error;
+      process.stderr.write(`mcp-offload: ${listenErrorText(error, config.http.host, config.http.port)}\n`);
+      await gateway.stop();
+      return 1;
+    }
     // Tells wrapper scripts and tests where we listen when port 0 was asked for.
     process.stderr.write(`mcp-offload listening on ${http.url}\n`);
     if (process.stderr.isTTY) process.stderr.write(bannerText(bannerFacts(gateway, http.url)));
@@ -104,6 +122,22 @@ function closeDeadline(config: Config): number {
 }
 
 /**
+ * The owner of what a stdio session stores: the local user, not the session. A restarted client, or a tool that
+ * starts the proxy once per call (the MCP Inspector CLI), is the same person on the same machine and reads by URI
+ * what an earlier session was given; another user of a shared artifact directory is not.
+ */
+export function localUserOwner(): string {
+  let name: string;
+  try {
+    name = userInfo().username;
+  } catch {
+    // No passwd entry (a container's arbitrary uid): the uid still tells users apart.
+    name = '';
+  }
+  return `local:${name || (process.getuid?.() ?? 'user')}`;
+}
+
+/**
  * Serves the client on stdin/stdout (or on `wire`, in tests), holding its messages until open(): they are read at
  * once, so the upstreams can be started as the client that sends them (firstClient), and handled once the upstreams
  * are up. The session's era is decided by the client's first message (relay/interceptors/handshake.ts).
@@ -114,7 +148,7 @@ export function serveStdioHeld(
   onclose: () => void,
   wire: Wire & { start?(): void } = new StdioWire(log),
 ): { hold: FrameHold; close(): Promise<void> } {
-  const session = gateway.createSession();
+  const session = gateway.createSession({ owner: localUserOwner() });
   session.attach(wire);
   const hold = holdFrames(wire, onclose);
   wire.start?.();

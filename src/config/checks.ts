@@ -9,6 +9,7 @@ import { DEFAULTS } from './types.js';
 import picomatch from 'picomatch';
 import { closestKey } from './suggest.js';
 import { abpEnvironment } from './abp.js';
+import { checkDownloadAllow } from './download-allow.js';
 
 export interface CheckOptions {
   allowNoServers: boolean;
@@ -47,8 +48,52 @@ export function checkConfig(root: unknown, options: CheckOptions, report: Report
   for (const [name, server] of entries) {
     if (isPlainObject(server)) checkServer(name, server, joinPointer(`/${mapKey}`, name), defaults, report);
   }
-  checkRuleServers(root.rules, [...entries.map(([name]) => name), ...(options.extraServers ?? [])], report);
+  const names = [...entries.map(([name]) => name), ...(options.extraServers ?? [])];
+  checkRuleServers(root.rules, names, report);
+  checkDownloadAllow(root, mapKey, report);
   checkArtifactBackend(root.artifacts, report);
+  checkViewer(root.artifacts, names, report);
+}
+
+/**
+ * The viewer's tool takes a name of its own (two built-in tools of one name would hide one), and each glob of
+ * `linkTools` names a configured server, as a rule's `server` must.
+ */
+function checkViewer(artifacts: unknown, servers: readonly string[], report: Report): void {
+  if (!isPlainObject(artifacts)) return;
+  const viewer = isPlainObject(artifacts.viewer) ? artifacts.viewer : {};
+  const tools = isPlainObject(artifacts.tools) ? artifacts.tools : {};
+  const name = typeof viewer.toolName === 'string' ? viewer.toolName : DEFAULTS.artifacts.viewer.toolName;
+  const clash = (['listName', 'readName'] as const).find(
+    (key) => (typeof tools[key] === 'string' ? tools[key] : DEFAULTS.artifacts.tools[key]) === name,
+  );
+  if (clash && viewer.enabled !== false && tools.enabled !== false) {
+    // Reported where the clashing name is written: the viewer's, else the built-in tool's.
+    const [pointer, given] = hasOwn(viewer, 'toolName')
+      ? ['/artifacts/viewer/toolName', true]
+      : [`/artifacts/tools/${clash}`, hasOwn(tools, clash)];
+    report({
+      pointer: given ? pointer : '/artifacts',
+      anchor: given ? 'value' : 'key',
+      message: `the viewer's tool is named ${JSON.stringify(name)}, as a built-in artifact tool is: give it another name`,
+    });
+  }
+  if (!Array.isArray(viewer.linkTools)) return;
+  viewer.linkTools.forEach((glob, index) => {
+    if (typeof glob !== 'string' || !glob.includes('/')) return; // the schema reports it
+    const server = glob.slice(0, glob.indexOf('/'));
+    const matches = picomatch(server);
+    if (servers.some((s) => matches(s))) return;
+    const meant = picomatch.scan(server).isGlob ? undefined : closestKey(server, servers);
+    const known = servers.length ? servers.map((s) => `"${s}"`).join(', ') : 'none';
+    report({
+      pointer: `/artifacts/viewer/linkTools/${index}`,
+      anchor: 'value',
+      message:
+        `linkTools: ${JSON.stringify(glob)} names no configured server` +
+        (meant ? ` (did you mean "${meant}/${glob.slice(server.length + 1)}"?)` : ` (the servers are ${known})`),
+    });
+  });
 }
 
 /** A presigned URL outlives nothing: SigV4 caps it at seven days. */

@@ -9,6 +9,7 @@ const PATTERN_HINTS: Record<string, string> = {
   '^[A-Za-z0-9_-]{0,32}$': 'at most 32 letters, digits, "_" or "-"',
   '^[A-Za-z0-9_-]{1,4}$': '1 to 4 letters, digits, "_" or "-"',
   '^[Hh][Tt][Tt][Pp][Ss]?://': 'an http:// or https:// URL',
+  '^[^/]+/[^/]+$': 'a "<server>/<tool>" glob, such as "files/read_*"',
 };
 
 export function describeValue(value: unknown): string {

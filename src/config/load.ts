@@ -84,9 +84,7 @@ export async function loadConfigFile(
     // Not `instanceof Error`: errors from node:fs may come from another realm (jest's VM modules).
     const message = (error as { message?: unknown } | null)?.message;
     const reason = typeof message === 'string' ? message : String(error);
-    throw new ConfigError([
-      { file: path, line: 1, column: 1, path: '', message: `cannot read config file: ${reason}` },
-    ]);
+    throw new UnreadableConfigError(path, unreadableReason((error as { code?: unknown } | null)?.code, reason));
   }
   const config = parseConfig(text, path, env, options);
   config.file = resolve(path);
@@ -127,4 +125,25 @@ function syntaxProblems(
 
 function firstLineOf(message: string): string {
   return message.split('\n')[0]!.trim();
+}
+
+/** A config file that cannot be read at all: one line says which and why (there is no line of it to point at). */
+export class UnreadableConfigError extends ConfigError {
+  constructor(
+    readonly path: string,
+    readonly reason: string,
+  ) {
+    super([{ file: path, line: 1, column: 1, path: '', message: `cannot read config file: ${reason}` }]);
+    this.name = 'UnreadableConfigError';
+  }
+}
+
+/** node:fs's error codes in words, the code kept for a search. */
+function unreadableReason(code: unknown, message: string): string {
+  const words: Record<string, string> = {
+    ENOENT: 'no such file',
+    EACCES: 'permission denied',
+    EISDIR: 'it is a directory',
+  };
+  return typeof code === 'string' && words[code] ? `${words[code]} (${code})` : message;
 }

@@ -15,6 +15,7 @@ import {
   type HttpRequestOptions,
   type LinkOptions,
   type RedisOptions,
+  type TracingOptions,
   type RestartPolicy,
   type S3Doc,
   type ServerConfig,
@@ -26,7 +27,7 @@ import {
 import type { NodeInfo } from './yaml-tree.js';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { PipelinePatch, RuleConfig } from './pipeline.js';
-import type { S3StoreOptions } from './types.js';
+import type { GatewayOptions, S3StoreOptions } from './types.js';
 import { abpRequestTimeoutMs, resolveAbpOptions, type AbpOptionsDoc } from './abp.js';
 
 /* The document's shape after validation; see config/schema.json. */
@@ -72,16 +73,20 @@ export interface ConfigDoc {
     };
   auth?: Partial<AuthOptions>;
   redis?: Partial<RedisOptions> & { url: string };
+  tracing?: TracingOptions;
   gateway?: {
+    disclosure?: GatewayOptions['disclosure'];
+    disclosureBudget?: number;
     separator?: string;
     pageSize?: number;
     startupTimeoutMs?: number;
     shutdownGraceMs?: number;
     inputHoldMs?: number;
   };
-  artifacts?: Partial<Omit<ArtifactOptions, 'tools' | 'links' | 's3'>> & {
+  artifacts?: Partial<Omit<ArtifactOptions, 'tools' | 'viewer' | 'links' | 's3'>> & {
     s3?: S3Doc;
     tools?: Partial<ArtifactOptions['tools']>;
+    viewer?: Partial<ArtifactOptions['viewer']>;
     links?: Partial<LinkOptions>;
   };
   pipeline?: PipelinePatch;
@@ -118,6 +123,9 @@ export function normalizeConfig(
     servers: servers.map((s) => s.server),
   };
   if (doc.redis) config.redis = { ...DEFAULTS.redis, ...doc.redis };
+  // Kept as written: the OTEL_* variables, read when tracing starts, fill in and win (src/tracing/settings.ts).
+  if (doc.tracing)
+    config.tracing = { ...doc.tracing, ...(doc.tracing.headers ? { headers: { ...doc.tracing.headers } } : {}) };
   for (const server of config.servers) if (server.pipeline) server.pipeline = resolveTransform(server.pipeline, file);
   if (doc.http?.port !== undefined) config.http = { host: doc.http.host ?? DEFAULTS.http.host, port: doc.http.port };
   return config;
@@ -197,11 +205,12 @@ function transportOfType(type: ServerDoc['type']): HttpTransportKind {
 }
 
 function normalizeArtifacts(doc: ConfigDoc['artifacts'], env: NodeJS.ProcessEnv): ArtifactOptions {
-  const { tools, links, s3, ...rest } = doc ?? {};
+  const { tools, viewer, links, s3, ...rest } = doc ?? {};
   const artifacts: ArtifactOptions = {
     ...DEFAULTS.artifacts,
     ...rest,
     tools: { ...DEFAULTS.artifacts.tools, ...tools },
+    viewer: { ...DEFAULTS.artifacts.viewer, ...viewer, linkTools: [...(viewer?.linkTools ?? [])] },
     links: { ...DEFAULTS.artifacts.links, ...links },
   };
   // The bucket settings count only with backend s3, so switching back to local is one line.
@@ -238,6 +247,7 @@ function normalizeHttpOptions(doc: ConfigDoc['http']): HttpRequestOptions {
     retryMs: doc?.retryMs ?? DEFAULTS.httpOptions.retryMs,
     eventStoreLimits: { ...DEFAULTS.httpOptions.eventStoreLimits, ...doc?.eventStoreLimits },
     sessionIdleMs: doc?.sessionIdleMs ?? DEFAULTS.httpOptions.sessionIdleMs,
+    maxSessionsPerPrincipal: doc?.maxSessionsPerPrincipal ?? DEFAULTS.httpOptions.maxSessionsPerPrincipal,
     ...(doc?.advertiseUrl ? { advertiseUrl: doc.advertiseUrl.replace(/\/+$/, '') } : {}),
   };
 }

@@ -41,6 +41,11 @@ export interface InlineKeep {
   imageMaxEdge: number;
   /** Decoded bytes of audio kept inline; 0: none. */
   audioMaxBytes: number;
+  /**
+   * Bytes of an image preview as it lands in the result (its base64), whatever the source: a preview is a
+   * glance, not the image. The client's whole-result budget may make it smaller still.
+   */
+  previewMaxBytes: number;
 }
 
 /** A limit, or the one of the client's budget (client-budgets.ts), settled for each call. */
@@ -60,6 +65,11 @@ export interface PipelineSettings {
   inlineTokens: number;
   /** Strings shorter than this are never examined for hidden binary data. */
   minBinaryLength: number;
+  /**
+   * A block or string whose payload, as the result carries it (base64 or text), has fewer bytes than this is
+   * never stored by a layer that guesses: its summary and link would take about as much room as it does.
+   */
+  minOffloadBytes: number;
   /** Characters of the stored text shown in the preview. */
   previewChars: number;
   keepInline: InlineKeep;
@@ -69,8 +79,11 @@ export interface PipelineSettings {
   dryRun: boolean;
   /** Error results longer than this are cut (the whole text is stored as an artifact). */
   errorLimit: number;
-  /** BinaryDataReference downloads. */
-  download: { timeoutMs: number; maxBytes: number };
+  /**
+   * BinaryDataReference downloads. `allow`: host names, addresses and CIDR ranges reached although internal
+   * (refused otherwise). `abpApps`: the app an ABP backend of this process shows is reached too (the ABP preset).
+   */
+  download: { timeoutMs: number; maxBytes: number; allow: string[]; abpApps?: boolean };
   argumentRefs: ArgumentRefs;
   /** Per-tool fields to extract; the most specific rule's list is used. */
   fields: FieldRule[];

@@ -127,8 +127,24 @@ export interface HttpRequestOptions {
   eventStoreLimits: MemoryEventStoreLimits;
   /** A Streamable HTTP session with nothing open that its client has not used for this long is ended; 0: never. */
   sessionIdleMs: number;
+  /** Sessions (Streamable HTTP and SSE) one token or OAuth subject may hold open on one replica; 0: no cap. */
+  maxSessionsPerPrincipal: number;
   /** With redis: where the other replicas reach this one (scheme://host:port); default: the listened address. */
   advertiseUrl?: string;
+}
+
+/**
+ * The YAML `tracing` section as written (src/tracing/settings.ts merges it with the OTEL_* variables, which win).
+ * Absent: tracing is on only when those variables ask for it.
+ */
+export interface TracingOptions {
+  exporter?: 'otlp' | 'none';
+  endpoint?: string;
+  protocol?: 'http/protobuf' | 'http/json';
+  headers?: Record<string, string>;
+  serviceName?: string;
+  sampler?: string;
+  samplerArg?: number;
 }
 
 /** Shared state of several replicas (src/shared/); absent, every replica keeps its own. */
@@ -152,8 +168,12 @@ export interface AuthToken {
 export interface AuthOptions {
   tokens: AuthToken[];
   allowUnauthenticated: boolean;
-  /** Who sees an artifact: the session that produced it, or every session of its token. */
-  artifactScope: 'session' | 'token';
+  /**
+   * Who sees an artifact over HTTP: every session of the authenticated principal (a token's name or an OAuth
+   * subject; `token` is the older name of the same), or only the session that produced it. Without authentication
+   * there is no principal, and each session owns its own.
+   */
+  artifactScope: 'principal' | 'session' | 'token';
   publicMetrics: boolean;
   /** JWT access tokens of an OAuth authorization server, beside the static tokens (src/http/oauth/). */
   oauth?: OAuthResourceOptions;
@@ -198,7 +218,17 @@ export interface S3Doc {
   uploadConcurrency?: number;
 }
 
+/**
+ * How the catalog's tools are shown: all of them (`all`), three meta-tools to search and call them (`search`), or
+ * per client (`auto`).
+ */
+export type Disclosure = 'all' | 'search' | 'auto';
+
 export interface GatewayOptions {
+  /** Progressive tool disclosure (src/relay/interceptors/disclosure.ts). */
+  disclosure: Disclosure;
+  /** `auto`: a client is shown the meta-tools when the tools it would be listed cost more tokens than this. */
+  disclosureBudget: number;
   /** Separator between prefix and name: `<prefix><separator><name>`. */
   separator: string;
   /** Page size of the lists the proxy serves downstream. */
@@ -228,9 +258,20 @@ export interface ArtifactOptions {
   /** List and read a session's artifacts as MCP resources. */
   resources: boolean;
   tools: { enabled: boolean; listName: string; readName: string; readLimit: number };
+  viewer: ViewerOptions;
   /** External base URL for download links (behind a reverse proxy). */
   publicUrl?: string;
   links: LinkOptions;
+}
+
+/** The proxy's artifact viewer: an MCP App that hosts of MCP Apps show (docs/mcp-apps.md). */
+export interface ViewerOptions {
+  /** Offer `artifact_view` and its view (`ui://mcp-offload/artifact-viewer`) to hosts of MCP Apps. */
+  enabled: boolean;
+  /** The name of the tool that shows an artifact in the viewer. */
+  toolName: string;
+  /** `<server>/<tool>` globs: upstream tools without a view of their own whose results open in the viewer. */
+  linkTools: string[];
 }
 
 export interface Config {
@@ -241,6 +282,7 @@ export interface Config {
   httpOptions: HttpRequestOptions;
   auth: AuthOptions;
   redis?: RedisOptions;
+  tracing?: TracingOptions;
   gateway: GatewayOptions;
   artifacts: ArtifactOptions;
   /** Global defaults of the result pipeline. */
@@ -298,6 +340,8 @@ export const DEFAULTS = {
   whenDown: 'error' as WhenDown,
   restart: { maxRetries: 0, initialDelayMs: 500, maxDelayMs: 30_000 } as RestartPolicy,
   gateway: {
+    disclosure: 'all',
+    disclosureBudget: 10_000,
     separator: '__',
     pageSize: 100,
     startupTimeoutMs: 30_000,
@@ -310,6 +354,7 @@ export const DEFAULTS = {
     ttlHours: 24 * 7,
     resources: true,
     tools: { enabled: true, listName: 'artifact_list', readName: 'artifact_read', readLimit: 20_000 },
+    viewer: { enabled: true, toolName: 'artifact_view', linkTools: [] },
     backend: 'local',
     links: { ttlSeconds: 3600, showPath: false, via: 'gateway' },
   } as ArtifactOptions,
@@ -321,8 +366,9 @@ export const DEFAULTS = {
     retryMs: 1000,
     eventStoreLimits: { ...DEFAULT_EVENT_STORE_LIMITS },
     sessionIdleMs: 30 * 60_000,
+    maxSessionsPerPrincipal: 100,
   } as HttpRequestOptions,
-  auth: { tokens: [], allowUnauthenticated: false, artifactScope: 'session', publicMetrics: false } as AuthOptions,
+  auth: { tokens: [], allowUnauthenticated: false, artifactScope: 'principal', publicMetrics: false } as AuthOptions,
   redis: { keyPrefix: 'mcp-offload:', heartbeatMs: 5000, eventTtlSeconds: 1800, sessionTtlSeconds: 86_400 },
   /** Listen address when `http:` is given without a host: this machine only. */
   http: { host: '127.0.0.1' },
@@ -358,6 +404,7 @@ export function defaultConfig(servers: ServerConfig[] = []): Config {
     artifacts: {
       ...DEFAULTS.artifacts,
       tools: { ...DEFAULTS.artifacts.tools },
+      viewer: { ...DEFAULTS.artifacts.viewer, linkTools: [] },
       links: { ...DEFAULTS.artifacts.links },
     },
     pipeline: {},
@@ -366,7 +413,7 @@ export function defaultConfig(servers: ServerConfig[] = []): Config {
   };
 }
 
-/** `artifacts.s3` after normalization (see README, "Artifacts in S3-compatible storage"). */
+/** `artifacts.s3` after normalization (see docs/s3-and-replicas.md). */
 export interface S3StoreOptions {
   bucket: string;
   /** Key prefix, `''` or ending in `/`. */

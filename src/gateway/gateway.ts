@@ -18,6 +18,8 @@ import { InputBridge } from '../relay/input-bridge.js';
 import { Offload } from '../relay/offload.js';
 import { ResourceWatch } from '../relay/resource-watch.js';
 import { SessionView } from '../relay/session-view.js';
+import { tracingSettings } from '../tracing/settings.js';
+import type { Tracing } from '../tracing/trace.js';
 
 export interface GatewayOptions {
   /**
@@ -50,6 +52,8 @@ export class Gateway implements RelayContext {
   readonly events = new GatewayEvents();
   /** Client requests being handled, for graceful shutdown. */
   readonly inflight = new InFlight();
+  /** OpenTelemetry traces, once start() has found them asked for (the YAML `tracing`, the OTEL_* variables). */
+  tracing: Tracing | undefined;
   /** Legacy upstreams' calls made by modern clients, held between the clients' requests. */
   readonly bridge: InputBridge;
   /** Upstream subscriptions for the resource URIs modern clients' listen streams want updates of. */
@@ -99,6 +103,11 @@ export class Gateway implements RelayContext {
    * is waiting: the upstreams are started as it (see initialize).
    */
   async start(first?: FirstClient): Promise<void> {
+    // Before any request: the chains of the kinds of message are built once, with tracing or without it. The
+    // variables are process.env's, which the SDK's exporter reads too.
+    const tracing = tracingSettings(this.config.tracing, process.env, (message) => this.log.warn(message));
+    // The SDK is loaded only now, and only when tracing is on.
+    if (tracing) this.tracing = await (await import('../tracing/start.js')).startTracing(tracing, this.log);
     await this.offload.init();
     const as = this.oneClient ? first : undefined;
     await this.withinStartup(Promise.all(this.upstreams.map((u) => u.start(as))));
@@ -119,6 +128,8 @@ export class Gateway implements RelayContext {
     await Promise.all([...this.releasing]);
     await Promise.all(this.pools.map((pool) => pool.stop()));
     this.offload.stop();
+    // Last: the spans of the calls that just ended are exported before the process goes.
+    await this.tracing?.shutdown();
   }
 
   /**
@@ -140,7 +151,7 @@ export class Gateway implements RelayContext {
   createSession(identity: SessionIdentity = {}, kind: SessionKind = {}): Session {
     const session = new Session(
       {
-        request: (s, frame) => this.dispatcher.clientRequest(s, frame),
+        request: (s, frame, context) => this.dispatcher.clientRequest(s, frame, context),
         notification: (s, frame) => this.dispatcher.clientNotification(s, frame),
         closed: (s) => this.sessionClosed(s),
         log: this.log,
@@ -221,6 +232,10 @@ export class Gateway implements RelayContext {
     if (any('completions')) capabilities.completions = {};
     const only = single(upstreams);
     if (only?.capabilities?.experimental) capabilities.experimental = only.capabilities.experimental;
+    // Extensions (SEP-1724) the upstreams declare, MCP Apps' among them, are theirs to offer through the proxy; the
+    // first upstream that declares one gives its settings.
+    const extensions = Object.assign({}, ...known.map((c) => c.extensions ?? {}).reverse());
+    if (Object.keys(extensions).length) capabilities.extensions = extensions;
     return capabilities;
   }
 
@@ -304,8 +319,9 @@ export class Gateway implements RelayContext {
     return new Catalog(
       this.config.gateway.separator,
       this.log,
-      this.offload.builtinTools.map((t) => t.name),
+      this.offload.reservedNames,
       (upstream, tool) => this.offload.decorateTool(upstream.name, tool),
+      (upstream, tool, shown) => this.offload.forAppHosts(upstream.name, tool, shown),
     );
   }
 

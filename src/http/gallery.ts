@@ -90,6 +90,6 @@ export function galleryHtml(page: GalleryPage): string {
 <form method="get">${hidden}
 <label>Server <select name="server">${options(servers, filter.server, 'all')}</select></label>
 <label>Tool <select name="tool">${options(tools, filter.tool, 'all')}</select></label>
-<button type="submit">Filter</button></form></header>
+<button type="submit">Filter</button></form><a href="savings">Savings</a></header>
 <main>${list}</main></body></html>`;
 }

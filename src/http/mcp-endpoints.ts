@@ -11,10 +11,12 @@ import { isExactNumber, numbersAsDoubles } from '../wire/json.js';
 import type { FrameContext } from '../wire/wire.js';
 import { presignedArtifactUrl, signedArtifactUrl, signedGalleryUrl } from './artifact-paths.js';
 import { baseUrl, header, rpcError, sendJson, type HttpContext } from './context.js';
+import { principalOwner, sessionOwner } from './artifact-owner.js';
 import { IdleSessions } from './idle-sessions.js';
 import { ModernPosts, originOf } from './modern-posts.js';
 import { sessionEventStore, type SessionEventStore } from './session-event-store.js';
 import { FORWARDED_HEADER, forwardRequest } from './session-forwarder.js';
+import { SessionQuota } from './session-quota.js';
 import { SessionRouting } from './session-routing.js';
 import { SseSession } from './sse-session.js';
 import { StreamableSession } from './streamable-session.js';
@@ -39,6 +41,8 @@ export class McpEndpoints {
   /** POSTs whose responses are still being written. */
   private readonly openPosts = new Set<ServerResponse>();
   private readonly idle: IdleSessions;
+  /** Sessions per principal, against http.maxSessionsPerPrincipal. */
+  private readonly quota: SessionQuota;
   private readonly modern: ModernPosts;
   /** With redis: requests for sessions other replicas hold. */
   private readonly routing?: SessionRouting;
@@ -47,6 +51,7 @@ export class McpEndpoints {
 
   constructor(private readonly ctx: HttpContext) {
     this.idle = new IdleSessions(ctx.config.httpOptions.sessionIdleMs, (id, idleMs) => this.expire(id, idleMs));
+    this.quota = new SessionQuota(ctx.config.httpOptions.maxSessionsPerPrincipal);
     this.modern = new ModernPosts(ctx, (token, origin) => this.modernIdentity(token, origin));
     if (ctx.shared) {
       this.routing = new SessionRouting(
@@ -64,7 +69,7 @@ export class McpEndpoints {
 
   /**
    * The artifact owner a request with this token acts for (for downloads and the gallery): the session its
-   * mcp-session-id names, if that session is the token's; else, with artifactScope token, the token.
+   * mcp-session-id names, if that session is the token's; else the token's principal.
    */
   async ownerFor(req: IncomingMessage, token: string): Promise<{ owner?: string; who: Who }> {
     const id = header(req, 'mcp-session-id');
@@ -77,7 +82,7 @@ export class McpEndpoints {
       return { who: { token, session: '' } };
     }
     // Without a session the token is the owner: a modern client's artifacts belong to its token.
-    return { owner: tokenOwner(token), who: { token, session: '' } };
+    return { owner: principalOwner(token), who: { token, session: '' } };
   }
 
   async handleMcp(req: IncomingMessage, res: ServerResponse, token: string): Promise<void> {
@@ -192,6 +197,7 @@ export class McpEndpoints {
     initialize: Frame,
     context: FrameContext,
   ): Promise<void> {
+    if (!this.quota.admit(token, res)) return;
     const id = randomUUID();
     const init = initialize.params as InitializeRequest['params'];
     const events = this.ctx.resumption && sessionEventStore(this.ctx.resumption.store);
@@ -217,8 +223,11 @@ export class McpEndpoints {
     });
     session.attach(wire);
     const relayed = wire.onclose;
+    // Counted from here, adopted sessions included: another replica admitted them.
+    const leave = this.quota.add(token);
     wire.onclose = () => {
       relayed?.();
+      leave();
       this.closed(id, events);
     };
     this.sessions.set(id, { token, session, wire });
@@ -308,6 +317,9 @@ export class McpEndpoints {
   async handleSse(req: IncomingMessage, res: ServerResponse, token: string): Promise<void> {
     if (req.method !== 'GET') return rpcError(res, 405, 'GET /sse opens an event stream');
     if (this.ctx.draining()) return rpcError(res, 503, 'mcp-offload is shutting down');
+    if (!this.quota.admit(token, res)) return;
+    // Counted at once, so that GETs arriving together cannot open more than the cap between the check and the count.
+    const leave = this.quota.add(token);
     const session = this.ctx.gateway.createSession(this.identity(req, token), { era: 'legacy' });
     const { shared } = this.ctx;
     // Registered before the client learns the id (the stream's first event), so its POSTs find this replica.
@@ -318,14 +330,24 @@ export class McpEndpoints {
       .catch((error: unknown) =>
         this.ctx.log.warn({ err: String(error) }, 'redis: session not shared; only this replica can serve it'),
       );
+    const removeRecord = () =>
+      shared?.directory
+        .remove(id)
+        .catch((error: unknown) => this.ctx.log.warn({ err: String(error) }, 'redis: session record not removed'));
+    if (res.destroyed) {
+      // The client left while the session was being registered: nothing will close it later.
+      leave();
+      void removeRecord();
+      await session.close();
+      return;
+    }
     session.attach(wire);
     const relayed = wire.onclose;
     wire.onclose = () => {
       relayed?.();
+      leave();
       this.sessions.delete(id);
-      shared?.directory
-        .remove(id)
-        .catch((error: unknown) => this.ctx.log.warn({ err: String(error) }, 'redis: session record not removed'));
+      void removeRecord();
     };
     this.sessions.set(id, { token, session, wire });
     this.ctx.log.debug({ session: session.id, token }, 'sse session opened');
@@ -378,7 +400,7 @@ export class McpEndpoints {
 
   private modernIdentity(token: string, origin: string | undefined): SessionIdentity {
     const base = this.ctx.config.artifacts.publicUrl ?? origin ?? 'http://localhost';
-    return this.identityOf(tokenOwner(token), token, base);
+    return this.identityOf(principalOwner(token), token, base);
   }
 
   async closeAll(): Promise<void> {
@@ -406,7 +428,7 @@ export class McpEndpoints {
   }
 
   private identity(req: IncomingMessage, token: string): SessionIdentity {
-    const owner = this.ctx.config.auth.artifactScope === 'token' ? tokenOwner(token) : `session:${randomUUID()}`;
+    const owner = sessionOwner(this.ctx.config.auth, token, this.ctx.auth.authenticates);
     return this.identityOf(owner, token, baseUrl(this.ctx.config, req));
   }
 
@@ -427,8 +449,6 @@ export class McpEndpoints {
     };
   }
 }
-
-const tokenOwner = (token: string): string => `token:${token}`;
 
 /** The body's messages as frames (one, or each of a batch), or undefined when it is not JSON. */
 function bodyOf(raw: Buffer): { frames: Frame[]; batch: boolean } | undefined {

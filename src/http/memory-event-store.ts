@@ -1,5 +1,5 @@
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
-import type { EventId, EventStore, StreamId } from '../shared/event-store.js';
+import { isPrimingRecord, type EventId, type EventStore, type StreamId } from '../shared/event-store.js';
 import { DEFAULT_EVENT_STORE_LIMITS, type MemoryEventStoreLimits } from '../config/types.js';
 
 export { DEFAULT_EVENT_STORE_LIMITS, type MemoryEventStoreLimits };
@@ -101,9 +101,13 @@ export class MemoryEventStore implements EventStore {
     if (!cursor) throw new Error(`cannot resume after event ${lastEventId.slice(0, 100)}`);
     // Copied first: sending awaits, and meanwhile new events may arrive and old ones go.
     const after = cursor.stream.events.filter((e) => e.seq > cursor.seq);
-    // Priming events ({}) only mark where a stream began; replayed, they would be empty messages.
-    for (const event of after) if (!isEmptyMessage(event.message)) await send(event.id, event.message);
+    // Priming records only mark where a stream began (and what it answers): no client is sent one.
+    for (const event of after) if (!isPrimingRecord(event.message)) await send(event.id, event.message);
     return cursor.stream.id;
+  }
+
+  async streamMessages(streamId: StreamId): Promise<JSONRPCMessage[]> {
+    return (this.streams.get(streamId)?.events ?? []).map((event) => event.message);
   }
 
   forgetStreams(prefix: string): void {
@@ -163,10 +167,6 @@ export class MemoryEventStore implements EventStore {
 
 function isResponse(message: JSONRPCMessage): boolean {
   return 'id' in message && ('result' in message || 'error' in message);
-}
-
-function isEmptyMessage(message: JSONRPCMessage): boolean {
-  return Object.keys(message).length === 0;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { isTextMimeType } from '../artifacts/mime.js';
 import type { Gateway } from '../gateway/gateway.js';
+import { estimatedTextTokens } from './savings.js';
 
 /** Base64 puts 4 characters where there were 3 bytes; a model reads about 4 characters a token. */
 const CHARS_PER_TOKEN = 4;
@@ -45,6 +46,31 @@ export function gatewayMetrics(gateway: Gateway, sessions: () => number): Regist
   const stored = new Counter({
     name: 'mcp_offload_artifacts_stored_total',
     help: 'Artifacts handed out in results (identical bytes stored again count again)',
+    labelNames: ['server', 'tool'],
+    registers: [registry],
+  });
+  // What the proxy saved, per call: the answer as the upstream sent it, and as the client got it.
+  const upstreamBytes = new Counter({
+    name: 'mcp_offload_upstream_bytes_total',
+    help: 'Bytes of tools/call answers as the upstream sent them, by server and tool',
+    labelNames: ['server', 'tool'],
+    registers: [registry],
+  });
+  const upstreamTokens = new Counter({
+    name: 'mcp_offload_upstream_tokens_total',
+    help: 'Estimated tokens of tools/call answers as the upstream sent them (4 bytes a token), by server and tool',
+    labelNames: ['server', 'tool'],
+    registers: [registry],
+  });
+  const clientBytes = new Counter({
+    name: 'mcp_offload_client_bytes_total',
+    help: 'Bytes of tools/call answers as the client got them, by server and tool',
+    labelNames: ['server', 'tool'],
+    registers: [registry],
+  });
+  const clientTokens = new Counter({
+    name: 'mcp_offload_client_tokens_total',
+    help: 'Estimated tokens of tools/call answers as the client got them (4 bytes a token), by server and tool',
     labelNames: ['server', 'tool'],
     registers: [registry],
   });
@@ -107,9 +133,13 @@ export function gatewayMetrics(gateway: Gateway, sessions: () => number): Regist
     },
   });
 
-  gateway.events.on('call', ({ server, tool, outcome, seconds, artifacts }) => {
+  gateway.events.on('call', ({ server, tool, outcome, seconds, artifacts, upstreamBytes: sent, clientBytes: got }) => {
     calls.inc({ server, tool, outcome });
     latency.observe({ server, tool }, seconds);
+    upstreamBytes.inc({ server, tool }, sent);
+    upstreamTokens.inc({ server, tool }, estimatedTextTokens(sent));
+    clientBytes.inc({ server, tool }, got);
+    clientTokens.inc({ server, tool }, estimatedTextTokens(got));
     for (const artifact of artifacts) {
       stored.inc({ server, tool });
       offloaded.inc({ server, tool }, artifact.size);

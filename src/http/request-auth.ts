@@ -19,6 +19,11 @@ export class RequestAuth {
     return this.bearer.enabled ? 'bearer' : 'none';
   }
 
+  /** Whether a request names who it is (a token or an OAuth subject), rather than everyone being "anonymous". */
+  get authenticates(): boolean {
+    return this.kind !== 'none';
+  }
+
   /** The principal; `undefined` after the refusal (401, 403 or 503) has been written to `res`. */
   async authenticate(req: IncomingMessage, res: ServerResponse): Promise<string | undefined> {
     if (!this.oauth) {

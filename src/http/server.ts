@@ -1,10 +1,14 @@
 import { createServer, type IncomingMessage, type Server as NodeHttpServer, type ServerResponse } from 'node:http';
+import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { AuthToken } from '../config/types.js';
 import type { Logger } from '../logger.js';
 import { ArtifactRoutes } from './artifact-routes.js';
 import { ARTIFACTS_PATH } from './artifact-paths.js';
 import { auditArtifacts } from './audit.js';
+import { galleryCsp } from './gallery.js';
+import { countedCall, SavingsLedger } from './savings.js';
+import { SAVINGS_PATH, savingsHtml } from './savings-page.js';
 import { BearerAuth } from './auth.js';
 import { rpcError, sendJson, type HttpContext } from './context.js';
 import { HostCheck } from './host-check.js';
@@ -91,6 +95,9 @@ export async function serveHttp(gateway: Gateway, options: HttpOptions, log: Log
   const artifacts = new ArtifactRoutes(ctx, mcp);
   const metrics = gatewayMetrics(gateway, () => mcp.size);
   const stopAudit = auditArtifacts(gateway.events, log);
+  // What the upstreams sent and the clients got since start, for the savings page.
+  const savings = new SavingsLedger();
+  const stopSavings = gateway.events.on('call', (event) => savings.count(countedCall(event)));
 
   const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = (req.url ?? '/').split('?')[0]!;
@@ -116,12 +123,33 @@ export async function serveHttp(gateway: Gateway, options: HttpOptions, log: Log
       return sendJson(res, 503, { error: 'mcp-offload is shutting down' }, { connection: 'close' });
     }
     if (path === ARTIFACTS_PATH || path.startsWith(`${ARTIFACTS_PATH}/`)) return artifacts.handle(req, res, path);
+    // Every client's savings, as /metrics has them: the same access.
+    if (path === SAVINGS_PATH) {
+      if (config.auth.publicMetrics || (await auth.authenticate(req, res)) !== undefined) await sendSavings(req, res);
+      return;
+    }
     const token = await auth.authenticate(req, res);
     if (token === undefined) return;
     if (path === '/mcp') return mcp.handleMcp(req, res, token);
     if (path === '/sse') return mcp.handleSse(req, res, token);
     if (path === SSE_MESSAGES_PATH) return mcp.handleMessages(req, res, token);
     sendJson(res, 404, { error: 'not found' });
+  };
+  const sendSavings = async (req: IncomingMessage, res: ServerResponse) => {
+    const { store } = gateway.offload;
+    // Over a shared bucket the page counts what every replica stored; a bucket that does not answer, what is known.
+    await store.refresh().catch((err: unknown) => log.warn({ err }, 'could not refresh the artifact list'));
+    const nonce = randomBytes(16).toString('base64');
+    res
+      .writeHead(200, {
+        'content-type': 'text/html; charset=utf-8',
+        'content-security-policy': galleryCsp(nonce),
+        'x-content-type-options': 'nosniff',
+        'referrer-policy': 'no-referrer',
+        'cache-control': 'no-store',
+        'x-frame-options': 'DENY',
+      })
+      .end(req.method === 'HEAD' ? undefined : savingsHtml(savings, store.list(), nonce));
   };
   const sendMetrics = async (res: ServerResponse) => {
     res
@@ -187,6 +215,7 @@ export async function serveHttp(gateway: Gateway, options: HttpOptions, log: Log
     close: async () => {
       stopAccepting();
       stopAudit();
+      stopSavings();
       await mcp.closeAll();
       server.closeAllConnections();
       await shared?.close();

@@ -39,6 +39,8 @@ export function sessionEventStore(store: EventStore, prefix = `${randomUUID()}/`
   };
   const lookup = store.getStreamIdForEventId?.bind(store);
   if (lookup) view.getStreamIdForEventId = async (eventId) => own(await lookup(eventId));
+  const messages = store.streamMessages?.bind(store);
+  if (messages) view.streamMessages = (streamId) => messages(prefix + streamId);
   return { view, forget: async () => store.forgetStreams?.(prefix), prefix };
 }
 

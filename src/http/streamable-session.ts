@@ -2,12 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../logger.js';
 import { keyOf } from '../rpc/peer.js';
-import type { Frame, Id } from '../wire/frame.js';
+import { Frame, type Id } from '../wire/frame.js';
 import { KEEP_ALIVE, messageEvent, SSE_HEADERS } from '../wire/sse.js';
 import type { FrameContext, SendOptions, Wire } from '../wire/wire.js';
 import { LazyAnswer } from './answer.js';
-import type { EventStore } from '../shared/event-store.js';
+import { primingRecord, type EventStore } from '../shared/event-store.js';
 import { rpcError } from './context.js';
+import { LOST_REQUEST_ERROR, unansweredRequests } from './lost-requests.js';
 
 /** The stream id of a session's GET stream in the event store (the SDK's, so stores written for it fit). */
 const STANDALONE = '_GET_stream';
@@ -87,7 +88,10 @@ export class StreamableSession implements Wire {
     }
     const stream: Stream = { id: randomUUID() };
     const headers = { 'mcp-session-id': this.id };
-    this.prime(stream);
+    this.prime(
+      stream,
+      requests.map((request) => request.id),
+    );
     // A call: JSON when its answer is the first thing ready (answer.ts). Everything else (the handshake, lists,
     // batches) gets its stream at once, as the SDK's transport gives it.
     if (requests.length === 1 && frames.length === 1 && CALLS.has(requests[0]!.method ?? '')) {
@@ -225,8 +229,34 @@ export class StreamableSession implements Wire {
     const stream: Stream = { id: resumed, res, replayed };
     this.streams.get(resumed)?.res?.end();
     this.open(stream, res);
-    // A request stream whose requests were all answered meanwhile ends with the replay that delivered the answers.
-    if (resumed !== STANDALONE && !this.stillAsked(resumed)) this.endStream(stream);
+    if (resumed === STANDALONE || this.stillAsked(resumed)) return;
+    // None of the stream's requests is in flight here: those the store holds no answer to are answered now.
+    await this.answerLost(stream);
+    // A request stream whose requests were all answered ends with the replay that delivered the answers.
+    this.endStream(stream);
+  }
+
+  /**
+   * Answers the requests of a resumed stream that nobody will: this process has none of them in flight and the store
+   * holds no answer to them, so the replica that served them stopped before it answered (this one adopted the
+   * session since; see session-routing.ts). Each gets a JSON-RPC error, kept in the store too, so that every later
+   * resume of the stream has it and no request is answered twice.
+   */
+  private async answerLost(stream: Stream): Promise<void> {
+    const events = this.options.events!;
+    let lost: Id[] | undefined;
+    try {
+      lost = unansweredRequests((await events.streamMessages?.(stream.id)) ?? []);
+    } catch (error) {
+      this.options.log.warn({ err: String(error), session: this.id }, 'event store: a resumed stream not read');
+    }
+    for (const id of lost ?? []) {
+      const frame = Frame.error(id, LOST_REQUEST_ERROR);
+      const eventId = await events.storeEvent(stream.id, frame.message as never);
+      if (this.streams.get(stream.id) !== stream) return;
+      for (const piece of messageEvent(frame, eventId)) stream.res?.write(piece);
+    }
+    if (lost?.length) this.options.log.info({ session: this.id, requests: lost.length }, 'answered lost requests');
   }
 
   private open(stream: Stream, res: ServerResponse): void {
@@ -242,13 +272,14 @@ export class StreamableSession implements Wire {
 
   /**
    * Stores the priming event of a resumable stream (an id to resume from before anything was sent), first in the
-   * stream's queue. Clients of versions before 2025-11-25 cannot take its empty data, and get none.
+   * stream's queue; what it stores names the stream's requests (primingRecord), for answerLost. Clients of versions
+   * before 2025-11-25 cannot take its empty data, and get none.
    */
-  private prime(stream: Stream): void {
+  private prime(stream: Stream, requestIds: readonly unknown[]): void {
     const events = this.options.events;
     const version = this.protocolVersion;
     if (!events || version === undefined || version < '2025-11-25') return;
-    const stored = events.storeEvent(stream.id, {} as never).then(
+    const stored = events.storeEvent(stream.id, primingRecord(requestIds)).then(
       (id) => void (stream.primingId = id),
       (error: unknown) => this.options.log.debug({ err: String(error) }, 'event store: priming event not stored'),
     );

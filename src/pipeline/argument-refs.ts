@@ -17,8 +17,8 @@ export async function resolveArtifactArguments(
 ): Promise<Record<string, unknown> | undefined> {
   if (!args) return args;
   const found: { path: JsonPath; uri: string }[] = [];
-  findStringsDeep(args, (value, path) => {
-    if (ARTIFACT_URI.test(value)) found.push({ path, uri: value });
+  findStringsDeep(args, (value, place) => {
+    if (ARTIFACT_URI.test(value)) found.push({ path: place.path(), uri: value });
     return true;
   });
   let next: unknown = args;

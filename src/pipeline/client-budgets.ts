@@ -1,7 +1,7 @@
 /**
  * How much of a result each MCP client takes before it cuts, spills or refuses it, known by the
  * `clientInfo.name` it sends in `initialize`. The pipeline's text limits default to the client's budget
- * (a rule's `inlineLimit`, `lineLimit` or `resultLimit` overrides them). The README's table is this one.
+ * (a rule's `inlineLimit`, `lineLimit` or `resultLimit` overrides them). The table in docs/pipeline.md is this one.
  */
 import type { Implementation } from '@modelcontextprotocol/server';
 

@@ -1,5 +1,6 @@
 import type { ContentBlock } from '@modelcontextprotocol/server';
 import { setAtPath } from './detect/walk.js';
+export { walkJson, SKIP, STOP, type JsonPlace } from './detect/walk.js';
 import { announce, note, outcomeNote, rewrittenText, standInNote } from './blocks.js';
 import type { Blobs } from '../wire/blobs.js';
 import { encodingOfPieces } from '../codec/base64.js';
@@ -256,19 +257,6 @@ function applyReplacements(doc: unknown, replacements: DocRewrite['replacements'
   let next = doc;
   for (const { path, value } of ordered) next = path.length === 0 ? value : setAtPath(next, path, value);
   return next;
-}
-
-/** Every node of a JSON value with its path, depth first; `visit` returns false to skip a node's children. */
-export function walkJson(root: unknown, visit: (node: unknown, path: JsonPath) => boolean | void): void {
-  const stack: { node: unknown; path: JsonPath }[] = [{ node: root, path: [] }];
-  while (stack.length) {
-    const { node, path } = stack.pop()!;
-    if (visit(node, path) === false || typeof node !== 'object' || node === null) continue;
-    const entries: [string | number, unknown][] = Array.isArray(node)
-      ? node.map((v, i) => [i, v])
-      : Object.entries(node);
-    for (let i = entries.length - 1; i >= 0; i--) stack.push({ node: entries[i][1], path: [...path, entries[i][0]] });
-  }
 }
 
 /** The object holding the node at `path`, for sibling metadata and summary placeholders. */

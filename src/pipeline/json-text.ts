@@ -10,6 +10,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { defineOwn } from './detect/define-own.js';
+import { walkJson } from './detect/walk.js';
 
 export type JsonPath = (string | number)[];
 
@@ -161,26 +162,20 @@ function isKey(text: string, after: number): boolean {
   return text.charCodeAt(i) === 0x3a; // ':'
 }
 
-/** Replaces every placeholder string in a freshly parsed value (ours to change) by `valueFor`. */
+/**
+ * Replaces every placeholder string in a freshly parsed value (ours to change) by `valueFor`. Paths are built only
+ * for the placeholders, from parent pointers: a copy of the path for every value cost depth² (#34 finding 3).
+ */
 function fillPlaceholders(root: unknown, valueFor: (index: number, path: JsonPath) => string): void {
-  const stack: { node: unknown; path: JsonPath }[] = [{ node: root, path: [] }];
-  while (stack.length) {
-    const { node, path } = stack.pop()!;
-    if (typeof node !== 'object' || node === null) continue;
-    const record = node as Record<string, unknown>;
-    const keys: (string | number)[] = Array.isArray(node) ? node.map((_, i) => i) : Object.keys(node);
-    for (const key of keys) {
-      const value = record[key];
-      const childPath = [...path, key];
-      if (typeof value === 'string' && value.startsWith(PLACEHOLDER)) {
-        const filled = valueFor(Number(value.slice(PLACEHOLDER.length)), childPath);
-        if (Array.isArray(node)) node[key as number] = filled;
-        else defineOwn(node, key as string, filled);
-      } else if (typeof value === 'object' && value !== null) {
-        stack.push({ node: value, path: childPath });
-      }
-    }
-  }
+  walkJson(root, (value, place) => {
+    if (typeof value !== 'string' || !value.startsWith(PLACEHOLDER) || place.parent === undefined) return;
+    const path = place.path();
+    const filled = valueFor(Number(value.slice(PLACEHOLDER.length)), path);
+    let node = root;
+    for (const key of path.slice(0, -1)) node = (node as Record<string | number, unknown>)[key];
+    if (Array.isArray(node)) node[place.key as number] = filled;
+    else defineOwn(node as object, place.key as string, filled);
+  });
 }
 
 function pathKey(path: JsonPath): string {

@@ -6,13 +6,17 @@ import { forClient } from './settings.js';
 import type { RuleBook } from './rules.js';
 import { PipelineRun } from './run.js';
 import { surelyUntouched } from './untouched.js';
-import type { CallInfo, Result } from './types.js';
+import { jsonBytes } from './result-bytes.js';
+import type { CallInfo, Extraction, Result } from './types.js';
 
 export const ARTIFACTS_META_KEY = 'mcp-offload/artifacts';
 
 /**
  * Every tools/call result passes through here on its way to the client. What no layer rewrites
  * is returned as the very same object, so it reaches the client exactly as the upstream sent it.
+ * A rewrite never costs the client room: one whose JSON (summaries, previews, links, `_meta`) would be
+ * larger than the upstream's is dropped, and the result goes as it came (what was stored stays stored,
+ * referenced by nothing the client sees).
  * The pipeline never throws: on an unexpected fault it logs and returns the result unchanged.
  */
 export class ResultPipeline {
@@ -36,9 +40,22 @@ export class ResultPipeline {
       if (!chain.some((layer) => layer.applies(next, settings, blobs))) return result;
       const log = this.log.child({ server: call.server, tool: call.tool });
       const run = new PipelineRun(call, settings, this.store, log, blobs);
+      // What an offload must beat: the upstream's result, or what the user's own transformer made of it.
+      let baseline = result;
+      let stored = 0;
       // Each layer looks again at the result as the ones before it left it.
-      for (const layer of chain) if (layer.applies(next, settings, blobs)) next = await layer.run(next, run);
-      return run.extractions.length ? withArtifactMeta(next, run) : next;
+      for (const layer of chain) {
+        if (!layer.applies(next, settings, blobs)) continue;
+        next = await layer.run(next, run);
+        if (layer.authored) [baseline, stored] = [next, run.extractions.length];
+      }
+      const rewritten = run.extractions.length ? withArtifactMeta(next, run.extractions) : next;
+      // Held to its size: a rewrite that took payloads out of the result. Not one that only adds a note (a payload
+      // the store refused stays inline, and the note says why), not a download (what it stores was never in the
+      // result), not mode file (it stores every result, whatever its size: that is what it is asked for).
+      if (run.extractions.length === stored || run.fetched || settings.mode === 'file') return rewritten;
+      const kept = stored ? withArtifactMeta(baseline, run.extractions.slice(0, stored)) : baseline;
+      return smallerOf(rewritten, kept, blobs, log);
     } catch (error) {
       const err = error instanceof Error ? error.stack : String(error);
       this.log.error({ err, tool: call.tool }, 'result pipeline failed; passing the result on unchanged');
@@ -60,6 +77,15 @@ export class ResultPipeline {
     if (!chain.length || surelyUntouched(result, settings, blobs.size)) return undefined;
     return { settings, chain };
   }
+}
+
+/** The rewritten result, unless it has no fewer bytes than the original: then the original, as it came. */
+function smallerOf(rewritten: Result, original: Result, blobs: Blobs, log: Logger): Result {
+  const before = jsonBytes(original, blobs);
+  const after = jsonBytes(rewritten, blobs);
+  if (after < before) return rewritten;
+  log.debug({ before, after }, 'the rewritten result is not smaller; passing the original on');
+  return original;
 }
 
 /** A result without `resultType` is complete: results of the legacy era, and modern ones the SDK has decoded. */
@@ -90,10 +116,11 @@ function materialize(result: Result, blobs: Blobs, keepInlaid: boolean): Result 
   return changed ? ({ ...restoredRest, content: blocks } as Result) : result;
 }
 
-function withArtifactMeta(result: Result, run: PipelineRun): Result {
-  const artifacts = run.extractions.map(({ record, source, sources, link }) => ({
+function withArtifactMeta(result: Result, extractions: readonly Extraction[]): Result {
+  const artifacts = extractions.map(({ record, source, sources, link }) => ({
     uri: record.uri,
-    path: record.path,
+    // Over HTTP the client is elsewhere: the gateway's file path is no use to it, and says what it need not know.
+    ...(link?.hidePath ? {} : { path: record.path }),
     ...(link ? { downloadUrl: link.url } : {}),
     mimeType: record.mimeType,
     size: record.size,

@@ -1,5 +1,6 @@
 import { ARTIFACT_URI_PREFIX } from '../artifacts/metadata.js';
 import type { LiteralKind } from '../artifacts/literals.js';
+import { isMintedId } from '../artifacts/names.js';
 import type { ArtifactStore } from '../artifacts/store.js';
 import type { ArtifactRecord } from '../artifacts/types.js';
 import { findReferences } from './json-locate.js';
@@ -12,6 +13,12 @@ import { isReference } from './reference.js';
  * byte, before the call goes upstream. Only the session's own artifacts count, and only the kinds of
  * replacement recorded for them (store.addLiteral): an `artifact://` URI the model cites on purpose,
  * say of a stored image, is left as it is.
+ *
+ * Which URIs are stand-ins is decided by their shape: only one the proxy could have handed out
+ * (`artifact://<server>/<tool>_<hash>.<ext>`, names.ts isMintedId), whole or inside a longer text, is
+ * looked up, and stops the call when the owner has no such artifact (it expired, or was never theirs).
+ * Any other `artifact://` URI (prose about artifact URIs, `see artifact://nothing/x.png`) is text the
+ * proxy did not write, and goes upstream byte for byte.
  */
 export interface Restored {
   args: Record<string, unknown> | undefined;
@@ -88,17 +95,20 @@ class Restorer {
 
   /**
    * The literal a URI stands for as a replacement of this kind; undefined when the artifact was never
-   * one (a URI cited on purpose). An artifact of the session that is gone, or whose literal cannot be
-   * read, stops the call: sent on, the stand-in would be written where the payload was.
+   * one (a URI cited on purpose) or the URI is not of the proxy's form. An artifact of the session that
+   * is gone, or whose literal cannot be read, stops the call: sent on, the stand-in would be written
+   * where the payload was.
    */
   private async literal(uri: string, kind: LiteralKind): Promise<string | undefined> {
     const hash = uri.indexOf('#');
     const n = hash === -1 ? 1 : Number(uri.slice(hash + 1));
     const bare = hash === -1 ? uri : uri.slice(0, hash);
+    // Not a name the proxy gives: no artifact goes by it, and the text is someone's own.
+    if (!bare.startsWith(ARTIFACT_URI_PREFIX) || !isMintedId(bare.slice(ARTIFACT_URI_PREFIX.length))) return undefined;
     const record = await this.store.find(bare, this.owner);
     if (!record || !record.owners.includes(this.owner)) {
       throw new UnrestorableArgument(
-        `the arguments hold ${uri}, which mcp-offload no longer has for this session (expired or removed), so what it ` +
+        `the arguments hold ${uri}, which mcp-offload does not hold for this client (expired, removed, or never given to it), so what it ` +
           'stood for cannot be put back; the call was not sent. Read the original again to get a fresh copy.',
       );
     }

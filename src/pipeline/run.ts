@@ -12,6 +12,8 @@ import { summaryText } from './summary/describe.js';
 import type { PipelineSettings } from './settings.js';
 import type { CallInfo, Extraction, LayerContext, Payload, SaveOutcome, WrittenLiteral } from './types.js';
 import { formOf, type LiteralForm, type LiteralKind } from '../artifacts/literals.js';
+import { ATTR } from '../tracing/attributes.js';
+import { traced } from '../tracing/trace.js';
 
 /** Images larger than this in a bucket get no preview: reading them back would cost more than it shows. */
 const PREVIEW_DOWNLOAD_LIMIT = 32 * 1024 * 1024;
@@ -20,6 +22,8 @@ const PREVIEW_DOWNLOAD_LIMIT = 32 * 1024 * 1024;
 export class PipelineRun implements LayerContext {
   readonly extractions: Extraction[] = [];
   readonly announced = new Set<string>();
+  /** Something was downloaded into the store (see Payload.fetched). */
+  fetched = false;
   /** A text a result carries twice (content and structuredContent) is stored once. */
   private readonly savedTexts = new Map<string, Promise<SaveOutcome>>();
 
@@ -103,16 +107,20 @@ export class PipelineRun implements LayerContext {
     }
     try {
       const factsType = payload.mimeType ?? 'application/octet-stream';
-      const record = await this.store.put({
-        ...('pieces' in data
-          ? { data, watch: factsWatcher(factsType) }
-          : { data, facts: await factsFor(data.bytes, factsType) }),
-        mimeType: payload.mimeType,
-        server: this.call.server,
-        tool: this.call.tool,
-        argsHash: hashArguments(this.call.args ?? {}),
-        filename: payload.filename,
-        owner: this.call.owner,
+      const record = await traced(this.call.trace, 'artifact.store', { [ATTR.mimeType]: factsType }, async (span) => {
+        const stored = await this.store.put({
+          ...('pieces' in data
+            ? { data, watch: factsWatcher(factsType) }
+            : { data, facts: await factsFor(data.bytes, factsType) }),
+          mimeType: payload.mimeType,
+          server: this.call.server,
+          tool: this.call.tool,
+          argsHash: hashArguments(this.call.args ?? {}),
+          filename: payload.filename,
+          owner: this.call.owner,
+        });
+        span?.set({ [ATTR.artifactBytes]: stored.size });
+        return stored;
       });
       const known = this.extractions.find((e) => e.record.id === record.id);
       if (known) {
@@ -135,6 +143,7 @@ export class PipelineRun implements LayerContext {
       });
       const extraction = { record, source: payload.source, summary, ...(link ? { link } : {}) };
       this.extractions.push(extraction);
+      if (payload.fetched) this.fetched = true;
       this.log.debug({ source: payload.source, uri: record.uri, size: record.size }, 'stored a payload');
       return { ok: true, extraction };
     } catch (error) {

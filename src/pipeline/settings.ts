@@ -25,12 +25,18 @@ export const DEFAULT_PIPELINE: PipelineSettings = {
   resultLimit: 'client',
   inlineTokens: 0,
   minBinaryLength: 1000,
+  minOffloadBytes: 512,
   previewChars: 500,
-  keepInline: { imageMaxBytes: 1024 * 1024, imageMaxEdge: 1568, audioMaxBytes: 128 * 1024 },
+  keepInline: {
+    imageMaxBytes: 1024 * 1024,
+    imageMaxEdge: 1568,
+    audioMaxBytes: 128 * 1024,
+    previewMaxBytes: 256 * 1024,
+  },
   summary: '',
   dryRun: false,
   errorLimit: 20_000,
-  download: { timeoutMs: 30_000, maxBytes: 256 * 1024 * 1024 },
+  download: { timeoutMs: 30_000, maxBytes: 256 * 1024 * 1024, allow: [] },
   argumentRefs: 'restore',
   fields: [],
   jsonPayloads: 'in-place',
@@ -44,8 +50,9 @@ const FILE_MODE: Partial<PipelineSettings> = {
   inlineLimit: 0,
   dumpLimit: 0,
   inlineTokens: 0,
+  minOffloadBytes: 0,
   previewChars: 0,
-  keepInline: { imageMaxBytes: 0, imageMaxEdge: 0, audioMaxBytes: 0 },
+  keepInline: { imageMaxBytes: 0, imageMaxEdge: 0, audioMaxBytes: 0, previewMaxBytes: 0 },
   jsonPayloads: 'summaries',
 };
 
@@ -76,6 +83,17 @@ export function inlineChars(settings: PipelineSettings): number {
 /** The characters of text not for reading allowed inline: never more than text to read. */
 export function dumpChars(settings: PipelineSettings): number {
   return Math.min(settings.dumpLimit, inlineChars(settings));
+}
+
+/** Whether a text is under the floor below which nothing is worth storing (its UTF-8 bytes, see minOffloadBytes). */
+export function belowFloor(text: string, settings: PipelineSettings): boolean {
+  const floor = settings.minOffloadBytes;
+  return text.length < floor && Buffer.byteLength(text) < floor;
+}
+
+/** Strings shorter than this are not examined for hidden payloads: the floor counts too. */
+export function binaryMinLength(settings: PipelineSettings): number {
+  return Math.max(settings.minBinaryLength, settings.minOffloadBytes);
 }
 
 /** A settled limit as a number (0: none). */

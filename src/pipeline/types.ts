@@ -1,3 +1,4 @@
+import type { RequestTrace } from '../tracing/trace.js';
 import type { CallToolResult, Implementation } from '@modelcontextprotocol/server';
 import type { ArtifactLinks, ArtifactRecord, PieceSource } from '../artifacts/types.js';
 
@@ -17,6 +18,8 @@ export interface CallInfo {
   links?: ArtifactLinks;
   /** The client's `clientInfo`: its budget sets the text limits (client-budgets.ts). */
   client?: Implementation;
+  /** The call's span, when tracing is on: storing a payload is a child span of it. */
+  trace?: RequestTrace;
 }
 
 /** A payload a layer found, ready to be stored. */
@@ -34,6 +37,11 @@ export interface Payload {
   vars?: Record<string, unknown>;
   /** Where it was found, for logs and _meta: `content[1]`, `structuredContent.pdf_data`, ... */
   source: string;
+  /**
+   * Downloaded from a reference (ABP BinaryDataReference), not taken out of the result: the result's size says
+   * nothing about what storing it is worth.
+   */
+  fetched?: boolean;
 }
 
 export interface Extraction {
@@ -64,6 +72,11 @@ export type Result = CallToolResult;
  */
 export interface Layer {
   readonly name: string;
+  /**
+   * The result this layer returns is as good as the upstream's (a user's own transformer): the layers after it
+   * may rewrite it, but a rewrite is only kept when it is smaller than this.
+   */
+  readonly authored?: boolean;
   applies(result: Result, settings: PipelineSettings, blobs: Blobs): boolean;
   /** Returns a new result, or the same object when nothing changed; never mutates its input. */
   run(result: Result, context: LayerContext): Promise<Result>;

@@ -1,5 +1,5 @@
 import { isPlainObject } from '../config/pointer.js';
-import { dumpChars, limitOf, type PipelineSettings } from '../pipeline/settings.js';
+import { binaryMinLength, dumpChars, limitOf, type PipelineSettings } from '../pipeline/settings.js';
 import type { Result } from '../pipeline/types.js';
 
 /** The one string under minBinaryLength that still makes the binary-strings layer look (an ABP download). */
@@ -50,7 +50,7 @@ export function surelyUntouched(result: Result, settings: PipelineSettings, payl
   }
   const maxLines = limitOf(settings.lineLimit, 0);
   const longest = Math.min(
-    result.isError ? settings.errorLimit : Math.min(settings.minBinaryLength - 1, dumpChars(settings)),
+    result.isError ? settings.errorLimit : Math.min(binaryMinLength(settings) - 1, dumpChars(settings)),
     maxLines > 0 ? maxLines : Infinity,
   );
   let chars = 0;

@@ -23,8 +23,8 @@ export interface ParamDeclaration {
 
 /** RFC 9110 token: no spaces, controls or delimiters, so the name is a valid header name. */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-/** `number` is outside the spec's list, but the suite's own client scenario mirrors it and the SDK accepts it. */
-const PRIMITIVE_TYPES = new Set(['string', 'integer', 'boolean', 'number']);
+/** The types the spec allows a declaration on (2026-07-28 Streamable HTTP, "Schema Extension"). */
+const PRIMITIVE_TYPES = new Set(['string', 'integer', 'boolean']);
 /** Keywords a declaration must not sit under: only a chain of `properties` reaches a header. */
 const UNREACHABLE = [
   'items',
@@ -49,27 +49,49 @@ const UNREACHABLE = [
 const NAMED_SUBSCHEMAS = new Set<string>(['patternProperties', 'dependentSchemas', '$defs', 'definitions']);
 
 /**
- * The declarations of a tool's input schema, or undefined when the schema breaks a constraint on them (a server
- * then validates nothing for the tool, as the SDK's does: a client must not call such a tool at all).
+ * What a tool's input schema declares: its declarations, or the first rule one breaks (`reason`, worded for a log
+ * line). A declaration on a `number` property breaks the spec's list of types, yet an SDK server still checks its
+ * header; such a scan is invalid and keeps its declarations, and only a `number` declaration does.
  */
-export function paramDeclarations(inputSchema: unknown): ParamDeclaration[] | undefined {
+export type ParamScan =
+  | { valid: true; declarations: ParamDeclaration[] }
+  | { valid: false; reason: string; declarations?: ParamDeclaration[] };
+
+/** The scan of a tool's input schema, by the rules of the SDK's scanXMcpHeaderDeclarations (kept internal there). */
+export function scanParamDeclarations(inputSchema: unknown): ParamScan {
   const found: ParamDeclaration[] = [];
-  const seen = new Set<string>();
-  const visit = (node: unknown, path: readonly string[], reachable: boolean): boolean => {
-    if (node === null || typeof node !== 'object') return true;
+  const seen = new Map<string, string>();
+  let numberFault: string | undefined;
+  const visit = (node: unknown, path: readonly string[], reachable: boolean): string | undefined => {
+    if (node === null || typeof node !== 'object') return undefined;
     const schema = node as Record<string, unknown>;
+    const where = path.length ? path.join('.') : '<root>';
     if (DECLARATION_KEY in schema) {
       const name = schema[DECLARATION_KEY];
-      const type = schema.type;
-      if (!reachable || path.length === 0 || typeof name !== 'string' || !TOKEN.test(name)) return false;
-      if (typeof type !== 'string' || !PRIMITIVE_TYPES.has(type) || seen.has(name.toLowerCase())) return false;
-      seen.add(name.toLowerCase());
-      found.push({ path, name, type });
+      const type = typeof schema.type === 'string' ? schema.type : undefined;
+      if (!reachable || path.length === 0)
+        return `${where}: ${DECLARATION_KEY} is allowed only on a property reached through 'properties' alone`;
+      if (typeof name !== 'string' || name.length === 0)
+        return `${where}: ${DECLARATION_KEY} is not a non-empty string`;
+      if (!TOKEN.test(name))
+        return `${where}: ${DECLARATION_KEY} ${JSON.stringify(name)} is not an RFC 9110 token (a space, control character, delimiter or non-ASCII character)`;
+      if (type === undefined || !PRIMITIVE_TYPES.has(type)) {
+        const fault = `${where}: ${DECLARATION_KEY} is allowed only on a string, integer or boolean property, not ${type ?? 'one without a type'}`;
+        if (type !== 'number') return fault;
+        numberFault ??= fault;
+      }
+      const other = seen.get(name.toLowerCase());
+      if (other !== undefined)
+        return `${where}: ${DECLARATION_KEY} ${JSON.stringify(name)} is declared twice (also as ${JSON.stringify(other)}; header names ignore case)`;
+      seen.set(name.toLowerCase(), name);
+      found.push({ path, name, type: type! });
     }
     const properties = schema.properties;
     if (properties !== null && typeof properties === 'object') {
-      for (const [key, child] of Object.entries(properties as Record<string, unknown>))
-        if (!visit(child, [...path, key], reachable)) return false;
+      for (const [key, child] of Object.entries(properties as Record<string, unknown>)) {
+        const fault = visit(child, [...path, key], reachable);
+        if (fault !== undefined) return fault;
+      }
     }
     for (const keyword of UNREACHABLE) {
       const sub = schema[keyword];
@@ -79,11 +101,26 @@ export function paramDeclarations(inputSchema: unknown): ParamDeclaration[] | un
         : NAMED_SUBSCHEMAS.has(keyword) && sub !== null && typeof sub === 'object'
           ? Object.values(sub as Record<string, unknown>)
           : [sub];
-      for (const branch of branches) if (!visit(branch, [...path, `<${keyword}>`], false)) return false;
+      for (const branch of branches) {
+        const fault = visit(branch, [...path, `<${keyword}>`], false);
+        if (fault !== undefined) return fault;
+      }
     }
-    return true;
+    return undefined;
   };
-  return visit(inputSchema, [], true) ? found : undefined;
+  const fault = visit(inputSchema, [], true);
+  if (fault !== undefined) return { valid: false, reason: numberFault ?? fault };
+  if (numberFault !== undefined) return { valid: false, reason: numberFault, declarations: found };
+  return { valid: true, declarations: found };
+}
+
+/**
+ * The declarations a server checks the headers of a call against: undefined when the schema breaks a constraint
+ * (the SDK's server then validates nothing for the tool: a client must not call such a tool at all), but for
+ * `number` declarations, which an SDK server still checks.
+ */
+export function paramDeclarations(inputSchema: unknown): ParamDeclaration[] | undefined {
+  return scanParamDeclarations(inputSchema).declarations;
 }
 
 /** The argument at `path` of a call's arguments (undefined where the path leaves objects). */

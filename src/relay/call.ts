@@ -1,7 +1,10 @@
 import type { Frame } from '../wire/frame.js';
 import type { Upstream } from '../upstreams/upstream.js';
 import type { RequestEnvelope } from '../protocol/envelope.js';
+import type { RequestTrace } from '../tracing/trace.js';
+import type { FrameContext } from '../wire/wire.js';
 import type { Session } from './session.js';
+import { hostsApps } from './client-capabilities.js';
 
 /** One end of a relayed message: a client's session, or an upstream connection. */
 export type Party = Session | Upstream;
@@ -19,6 +22,12 @@ export class Call {
   report?: { server: string; tool: string };
   /** Progress of the call for the one who asked (set when the asker gave a progress token). */
   progress?: (params: Record<string, unknown>) => void;
+  /** The request's span, when tracing is on (set by the tracing interceptor; the terminal, pipeline add children). */
+  trace?: RequestTrace;
+  /** The HTTP request's headers, for a client request that came over HTTP (its trace context may be there). */
+  headers?: FrameContext['headers'];
+  /** The answer as the upstream sent it (set by the terminal), before the pipeline and the eras changed it. */
+  upstreamAnswer?: Frame;
   /** Ends the asker's stream of this request for now, to be resumed (set where the asker's wire can: Wire.pause). */
   pause?: (retryMs: number | undefined) => void;
   private readonly controller = new AbortController();
@@ -57,6 +66,11 @@ export class Call {
     return this.to?.side === 'server' ? this.to : undefined;
   }
 
+  /** A client's request from a host of MCP Apps (client-capabilities.ts), by what this request's client declared. */
+  get hostsApps(): boolean {
+    return this.fromClient && hostsApps(this.envelope.clientCapabilities);
+  }
+
   /** Aborted when the asker cancels the request or goes away. */
   get signal(): AbortSignal {
     return this.controller.signal;
@@ -75,6 +89,7 @@ export class Call {
     forked.frame = this.frame;
     forked.to = this.to;
     forked.report = this.report;
+    if (this.trace) forked.trace = this.trace;
     if (this.pause) forked.pause = this.pause;
     if (progress) forked.progress = progress;
     if (signal.aborted) forked.cancel(signal.reason);

@@ -13,6 +13,9 @@ export interface Routed<T> {
   item: T;
 }
 
+/** A tool as a host of MCP Apps is shown it (relay/apps.ts), from the upstream's own and what others are shown. */
+export type AppHostTool = (upstream: Upstream, tool: Tool, shown: Tool) => Tool;
+
 export interface CatalogSnapshot {
   tools: Tool[];
   prompts: Prompt[];
@@ -30,6 +33,8 @@ export class Catalog {
   private resources = new Map<string, Routed<Resource>>();
   private templates: { upstream: Upstream; template: ResourceTemplateType; matcher: TemplateMatcher }[] = [];
   snapshot: CatalogSnapshot = { tools: [], prompts: [], resources: [], resourceTemplates: [] };
+  /** The tools as a host of MCP Apps is shown them: the same list, in the same order, under the same names. */
+  appHostTools: Tool[] = [];
   /** Upstreams waiting for an OAuth login, with the prefix their tools would have: their calls get the command. */
   private waiting: { upstream: Upstream; prefix: string | null }[] = [];
 
@@ -40,6 +45,7 @@ export class Catalog {
     private readonly reserved: readonly string[] = [],
     /** How a tool is shown to clients (e.g. its output schema widened for rewritten results). */
     private readonly decorateTool: (upstream: Upstream, tool: Tool) => Tool = (_u, tool) => tool,
+    private readonly forAppHosts: AppHostTool = (_u, _tool, shown) => shown,
   ) {}
 
   rebuild(upstreams: readonly Upstream[]): void {
@@ -47,6 +53,7 @@ export class Catalog {
     const toolNames = new NameAllocator(this.reserved);
     const promptNames = new NameAllocator();
     const tools = new Map<string, Routed<Tool>>();
+    const appHostTools: Tool[] = [];
     const prompts = new Map<string, Routed<Prompt>>();
     const resources = new Map<string, Routed<Resource>>();
     const templates: Catalog['templates'] = [];
@@ -62,6 +69,8 @@ export class Catalog {
         const name = this.allocate(toolNames, upstream, prefix, tool.name, 'tool');
         const shown = this.decorateTool(upstream, tool);
         tools.set(name, { upstream, original: tool.name, item: name === tool.name ? shown : { ...shown, name } });
+        const forApps = this.forAppHosts(upstream, tool, shown);
+        appHostTools.push(name === tool.name ? forApps : { ...forApps, name });
       }
       for (const prompt of upstream.catalog.prompts) {
         const name = this.allocate(promptNames, upstream, prefix, prompt.name, 'prompt');
@@ -89,6 +98,7 @@ export class Catalog {
       }
     }
     this.tools = tools;
+    this.appHostTools = appHostTools;
     this.waiting = waiting;
     this.prompts = prompts;
     this.resources = resources;

@@ -1,5 +1,17 @@
 import type { ClientCapabilities } from '@modelcontextprotocol/server';
+import { APP_MIME_TYPE, UI_EXTENSION_ID } from '../protocol/apps.js';
 import { Codes, RpcError } from '../rpc/errors.js';
+
+/**
+ * Whether the client hosts MCP Apps: it declares the UI extension with the views' MIME type (SEP-1865). A 2025
+ * client says so in `initialize`, a 2026-07-28 client in each request's envelope; a Call has whichever applies
+ * (`Call.hostsApps`). Such a client shows a linked tool's view with the result's `structuredContent` and hides
+ * app-only tools from its model; for any other client the proxy behaves as if MCP Apps did not exist.
+ */
+export function hostsApps(capabilities: ClientCapabilities | undefined): boolean {
+  const extension = capabilities?.extensions?.[UI_EXTENSION_ID] as { mimeTypes?: unknown } | undefined;
+  return Array.isArray(extension?.mimeTypes) && extension.mimeTypes.includes(APP_MIME_TYPE);
+}
 
 /** Names the capability the client lacks for this upstream request, or `undefined` if it has it. */
 export function clientSupports(

@@ -9,6 +9,7 @@ import type { ResourceWatch } from './resource-watch.js';
 import type { ServerPool } from '../upstreams/server-pool.js';
 import type { Upstream } from '../upstreams/upstream.js';
 import type { Session } from './session.js';
+import type { Tracing } from '../tracing/trace.js';
 
 /** What the proxy answers a 2025 client's `initialize` with, once the upstreams that serve it have answered. */
 export interface InitializeAnswer {
@@ -25,6 +26,8 @@ export interface RelayContext {
   readonly log: Logger;
   readonly offload: Offload;
   readonly events: GatewayEvents;
+  /** OpenTelemetry traces; undefined when tracing is off (then no call is traced, and nothing is spent on it). */
+  readonly tracing: Tracing | undefined;
   readonly inflight: InFlight;
   /** Holds a legacy upstream's calls for 2026-07-28 clients between their requests. */
   readonly bridge: InputBridge;

@@ -8,6 +8,9 @@ import { asRpcError, CancelledError, Codes, ConnectionClosedError, RpcError, Tim
 import { Note } from './note.js';
 import { keyOf } from '../rpc/peer.js';
 import type { Session } from './session.js';
+import type { FrameContext } from '../wire/wire.js';
+import type { SendOptions } from '../upstreams/upstream.js';
+import { tracedSend } from './traced.js';
 
 /** How long a request from an upstream to a client (a user answering, a model sampling) may take. */
 const CLIENT_REQUEST_TIMEOUT_MS = 30 * 60_000;
@@ -28,10 +31,12 @@ export class Dispatcher {
   }
 
   /** A client's request: answered on the client's wire, unless the client cancelled it. */
-  clientRequest(session: Session, frame: Frame): void {
-    const id = frame.id!;
+  clientRequest(session: Session, frame: Frame, context?: FrameContext): void {
+    // An id of 256 KiB or more is a marker in the parsed frame (literal-cutter.ts): the answer carries the id itself.
+    const id = frame.blobs.restore(frame.id!);
     const envelope = session.era === 'modern' || session.era === undefined ? envelopeOf(frame.params._meta) : {};
     const call = new Call(frame, session, session.hello ? { ...helloEnvelope(session), ...envelope } : envelope);
+    if (context?.headers) call.headers = context.headers;
     const key = keyOf(id);
     session.calls.set(key, call);
     const token = (frame.params._meta as { progressToken?: unknown } | undefined)?.progressToken;
@@ -112,12 +117,15 @@ async function forward(call: Call): Promise<Frame> {
   const to = call.to;
   if (!to) throw new RpcError(Codes.MethodNotFound, `Method not found: ${call.method}`);
   if (to.side === 'server') {
-    return to.send(call.frame, {
+    const options: SendOptions = {
       signal: call.signal,
       envelope: call.envelope,
       ...(call.progress ? { onprogress: call.progress } : {}),
       ...(call.pause ? { onpause: call.pause } : {}),
-    });
+    };
+    const answer = await (call.trace ? tracedSend(call, to, options) : to.send(call.frame, options));
+    call.upstreamAnswer = answer;
+    return answer;
   }
   const session = call.from.side === 'server' ? to : undefined;
   if (!session) throw new RpcError(Codes.InternalError, 'a client request routed to a client');

@@ -19,6 +19,10 @@ export interface CallEvent {
   outcome: CallOutcome;
   seconds: number;
   artifacts: Array<{ id: string; size: number; mimeType: string }>;
+  /** Bytes of the answer as the upstream sent it (0 when no upstream answered: a failure, the proxy's own tools). */
+  upstreamBytes: number;
+  /** Bytes of the answer the client got, after the pipeline. */
+  clientBytes: number;
 }
 
 /** Bytes of an artifact handed to someone: over MCP or as an HTTP download. */

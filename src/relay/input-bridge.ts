@@ -86,7 +86,8 @@ class BridgedCall implements Asked {
     }
     const unsupported = unsupportedByClient(this.capabilities, method, question.params, this.upstream.name);
     if (unsupported) return Promise.reject(unsupported);
-    const params = question.message.params;
+    // Restored: the question reaches the client inside another message, the call's input_required result.
+    const params = question.blobs.restore(question.message.params);
     return new Promise<Frame>((resolve, reject) => {
       const ask: Ask = {
         key: `${keyword(method)}-${this.nextKey++}`,
@@ -117,7 +118,8 @@ class BridgedCall implements Asked {
     this.attach(call);
     const { signal } = call;
     try {
-      this.answer(call.params.inputResponses as Record<string, unknown> | undefined);
+      // Restored: each answer goes upstream in a message of its own, not in this request's frame.
+      this.answer(call.frame.blobs.restore(call.params.inputResponses) as Record<string, unknown> | undefined);
       for (;;) {
         if (this.outcome) {
           this.finish();

@@ -18,11 +18,12 @@ interface Listen {
   end(): void;
 }
 
-const FILTER_KEY: Record<string, keyof ListenFilter> = {
-  'notifications/tools/list_changed': 'toolsListChanged',
-  'notifications/prompts/list_changed': 'promptsListChanged',
-  'notifications/resources/list_changed': 'resourcesListChanged',
-};
+/** Which filter flag asks for each change notification (a Map: an upstream's method is looked up in it). */
+const FILTER_KEY = new Map<string, keyof ListenFilter>([
+  ['notifications/tools/list_changed', 'toolsListChanged'],
+  ['notifications/prompts/list_changed', 'promptsListChanged'],
+  ['notifications/resources/list_changed', 'resourcesListChanged'],
+]);
 
 /**
  * The open `subscriptions/listen` streams of a 2026-07-28 client (a stdio connection's own, or every stream an HTTP
@@ -53,10 +54,11 @@ export class Listens {
 
   publish(method: string, params?: Record<string, unknown>): void {
     for (const listen of this.open.values()) {
+      const flag = FILTER_KEY.get(method);
       const wanted =
         method === 'notifications/resources/updated'
           ? (listen.filter.resourceSubscriptions ?? []).includes(String(params?.uri))
-          : FILTER_KEY[method] !== undefined && listen.filter[FILTER_KEY[method]] === true;
+          : flag !== undefined && listen.filter[flag] === true;
       if (!wanted) continue;
       const meta = {
         ...((params?._meta as Record<string, unknown> | undefined) ?? {}),

@@ -9,12 +9,15 @@ import { ARTIFACT_TEMPLATE, artifactResource, readArtifact } from '../artifacts/
 import { storeOptions } from '../artifacts/options.js';
 import { ArtifactStore } from '../artifacts/store.js';
 import { artifactTools, callArtifactTool } from '../artifacts/tools.js';
+import { ArtifactViewer, VIEWER_URI } from '../artifacts/viewer.js';
+import { toolForAppHosts, withViewerHint } from './apps.js';
 import type { ArtifactRecord } from '../artifacts/types.js';
 import type { Config } from '../config/types.js';
 import type { Logger } from '../logger.js';
 import { GatewayEvents } from './events.js';
 import type { Session } from './session.js';
 import { resolveArtifactArguments } from '../pipeline/argument-refs.js';
+import { findHandedOut, refusal } from '../pipeline/handed-out.js';
 import { mayHoldArtifactUris, restoreArguments, UnrestorableArgument } from '../pipeline/restore.js';
 import { rewriteOutputSchema } from '../pipeline/output-schema.js';
 import { ResultPipeline } from '../pipeline/pipeline.js';
@@ -36,6 +39,8 @@ export class Offload {
   private readonly pipeline: ResultPipeline;
   private readonly tools: Tool[];
   private readonly toolNames: ReadonlySet<string>;
+  /** The artifact viewer for hosts of MCP Apps, unless the config turns it off. */
+  readonly viewer: ArtifactViewer | undefined;
   private gcTimer?: NodeJS.Timeout;
 
   constructor(
@@ -50,6 +55,8 @@ export class Offload {
     this.pipeline = new ResultPipeline(this.rules, this.store, log);
     this.tools = config.artifacts.tools.enabled ? artifactTools(config.artifacts.tools) : [];
     this.toolNames = new Set(this.tools.map((t) => t.name));
+    const { tools, viewer } = config.artifacts;
+    this.viewer = viewer.enabled ? new ArtifactViewer(viewer, tools.enabled ? tools.readName : undefined) : undefined;
     this.store.onCollected = (result) => events.emit('collected', result);
   }
 
@@ -86,8 +93,32 @@ export class Offload {
     return this.tools;
   }
 
+  /** The proxy's own tools as a client is shown them: a host of MCP Apps gets the viewer's tool too. */
+  toolsFor(hostsApps: boolean): readonly Tool[] {
+    return hostsApps && this.viewer ? [...this.tools, this.viewer.tool] : this.tools;
+  }
+
+  /** Names no upstream tool may take: the proxy's own tools', the viewer's included (one name for every client). */
+  get reservedNames(): string[] {
+    return [...this.tools, ...(this.viewer ? [this.viewer.tool] : [])].map((t) => t.name);
+  }
+
   isBuiltin(name: string): boolean {
     return this.toolNames.has(name);
+  }
+
+  /** An upstream tool as a host of MCP Apps is shown it (relay/apps.ts): linked to the viewer if the config says so. */
+  forAppHosts(server: string, tool: Tool, shown: Tool): Tool {
+    return toolForAppHosts(tool, shown, this.viewer?.links(server, tool.name) ? VIEWER_URI : undefined);
+  }
+
+  /**
+   * A processed result for a host of MCP Apps: one that stored artifacts says how to show them in the viewer, unless
+   * the tool's results open in the viewer anyway.
+   */
+  viewerHint(result: CallToolResult, server: string, tool: string): CallToolResult {
+    if (!this.viewer || this.viewer.links(server, tool)) return result;
+    return withViewerHint(result, this.viewer.name);
   }
 
   async callBuiltin(name: string, args: Record<string, unknown>, session: Session): Promise<CallToolResult> {
@@ -121,6 +152,18 @@ export class Offload {
     return this.pipeline.process(result, call, blobs);
   }
 
+  /**
+   * Why a call must not go upstream because its arguments carry a summary or preview the proxy made in place of
+   * content (pipeline/handed-out.ts); undefined when they carry none, or the tool's `argumentRefs` is `off`
+   * (arguments go as written, the escape hatch for a tool meant to keep such text).
+   */
+  handedOutIn(call: CallInfo): string | undefined {
+    const mode = this.rules.settingsFor(call.server, call.tool).argumentRefs;
+    if (mode === 'off') return undefined;
+    const found = findHandedOut(call.args);
+    return found && refusal(found, mode === 'content');
+  }
+
   /** Whether resolveArguments certainly leaves these arguments as they are: no artifact URI anywhere in them. */
   argumentsAsSent(call: CallInfo): boolean {
     return this.rules.settingsFor(call.server, call.tool).argumentRefs === 'off' || !mayHoldArtifactUris(call.args);
@@ -145,8 +188,11 @@ export class Offload {
     }
   }
 
-  sessionResources(owner: string): Resource[] {
-    return this.config.artifacts.resources ? this.store.list({ owner }).map(artifactResource) : [];
+  sessionResources(session: Session): Resource[] {
+    if (!this.config.artifacts.resources) return [];
+    const links = session.identity.links;
+    const showPath = !links || links.showPath;
+    return this.store.listNames({ owner: session.owner }).map((record) => artifactResource(record, showPath));
   }
 
   get templates(): ResourceTemplateType[] {

@@ -1,4 +1,5 @@
 import { Codes, RpcError } from '../rpc/errors.js';
+import { quoted } from './param-text.js';
 
 /**
  * Serves a list in pages. The cursor is opaque to clients: an offset into the merged list, so it
@@ -22,5 +23,5 @@ function decode(cursor: unknown): number {
     const match = /^o:(\d+)$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
     if (match) return Number(match[1]);
   }
-  throw new RpcError(Codes.InvalidParams, `invalid cursor: ${JSON.stringify(cursor)}`);
+  throw new RpcError(Codes.InvalidParams, `invalid cursor: ${quoted(JSON.stringify(cursor) ?? String(cursor))}`);
 }

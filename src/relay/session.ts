@@ -14,8 +14,9 @@ import { Listens } from './listens.js';
 import { keyOf, Peer, type RequestOptions } from '../rpc/peer.js';
 
 /**
- * Who a session acts for. Artifacts belong to `owner`: by default the session itself; over HTTP, a random id per
- * session or the token's name, as `auth.artifactScope` says.
+ * Who a session acts for. Artifacts belong to `owner`: by default the session itself; the proxy's own stdio session
+ * gives the local user (cli/run.ts); over HTTP, the authenticated principal or a random id per session, as
+ * `auth.artifactScope` says (http/artifact-owner.ts).
  */
 export interface SessionIdentity {
   owner?: string;

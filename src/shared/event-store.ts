@@ -24,4 +24,26 @@ export interface EventStore {
   ): Promise<StreamId>;
   /** Frees the events of every stream whose id starts with `prefix` (a session that ended). */
   forgetStreams?(prefix: string): void | Promise<void>;
+  /**
+   * Every message kept of `streamId`, oldest first, its priming record included (empty for a stream it does not
+   * know). Without it, a replica that adopts a session cannot tell which of its requests went unanswered.
+   */
+  streamMessages?(streamId: StreamId): Promise<JSONRPCMessage[]>;
+}
+
+/** The member of a stream's priming record that names the requests the stream was opened for. */
+export const STREAM_REQUESTS = 'mcp-offload/requests';
+
+/**
+ * What a request stream's priming event stores: no JSON-RPC message (a priming event is sent without data, and it is
+ * the stream's first event, so no resume replays it), but the ids of the requests the stream answers. A replica that
+ * takes a session over from one that died reads it to know which requests no one will answer (streamable-session.ts).
+ */
+export function primingRecord(requestIds: readonly unknown[]): JSONRPCMessage {
+  return { [STREAM_REQUESTS]: requestIds } as unknown as JSONRPCMessage;
+}
+
+/** A stored message that is a priming record: `{}` (as the SDK stores it) or primingRecord's. */
+export function isPrimingRecord(message: JSONRPCMessage): boolean {
+  return !('jsonrpc' in message);
 }

@@ -1,5 +1,5 @@
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
-import type { EventId, EventStore, StreamId } from './event-store.js';
+import { isPrimingRecord, type EventId, type EventStore, type StreamId } from './event-store.js';
 import type { Logger } from '../logger.js';
 import type { Redis } from './redis-connection.js';
 import { parseJson, stringifyJson } from '../wire/json.js';
@@ -88,9 +88,23 @@ export class RedisEventStore implements EventStore {
     for (const [entry, fields] of after) {
       const json = fields[fields.indexOf('m') + 1];
       if (json === undefined) continue;
-      await send(`${encoded}${SEPARATOR}${entry}`, parseJson(json) as JSONRPCMessage);
+      const message = parseJson(json) as JSONRPCMessage;
+      // A priming record only marks where a stream began (and what it answers): no client is sent one.
+      if (!isPrimingRecord(message)) await send(`${encoded}${SEPARATOR}${entry}`, message);
     }
     return parsed.streamId;
+  }
+
+  async streamMessages(streamId: StreamId): Promise<JSONRPCMessage[]> {
+    const entries = (await this.redis.sendCommand(['XRANGE', this.streamKey(streamId), '-', '+'])) as Array<
+      [string, string[]]
+    > | null;
+    const messages: JSONRPCMessage[] = [];
+    for (const [, fields] of entries ?? []) {
+      const json = fields[fields.indexOf('m') + 1];
+      if (json !== undefined) messages.push(parseJson(json) as JSONRPCMessage);
+    }
+    return messages;
   }
 
   /** Frees a closed session's streams: those stored under the group `prefix` names (see groupKey). */

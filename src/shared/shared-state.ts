@@ -8,7 +8,7 @@ import { RedisEventStore } from './redis-event-store.js';
 import { SessionDirectory } from './session-directory.js';
 import { sharedSecret } from './shared-secrets.js';
 
-/** What the replicas of one deployment share through Redis (see README, "Several replicas"). */
+/** What the replicas of one deployment share through Redis (see docs/s3-and-replicas.md, "Several replicas"). */
 export interface SharedState {
   replica: { id: string; url: string };
   directory: SessionDirectory;

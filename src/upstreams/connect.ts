@@ -175,6 +175,7 @@ async function findEra(peer: Peer, wire: Wire, options: ConnectOptions, deadline
   if (prior?.kind === 'modern') return modern(peer, wire, prior.discover);
   const pinned = plan.era.protocol === 'modern';
   const probeMs = pinned ? left(deadline) : Math.min(plan.era.probeTimeoutMs ?? left(deadline), left(deadline));
+  const authBefore = (wire as Partial<RemoteWire>).authFailure;
   const probe = discover(peer, identity);
   let timer: NodeJS.Timeout | undefined;
   const outcome = await Promise.race([
@@ -191,6 +192,11 @@ async function findEra(peer: Peer, wire: Wire, options: ConnectOptions, deadline
     throw new HandshakeError(`the server closed the connection on server/discover`, true, undefined, {
       cause: outcome.error,
     });
+  // A probe refused for its authorization says nothing of the era, and `initialize` would only meet the same refusal
+  // after running the same authorization (the same discovery of the server's metadata) again.
+  const authFailure = (wire as Partial<RemoteWire>).authFailure;
+  if (authFailure !== undefined && authFailure !== authBefore)
+    throw new HandshakeError(`server/discover failed: ${authFailure.message}`, true, undefined, { cause: authFailure });
   if (pinned) throw new HandshakeError('the server does not speak MCP 2026-07-28 (server/discover failed)', true);
   // A legacy server: it ignored the probe, or refused it. One that answers it later is a modern server that started
   // slowly; the answer is kept, for the caller to start it again in its era.
@@ -333,9 +339,19 @@ function left(deadline: number): number {
   return Math.max(1, deadline - Date.now());
 }
 
+/**
+ * What `npm exec`/`npx` sets to run the proxy itself, and must not reach a server the proxy starts: launched as
+ * `npx --package=<tarball> mcp-offload -- npx -y <server>`, the inner npx would read `npm_config_package` as its own
+ * `--package` and look for the server's name as a command of the proxy's package ("not found").
+ */
+const LAUNCHER_ONLY = new Set(['npm_config_package', 'npm_config_call']);
+
+/** The proxy's environment as a server's, without what only described how the proxy itself was launched. */
 function stringEnv(env: NodeJS.ProcessEnv): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(env)) if (value !== undefined) out[key] = value;
+  for (const [key, value] of Object.entries(env)) {
+    if (value !== undefined && !LAUNCHER_ONLY.has(key.toLowerCase())) out[key] = value;
+  }
   return out;
 }
 

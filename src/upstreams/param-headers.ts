@@ -4,6 +4,7 @@ import {
   encodeParamValue,
   PARAM_HEADER_PREFIX,
   primitiveText,
+  scanParamDeclarations,
 } from '../protocol/param-header-codec.js';
 
 /**
@@ -31,4 +32,20 @@ export function paramHeaders(tool: Tool | undefined, args: unknown): Record<stri
   };
   visit(tool.inputSchema, args);
   return Object.keys(headers).length ? headers : undefined;
+}
+
+/**
+ * The tools of a 2026-07-28 server over HTTP that a client may use: SEP-2243 has a client exclude a tool whose
+ * `x-mcp-header` declarations break the rules (empty, not a header token, on a non-primitive or `number` property,
+ * declared twice, out of reach of `properties`), since no call to it can carry the headers its server checks, and
+ * warn naming the tool and the reason. The SDK's client does so in listTools; the proxy lists with requests of its
+ * own, so it does so here, before the tools reach its catalog (and Upstream.send refuses a call that names one).
+ */
+export function usableTools(tools: Tool[], excluded: (tool: Tool, reason: string) => void): Tool[] {
+  const usable = tools.filter((tool) => {
+    const scan = scanParamDeclarations(tool.inputSchema);
+    if (!scan.valid) excluded(tool, scan.reason);
+    return scan.valid;
+  });
+  return usable.length === tools.length ? tools : usable;
 }

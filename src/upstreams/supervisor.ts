@@ -139,6 +139,13 @@ export class Supervisor {
       outcome = await this.host.opened(connection, plan, attempt);
     } catch (error) {
       if (attempt !== this.attempt) return;
+      // A server that lets the handshake through unauthorized and refuses the lists wants a login as much as one that
+      // refuses the handshake: restarts would only meet the refusal again, each after a new discovery of its metadata.
+      const needed = this.login?.failure(error);
+      if (needed) {
+        this.needLogin(needed);
+        return;
+      }
       this.lastError = `listing its tools, prompts and resources failed: ${errorText(error)}`;
       this.host.log.error({ err: this.lastError }, `upstream "${this.host.name}" connected but could not be listed`);
       this.current = undefined;

@@ -3,7 +3,7 @@ import type { ServerConfig } from '../config/types.js';
 import type { Logger } from '../logger.js';
 import { nameFromPackage } from '../config/server-name.js';
 import type { RequestEnvelope } from '../protocol/envelope.js';
-import { RpcError, timedOut } from '../rpc/errors.js';
+import { Codes, RpcError, timedOut } from '../rpc/errors.js';
 import { keyOf, TimeoutError, type RequestOptions } from '../rpc/peer.js';
 import type { ProtocolEra } from '../protocol/versions.js';
 import { ProcessWire, SpawnError } from '../transports/process.js';
@@ -35,6 +35,7 @@ import {
 import { ModernListen } from './modern-listen.js';
 import type { RemoteWire } from './remote.js';
 import { forHop, paramHeadersOf, type Hop } from './hop.js';
+import { usableTools } from './param-headers.js';
 import { errorText, Supervisor, type Refusal, type SupervisorHost, type UpstreamState } from './supervisor.js';
 import { TaskOrigins } from './task-origins.js';
 
@@ -74,6 +75,8 @@ export interface SendOptions {
   envelope?: RequestEnvelope;
   /** The server ended the request's stream to be resumed (see the wire's SendOptions.onpause). */
   onpause?: (retryMs: number | undefined) => void;
+  /** HTTP headers of this request, for an upstream over HTTP (a traced call's `traceparent`). */
+  headers?: Record<string, string>;
 }
 
 /**
@@ -89,6 +92,8 @@ export class Upstream {
   readonly calls = new Map<unknown, { cancel(reason: unknown): void }>();
   /** The server refused the legacy era this connection tried for its client, and the connection stopped. */
   refusedLegacy = false;
+  /** Tools the last listing left out for their invalid x-mcp-header declarations (SEP-2243), with the reason. */
+  private unusableTools = new Map<string, string>();
 
   private readonly supervisor: Supervisor;
   private refreshing: Promise<void> = Promise.resolve();
@@ -284,10 +289,13 @@ export class Upstream {
     if (modern && SUBSCRIPTION_METHODS.has(method)) return this.subscribeModern(frame);
     const outgoing = forHop(frame, this.hopOf(connection), options.envelope);
     const timeout = options.timeoutMs ?? this.config.timeoutMs;
-    const headers =
-      modern && this.config.kind === 'http' && method === 'tools/call'
-        ? paramHeadersOf(frame, this.catalog.tools)
-        : undefined;
+    const paramHeaders = modern && this.config.kind === 'http' && method === 'tools/call';
+    // A lone server is sent calls to names it did not list; one the proxy left out it does not call, by any name.
+    const unusable = paramHeaders ? this.unusableTools.get(String(frame.params.name)) : undefined;
+    if (unusable !== undefined)
+      throw new RpcError(Codes.InvalidParams, `Tool ${String(frame.params.name)} is left out (SEP-2243): ${unusable}`);
+    const params = paramHeaders ? paramHeadersOf(frame, this.catalog.tools) : undefined;
+    const headers = options.headers ? { ...options.headers, ...params } : params;
     const request: RequestOptions = {
       timeoutMs: timeout,
       ...(options.signal ? { signal: options.signal } : {}),
@@ -529,9 +537,12 @@ export class Upstream {
     return Math.max(this.config.timeoutMs, MIN_CONNECT_TIMEOUT_MS);
   }
 
-  /** Lists `kinds` in full over `connection` (each page of each list, with this hop's envelope when modern). */
-  private fetchLists(connection: Connection, kinds: readonly CatalogKind[], timeoutMs: number) {
-    return fetchCatalog(
+  /**
+   * Lists `kinds` in full over `connection` (each page of each list, with this hop's envelope when modern). A
+   * 2026-07-28 server over HTTP keeps only the tools whose `x-mcp-header` declarations a call can honor (SEP-2243).
+   */
+  private async fetchLists(connection: Connection, kinds: readonly CatalogKind[], timeoutMs: number) {
+    const catalog = await fetchCatalog(
       async (method, params) => {
         const outgoing = forHop(Frame.request(0, method, params), this.hopOf(connection), undefined);
         return resultOf(await connection.peer.request(outgoing, { timeoutMs }));
@@ -539,6 +550,18 @@ export class Upstream {
       connection.capabilities,
       kinds,
     );
+    if (connection.era === 'modern' && this.config.kind === 'http' && kinds.includes('tools')) {
+      const unusable = new Map<string, string>();
+      catalog.tools = usableTools(catalog.tools, (tool, reason) => {
+        unusable.set(tool.name, reason);
+        this.log.warn(
+          { tool: tool.name, reason },
+          `upstream "${this.name}": tool "${tool.name}" is left out, its x-mcp-header declarations are invalid (SEP-2243): ${reason}`,
+        );
+      });
+      this.unusableTools = unusable;
+    }
+    return catalog;
   }
 
   /** A wrapped server whose command line named nothing specific is known by its own name, once it has said it. */
@@ -572,10 +595,12 @@ export class Upstream {
 
   private onRequest(frame: Frame, attempt: number): void {
     const connection = this.supervisor.connection;
+    // Read now: the frame's long literals are let go once the request is handled, and an id may be one of them.
+    const id = frame.blobs.restore(frame.id!);
     this.hooks.request(this, frame, (answer) => {
       // An answer for a connection that is gone has nobody to go to.
       if (!this.supervisor.isCurrent(attempt) || !connection) return;
-      void connection.peer.answer(frame.id!, answer).catch(() => undefined);
+      void connection.peer.answer(id, answer).catch(() => undefined);
     });
   }
 

@@ -116,3 +116,23 @@ export function viewIncludes(view: BlobView, needle: string): boolean {
   }
   return false;
 }
+
+/** Whether two literals, kept or not (a string is its UTF-8 bytes), hold the same bytes; read a piece at a time. */
+export function sameBytes(a: string | BlobView, b: string | BlobView): boolean {
+  const reader = (value: string | BlobView): Iterator<Buffer> =>
+    typeof value === 'string' ? [Buffer.from(value)][Symbol.iterator]() : value.read();
+  // A piece is valid until its reader gives the next: each side holds one at a time, and where it is in it.
+  const next = (from: Iterator<Buffer>): Buffer | undefined => {
+    for (let step = from.next(); !step.done; step = from.next()) if (step.value.length > 0) return step.value;
+    return undefined;
+  };
+  const [left, right] = [reader(a), reader(b)];
+  let [x, y] = [next(left), next(right)];
+  while (x && y) {
+    const n = Math.min(x.length, y.length);
+    if (!x.subarray(0, n).equals(y.subarray(0, n))) return false;
+    x = n < x.length ? x.subarray(n) : next(left);
+    y = n < y.length ? y.subarray(n) : next(right);
+  }
+  return x === undefined && y === undefined;
+}

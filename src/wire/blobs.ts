@@ -1,4 +1,4 @@
-import type { BlobView } from './blob-view.js';
+import { sameBytes, type BlobView } from './blob-view.js';
 
 /** How the markers of one table are written (see blob-table.ts). */
 export interface MarkerSyntax {
@@ -49,6 +49,15 @@ export class Blobs {
   /** The length of the string a value stands for: a marker's is its blob's. */
   lengthOf(value: string): number {
     return this.view(value)?.length ?? value.length;
+  }
+
+  /** Whether two strings stand for the same text: a marker for its blob's, compared byte for byte. */
+  same(a: string, b: string): boolean {
+    if (a === b) return true;
+    if (this.lengthOf(a) !== this.lengthOf(b)) return false;
+    const [x, y] = [this.resolve(a), this.resolve(b)];
+    if (typeof x === 'string' && typeof y === 'string') return false;
+    return sameBytes(x, y);
   }
 
   /** Whether a string holds inlaid markers of this set. */

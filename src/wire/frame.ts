@@ -143,6 +143,13 @@ export class Frame {
     return new Frame(message, undefined, undefined, this.blobs);
   }
 
+  /** The bytes this frame is written as (a blob counts as the literal it stands for); computed on each read. */
+  get byteLength(): number {
+    let bytes = 0;
+    for (const piece of this.pieces()) bytes += typeof piece === 'string' ? Buffer.byteLength(piece) : piece.length;
+    return bytes;
+  }
+
   /** The text to write, blobs not yet put back. */
   private body(): string {
     if (this.text === undefined) return JSON.stringify(this.message);

@@ -25,6 +25,8 @@ export const FIXTURES = {
   modern: fixture('modern-server.mjs'),
   /** Written without an SDK: it sends numbers a double cannot hold, and echoes requests as it received them. */
   exactNumbers: fixture('exact-numbers-server.mjs'),
+  /** Written without an SDK: an MCP App (a tool linked to a ui:// view, an app-only tool), bytes in app-payloads.mjs. */
+  app: fixture('app-server.mjs'),
 } as const;
 
 export type FixtureName = keyof typeof FIXTURES;

@@ -21,6 +21,8 @@ export const CHROME_DEVTOOLS_ENTRY = path.join(
   'chrome-devtools-mcp.js',
 );
 
+export const PLAYWRIGHT_ENTRY = path.join(path.dirname(require.resolve('@playwright/mcp/package.json')), 'cli.js');
+
 /** A fresh directory for server-filesystem to serve (real path: the server resolves symlinks). */
 export function filesystemRoot(): string {
   return realpathSync(mkdtempSync(path.join(tmpdir(), 'mcp-offload-fsroot-')));
@@ -63,4 +65,27 @@ export const chromeDevtools = (executablePath: string, name = 'chrome-devtools')
     '--no-page-id-routing',
   ],
   env: { CI: '1', CHROME_DEVTOOLS_MCP_NO_USAGE_STATISTICS: '1' },
+});
+
+/**
+ * @playwright/mcp driving headless Debian chromium (`executablePath`) in an in-memory profile, its own files
+ * (screenshots it also saves) under `outputDir`, as a server of testConfig.
+ */
+export const playwright = (executablePath: string, outputDir: string, name = 'playwright') => ({
+  name,
+  command: NODE,
+  args: [
+    PLAYWRIGHT_ENTRY,
+    '--headless',
+    '--isolated',
+    '--browser',
+    'chromium',
+    '--executable-path',
+    executablePath,
+    '--no-sandbox',
+    '--viewport-size',
+    '1280x720',
+    '--output-dir',
+    outputDir,
+  ],
 });

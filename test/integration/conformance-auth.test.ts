@@ -69,7 +69,7 @@ const SUITES: Suite[] = [
     ],
     sdkFails: {
       'auth/2025-03-26-oauth-metadata-backcompat':
-        "the mock's authorization server metadata names an issuer other than its URL, and SDK 2.4 enforces the RFC 8414 §3.3 issuer check",
+        "the mock serves its authorization server metadata at the root with the issuer <origin>/oauth, an RFC 8414 §3.3 mismatch SDK 2.4 refuses (as does the proxy, and its login says why); the suite's fix of the mock (conformance #359) is in 0.2, where the scenario passes both ways",
       'auth/client-credentials-jwt': MACHINE_GRANT,
       'auth/client-credentials-basic': MACHINE_GRANT,
       'auth/cross-app-access-complete-flow': CROSS_APP,
@@ -116,10 +116,23 @@ interface Check {
 const work = mkdtempSync(join(tmpdir(), 'mcp-offload-conformance-auth-'));
 const children = new Set<ChildProcess>();
 
-/** One scenario run: its checks (undefined when the suite wrote none) and the suite's output. */
-async function runScenario(suite: Suite, scenario: string, viaProxy: boolean): Promise<Check[] | undefined> {
-  const outDir = join(work, `${suite.version}-${viaProxy ? 'proxy' : 'direct'}-${scenario.replace(/\W+/g, '-')}`);
-  const command = [NODE, DRIVER, ...(viaProxy ? ['--via-proxy'] : [])].join(' ');
+/** How the driver runs a scenario: the SDK client alone, through the proxy, or the proxy before any login. */
+type Mode = 'direct' | 'proxy' | 'no-login';
+const DRIVER_FLAGS: Record<Mode, string[]> = {
+  direct: [],
+  proxy: ['--via-proxy'],
+  'no-login': ['--via-proxy', '--no-login'],
+};
+
+/** One scenario run: its checks (undefined when the suite wrote none). */
+async function runScenario(
+  suite: Suite,
+  scenario: string,
+  mode: Mode,
+  flags: string[] = [],
+): Promise<Check[] | undefined> {
+  const outDir = join(work, `${suite.version}-${mode}${flags.join('')}-${scenario.replace(/\W+/g, '-')}`);
+  const command = [NODE, DRIVER, ...DRIVER_FLAGS[mode], ...flags].join(' ');
   const child = spawn(NODE_22, [suite.entry, 'client', '--command', command, '--scenario', scenario, '-o', outDir], {
     cwd: REPO_ROOT,
     env: cliEnv(),
@@ -188,8 +201,8 @@ describe.each(SUITES)('conformance suite $version, auth client scenarios', (suit
   beforeAll(async () => {
     for (const scenario of suite.scenarios) {
       runs.set(scenario, {
-        direct: await runScenario(suite, scenario, false),
-        proxied: await runScenario(suite, scenario, true),
+        direct: await runScenario(suite, scenario, 'direct'),
+        proxied: await runScenario(suite, scenario, 'proxy'),
       });
     }
   }, 1_200_000);
@@ -227,4 +240,60 @@ describe.each(SUITES)('conformance suite $version, auth client scenarios', (suit
       },
     );
   }
+});
+
+/**
+ * The proxy before any login (the driver's --no-login): the mock's metadata documents, as the mock logged their
+ * requests, each fetched once. The proxy finds out the server wants a login, says so and waits for the token file;
+ * the earlier builds, restarting the upstream instead (these restart 50 ms apart), discovered the metadata again on
+ * every attempt (ten times in eight seconds), and twice within one attempt when `initialize` followed a refused
+ * `server/discover`.
+ */
+const WITHOUT_LOGIN: Array<{ version: string; scenario: string; protocol?: string; server: string }> = [
+  { version: '0.2.0-alpha.12', scenario: 'auth/metadata-default', server: 'refuses every request until a login' },
+  {
+    version: '0.2.0-alpha.12',
+    scenario: 'auth/scope-step-up',
+    protocol: 'legacy',
+    server: 'spoken to in the 2025 era: lets initialize through unauthorized, refuses the lists',
+  },
+  {
+    version: '0.2.0-alpha.12',
+    scenario: 'auth/metadata-issuer-mismatch',
+    server: "names another issuer in its authorization server's metadata, which the SDK refuses (RFC 8414 §3.3)",
+  },
+  {
+    version: '0.1.16',
+    scenario: 'auth/2025-03-26-oauth-metadata-backcompat',
+    server: 'the same, with no resource metadata and the authorization server at the MCP server (2025-03-26)',
+  },
+];
+
+/** How often each /.well-known/ document was requested, from the mock's log of the requests it received. */
+function metadataFetches(checks: Check[]): Record<string, number> {
+  const fetches: Record<string, number> = {};
+  for (const check of checks) {
+    const path = /^Received GET request for (\/\.well-known\/\S+)/.exec(check.description ?? '')?.[1];
+    if (path !== undefined) fetches[path] = (fetches[path] ?? 0) + 1;
+  }
+  return fetches;
+}
+
+describe('the proxy before any login', () => {
+  test.each(WITHOUT_LOGIN)(
+    '$version $scenario ($server): each metadata document is fetched once',
+    async (run) => {
+      const { version, scenario, protocol } = run;
+      const suite = SUITES.find((s) => s.version === version)!;
+      const checks = await runScenario(suite, scenario, 'no-login', protocol ? [`--protocol=${protocol}`] : []);
+      expect(checks).toBeDefined();
+      const fetches = metadataFetches(checks!);
+      expect(Object.keys(fetches)).not.toEqual([]);
+      expect({ scenario, fetches }).toEqual({
+        scenario,
+        fetches: Object.fromEntries(Object.keys(fetches).map((path) => [path, 1])),
+      });
+    },
+    120_000,
+  );
 });

@@ -383,8 +383,8 @@ function outcomes(checks: Check[]): Record<string, Check['status']> {
  * check succeeds when the server closes a call's SSE stream mid-call (SEP-1699 polling, the server's choice) and the
  * client resumes. Over HTTP the proxy does what its upstream does: it ends the client's stream when the upstream ends
  * its own, and the client resumes from the event store (checked below). A stdio upstream has no stream to end, and the
- * proxy keeps a call's stream open until its result (README, "Resumable streams"), so the suite records that check as
- * information; the proxy's resumption of a broken stream is tested in http-resume.test.ts.
+ * proxy keeps a call's stream open until its result (docs/sidecar.md, "Resumable streams"), so the suite records that
+ * check as information; the proxy's resumption of a broken stream is tested in http-resume.test.ts.
  */
 const STDIO_UPSTREAM_DOES_NOT_EXERCISE: Record<string, string[]> = {
   'server-sse-polling': ['server-sse-disconnect-resume'],

@@ -73,7 +73,11 @@ let httpServer: ChildProcess;
 let tap: Awaited<ReturnType<typeof startTap>>;
 
 beforeAll(async () => {
-  const started = await startListening(NODE, [FIXTURES.modern, '--http', '0'], /listening (\d+)/);
+  const started = await startListening(
+    NODE,
+    [FIXTURES.modern, '--http', '0', '--invalid-header-tool'],
+    /listening (\d+)/,
+  );
   httpServer = started.child;
   tap = await startTap(`http://127.0.0.1:${started.match[1]}/mcp`);
 });
@@ -86,7 +90,15 @@ afterAll(async () => {
 // Pinned to 2026-07-28: unpinned, a server of both eras gives a legacy client a legacy connection of its own
 // (era-follow.test.ts), and this is about the modern hop.
 describe.each([
-  ['stdio', () => ({ name: 'modern', command: NODE, args: [FIXTURES.modern], protocol: 'modern' as const })],
+  [
+    'stdio',
+    () => ({
+      name: 'modern',
+      command: NODE,
+      args: [FIXTURES.modern, '--invalid-header-tool'],
+      protocol: 'modern' as const,
+    }),
+  ],
   ['Streamable HTTP', () => ({ name: 'modern', url: tap.url, protocol: 'modern' as const })],
 ])('a tools/call relayed to a 2026-07-28 server over %s', (transport, server) => {
   let proxy: ProxyUnderTest;
@@ -150,6 +162,24 @@ describe.each([
       'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
     });
     expect(seen._meta).toMatchObject({ traceparent: TRACEPARENT });
+  });
+
+  // SEP-2243 has an HTTP client leave out a tool whose x-mcp-header declarations break its rules: no call could carry
+  // the header its server checks. Over stdio there are no headers, and the tool is served as any other.
+  test(`a tool whose x-mcp-header sits on a number property is ${transport === 'stdio' ? 'kept' : 'left out'}`, async () => {
+    const before = tap.posts.length;
+    const names = (await proxy.client.listTools()).tools.map((t) => t.name);
+    expect(names).toContain('region_echo');
+    const call = proxy.client.callTool({ name: 'score_echo', arguments: { score: 7 } }, CallToolResultSchema);
+    if (transport === 'stdio') {
+      expect(names).toContain('score_echo');
+      expect((await call).content).toEqual([{ type: 'text', text: 'score: 7' }]);
+    } else {
+      // Not listed, and not called when a client names it anyway (a lone server is sent names it did not list).
+      expect(names).not.toContain('score_echo');
+      await expect(call).rejects.toThrow(/score_echo is left out \(SEP-2243\): score: x-mcp-header is allowed only/);
+      expect(callsOf(tap.posts.slice(before), 'score_echo')).toEqual([]);
+    }
   });
 
   if (transport === 'Streamable HTTP') {

@@ -144,6 +144,7 @@ describe('docker/Dockerfile and docker/compose.yaml', () => {
     ]);
     expect(config.httpOptions.allowedHosts).toEqual(['mcp-offload']);
     expect(config.artifacts.publicUrl).toBe('http://localhost:8080');
+    expect(config.auth.artifactScope).toBe('principal');
   });
 });
 
@@ -188,7 +189,7 @@ describe('docker/compose.scale.yaml: replicas sharing Redis and a bucket behind 
     });
     expect(config.redis?.url).toBe('redis://redis:6379/0');
     expect(config.httpOptions.advertiseUrl).toBe('http://f00dcafe1234:8080');
-    expect(config.auth.artifactScope).toBe('token');
+    expect(config.auth.artifactScope).toBe('principal');
     expect(config.artifacts.backend).toBe('s3');
     const s3 = config.artifacts.s3!;
     expect(s3.endpoint).toBe('http://s3:8333');
@@ -257,7 +258,35 @@ describe('docker/entrypoint.sh with the documented environment', () => {
     child.kill('SIGTERM');
     expect(await exited).toEqual({ code: 0, signal: null });
     expect(stderr).not.toContain(TOKEN);
+    // What it found: a token (named, never shown), and the config's commands present.
+    expect(stderr).toContain('clients authenticate with the token in MCP_OFFLOAD_AUTH_TOKEN (read it back:');
+    expect(stderr).toContain(`${config}: ok (1 server(s))`);
     expect(healthcheck()).toBe(1);
+  });
+
+  test('a server whose command is not in the image is named at start, and the rest is served', async () => {
+    const lacking = join(scratch, 'lacking.yaml');
+    writeFileSync(
+      lacking,
+      `servers:\n  art:\n    command: ${NODE}\n    args: [${FIXTURES.artifact}]\n  gone:\n    command: no-such-mcp-server\n`,
+    );
+    const port = await freePort();
+    const child = spawn('sh', [join(DOCKER, 'entrypoint.sh')], {
+      env: env({ MCP_OFFLOAD_CONFIG: lacking, MCP_OFFLOAD_LISTEN: `127.0.0.1:${port}`, MCP_OFFLOAD_AUTH_TOKEN: TOKEN }),
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    children.add(child);
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    await waitFor(
+      async () => (await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined))?.status === 200,
+      15_000,
+      100,
+      'the entrypoint to serve /healthz',
+    );
+    expect(stderr).toMatch(/no-such-mcp-server/);
+    expect(stderr).toContain('serving anyway; a server whose command is not in this image stays down');
+    child.kill('SIGTERM');
   });
 
   test('the image default (0.0.0.0) without a token refuses to start', () => {

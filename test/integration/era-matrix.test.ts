@@ -15,7 +15,7 @@
 // _meta; ask elicits a form with string fields and puts the answer in its text; image answers a PNG
 // over the proxy's 1568 px edge.
 // cspell:ignore tracestate rojo
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
@@ -194,13 +194,22 @@ function pngSize(png: Buffer): { width: number; height: number } {
   return { width: png.readUInt32BE(16), height: png.readUInt32BE(20) };
 }
 
-/** An image result the proxy stored: one artifact link, and the stored file holds exactly `original`. */
-function expectOffloaded(result: CallToolResult, original: Buffer): void {
+/**
+ * An image result the proxy stored: one artifact link, and a file in the store holds exactly `original`. Over stdio
+ * the result names that file; an HTTP client gets no path of the gateway's (a download link instead).
+ */
+function expectOffloaded(result: CallToolResult, original: Buffer, wire: Wire, dir: string): void {
   expect(onlyLink(result).uri).toMatch(/^artifact:\/\//);
   const [stored] = artifactMeta(result);
   expect(stored).toBeDefined();
   expect(stored!.sha256).toBe(sha256(original));
-  expect(sha256(readFileSync(stored!.path))).toBe(sha256(original));
+  if (wire === 'http') expect(stored!.path).toBeUndefined();
+  const files = readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name));
+  const file = wire === 'stdio' ? stored!.path : files.find((f) => sha256(readFileSync(f)) === sha256(original));
+  expect(file).toBeDefined();
+  expect(sha256(readFileSync(file!))).toBe(sha256(original));
 }
 
 const WIRES: Wire[] = ['stdio', 'http'];
@@ -211,10 +220,11 @@ describe.each(WIRES)('through the proxy over %s', (wire) => {
     describe.each(ERAS)('a %s client', (clientEra) => {
       let client: MatrixClient;
       let server: MatrixClient;
+      let artifacts: string;
 
       beforeAll(async () => {
         server = direct[serverEra]!;
-        const artifacts = mkdtempSync(join(work, `${wire}-${serverEra}-${clientEra}-`));
+        artifacts = mkdtempSync(join(work, `${wire}-${serverEra}-${clientEra}-`));
         const wrap = ['--artifact-dir', artifacts, '--', NODE, FIXTURE[serverEra]];
         if (wire === 'stdio') {
           client = await connect(clientEra, { command: NODE, args: [CLI, ...wrap] });
@@ -265,7 +275,7 @@ describe.each(WIRES)('through the proxy over %s', (wire) => {
       test('offloads an oversized image: an artifact link, the file holds the same bytes', async () => {
         const original = imageBytes(await server.callTool({ name: 'image', arguments: {} }));
         expect(Math.max(pngSize(original).width, pngSize(original).height)).toBeGreaterThan(1568);
-        expectOffloaded(await client.callTool({ name: 'image', arguments: {} }), original);
+        expectOffloaded(await client.callTool({ name: 'image', arguments: {} }), original, wire, artifacts);
       });
 
       test(`bridges elicitation: the ${serverEra} server's question answered by the ${clientEra} client's handler`, async () => {
@@ -286,7 +296,7 @@ describe.each(WIRES)('through the proxy over %s', (wire) => {
           expect(task.taskId).toEqual(expect.any(String));
           // tasks/result waits for the task to end.
           const final = (await client.request('tasks/result', { taskId: task.taskId })) as unknown as CallToolResult;
-          expectOffloaded(final, original);
+          expectOffloaded(final, original, wire, artifacts);
           expect(await client.request('tasks/get', { taskId: task.taskId })).toMatchObject({
             taskId: task.taskId,
             status: 'completed',
@@ -297,7 +307,7 @@ describe.each(WIRES)('through the proxy over %s', (wire) => {
       if (serverEra === 'legacy' && clientEra === 'modern') {
         test('a task tool called without a task runs to its result, offloaded', async () => {
           const original = imageBytes(await server.callTool({ name: 'image', arguments: {} }));
-          expectOffloaded(await client.callTool({ name: 'slow_task', arguments: {} }), original);
+          expectOffloaded(await client.callTool({ name: 'slow_task', arguments: {} }), original, wire, artifacts);
         });
       }
     });

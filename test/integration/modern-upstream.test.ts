@@ -16,7 +16,7 @@ import { Upstream, type SendOptions, type UpstreamHooks } from '../../src/upstre
 import { Frame } from '../../src/wire/frame.js';
 import type { CatalogKind } from '../../src/upstreams/catalog-fetch.js';
 import { NODE, startListening, waitFor } from '../helpers/fixtures.js';
-import { makeSolidPng } from '../fixtures/pdf.mjs';
+import { makePng } from '../fixtures/pdf.mjs';
 import { connectAs, startProxy, testConfig, type ProxyUnderTest } from '../helpers/proxy.js';
 import { connectLinear, stopAllCli, type LinearConnection } from '../helpers/cli.js';
 
@@ -461,5 +461,5 @@ describe('the built proxy wrapping a modern server, with a legacy client', () =>
 
 /** The start of the fixture PNG's base64, which must not reach the client once the image is offloaded. */
 function pngBase64Start(): string {
-  return makeSolidPng(2000, 8).toString('base64').slice(0, 40);
+  return makePng(2000, 8).toString('base64').slice(0, 40);
 }

@@ -25,10 +25,11 @@ beforeAll(async () => {
   files = packed!.files.map((f) => f.path);
 }, 60_000);
 
-test('the tarball holds the built program, its types, the config schema, README and LICENSE, and no sources or tests', () => {
+test('the tarball holds the built program, its types, the viewer, the config schema, README and LICENSE, and no sources or tests', () => {
   expect(files).toEqual(
     expect.arrayContaining([
       'dist/cli.js',
+      'dist/viewer/artifact-viewer.html',
       'dist/index.js',
       'dist/index.d.ts',
       'config/schema.json',
@@ -38,7 +39,7 @@ test('the tarball holds the built program, its types, the config schema, README 
       'package.json',
     ]),
   );
-  expect(files.filter((f) => /^(src|test|bench|docker)\//.test(f))).toEqual([]);
+  expect(files.filter((f) => /^(src|test|bench|docker|viewer)\//.test(f))).toEqual([]);
 });
 
 test('installed from the tarball: the mcp-offload command runs and the package imports as documented', async () => {

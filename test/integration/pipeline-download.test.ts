@@ -20,7 +20,12 @@ describe('ABP BinaryDataReference in a result', () => {
     });
     await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
-    proxy = await startProxy(testConfig([{ name: 'app', command: NODE, args: [FIXTURES.basic, '--tools', 'echo'] }]));
+    // The file server is on loopback, which downloads reach only when the config allows it.
+    proxy = await startProxy(
+      testConfig([{ name: 'app', command: NODE, args: [FIXTURES.basic, '--tools', 'echo'] }], {
+        pipeline: { download: { allow: ['127.0.0.1'] } },
+      }),
+    );
   });
   afterAll(async () => {
     await proxy.close();
@@ -52,5 +57,17 @@ describe('ABP BinaryDataReference in a result', () => {
     const texts = (result.content as { type: string; text?: string }[]).map((b) => b.text ?? '');
     expect(JSON.parse(texts[0])).toEqual({ document: reference });
     expect(texts.join('\n')).toMatch(new RegExp(`could not download ${base}/missing\\.pdf.*404`));
+  });
+  test('a reference to an internal address not allowed is refused, and left as it was', async () => {
+    const reference = {
+      downloadUrl: `${base.replace('127.0.0.1', '127.0.0.2')}/report.pdf`,
+      mimeType: 'application/pdf',
+    };
+    const result = await echo({ document: reference });
+    const texts = (result.content as { type: string; text?: string }[]).map((b) => b.text ?? '');
+    expect(JSON.parse(texts[0])).toEqual({ document: reference });
+    expect(texts.join('\n')).toContain(
+      'refused: 127.0.0.2 is a loopback, private, link-local or otherwise internal address',
+    );
   });
 });

@@ -316,8 +316,9 @@ describe('a YAML config', () => {
       expect(sha256(await readFile(artifactMeta(workbook)[0].path))).toBe(sha256(WORKBOOK_PDF));
 
       expect(texts(await call(client, 'list_workbooks')).at(-1)).toBe('marked');
-      expect(texts(await call(client, 'error_big', { chars: 500 }))[0]).toContain(
-        '[error cut at 100 of 500 characters.',
+      // Long enough that the cut, its note and link take less room than the error did.
+      expect(texts(await call(client, 'error_big', { chars: 5000 }))[0]).toContain(
+        '[error cut at 100 of 5000 characters.',
       );
       const huge = await call(client, 'huge_json', { items: 2000 });
       expect(texts(huge)[1]).toMatch(/^Preview \(its start and its end\):\n/);

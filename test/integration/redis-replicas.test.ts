@@ -55,7 +55,8 @@ beforeAll(async () => {
       `  art: {command: ${JSON.stringify(NODE)}, args: [${JSON.stringify(FIXTURES.artifact)}]}`,
       `  dyn: {command: ${JSON.stringify(NODE)}, args: [${JSON.stringify(FIXTURES.dynamic)}]}`,
       `  basic: {command: ${JSON.stringify(NODE)}, args: [${JSON.stringify(FIXTURES.basic)}]}`,
-      `auth: {tokens: [{name: alice, token: ${ALICE}}, {name: bob, token: ${BOB}}]}`,
+      // Per-session owners across replicas are what some tests here check (the default scope is per principal).
+      `auth: {tokens: [{name: alice, token: ${ALICE}}, {name: bob, token: ${BOB}}], artifactScope: session}`,
       'http: {retryMs: 200}',
       `redis: {url: "\${TEST_REDIS_URL}", keyPrefix: "${PREFIX}", heartbeatMs: 1000}`,
       '',

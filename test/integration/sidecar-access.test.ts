@@ -30,7 +30,8 @@ describe('sidecar: who may use the gateway and its artifacts', () => {
   let id: string;
 
   beforeAll(async () => {
-    sidecar = await startSidecar();
+    // What this suite checks is per-session ownership: the scope that keeps it (the default is the principal's).
+    sidecar = await startSidecar((config) => (config.auth.artifactScope = 'session'));
     [alice, alice2, bob] = await Promise.all([
       connectHttp(sidecar.base, ALICE.token),
       connectHttp(sidecar.base, ALICE.token),
@@ -125,7 +126,7 @@ describe('sidecar: who may use the gateway and its artifacts', () => {
       { ...bearer(BOB.token), 'mcp-session-id': bob.sessionId },
       // Bob naming Alice's session gets nothing either: a session belongs to its token.
       { ...bearer(BOB.token), 'mcp-session-id': alice.sessionId },
-      // In the default scope a token alone names no session.
+      // In the session scope a token alone names no session.
       bearer(ALICE.token),
     ];
     for (const headers of refusals) {
@@ -267,23 +268,54 @@ describe('sidecar: who may use the gateway and its artifacts', () => {
     }
   });
 
-  test('with artifactScope: token, the sessions of one token share artifacts, and the token alone may download', async () => {
-    const shared = await startSidecar((config) => (config.auth.artifactScope = 'token'));
-    const [a1, a2, b] = await Promise.all([
-      connectHttp(shared.base, ALICE.token),
-      connectHttp(shared.base, ALICE.token),
-      connectHttp(shared.base, BOB.token),
-    ]);
+  // The default scope and its older name: an owner per principal, so a user's next session reads what the last got.
+  test.each([
+    ['the default scope', undefined],
+    ['artifactScope: token', 'token'],
+  ] as const)(
+    'with %s, the sessions of one token share artifacts, and the token alone may download',
+    async (_, scope) => {
+      const shared = await startSidecar((config) => {
+        if (scope) config.auth.artifactScope = scope;
+      });
+      const [a1, a2, b] = await Promise.all([
+        connectHttp(shared.base, ALICE.token),
+        connectHttp(shared.base, ALICE.token),
+        connectHttp(shared.base, BOB.token),
+      ]);
+      try {
+        const [sharedUri] = linksOf(await a1.client.callTool({ name: 'image', arguments: { tag: 'team' } }));
+        expect((await a2.client.listResources()).resources.map((r) => r.uri)).toContain(sharedUri);
+        const read = await a2.client.readResource({ uri: sharedUri! });
+        expect(Buffer.from((read.contents[0] as { blob: string }).blob, 'base64').includes('team')).toBe(true);
+        await expect(b.client.readResource({ uri: sharedUri! })).rejects.toMatchObject({
+          code: ErrorCode.InvalidParams,
+        });
+        expect((await b.client.listResources()).resources.map((r) => r.uri)).not.toContain(sharedUri);
+        const path = `${shared.base}/artifacts/${sharedUri!.slice('artifact://'.length)}`;
+        expect((await fetch(path, { headers: bearer(ALICE.token) })).status).toBe(200);
+        expect((await fetch(path, { headers: bearer(BOB.token) })).status).toBe(404);
+      } finally {
+        await Promise.all([a1, a2, b].map((c) => c.close()));
+        await shared.close();
+      }
+    },
+  );
+
+  test('without authentication there is no principal: each session owns its own, whatever the scope', async () => {
+    const open = await startSidecar((config) => {
+      config.auth.tokens = [];
+      config.auth.allowUnauthenticated = true;
+    });
+    const [one, two] = await Promise.all([connectHttp(open.base, ''), connectHttp(open.base, '')]);
     try {
-      const [sharedUri] = linksOf(await a1.client.callTool({ name: 'image', arguments: { tag: 'team' } }));
-      expect((await a2.client.listResources()).resources.map((r) => r.uri)).toContain(sharedUri);
-      await expect(b.client.readResource({ uri: sharedUri! })).rejects.toMatchObject({ code: ErrorCode.InvalidParams });
-      const path = `${shared.base}/artifacts/${sharedUri!.slice('artifact://'.length)}`;
-      expect((await fetch(path, { headers: bearer(ALICE.token) })).status).toBe(200);
-      expect((await fetch(path, { headers: bearer(BOB.token) })).status).toBe(404);
+      const [own] = linksOf(await one.client.callTool({ name: 'image', arguments: { tag: 'mine' } }));
+      expect((await one.client.listResources()).resources.map((r) => r.uri)).toContain(own);
+      await expect(two.client.readResource({ uri: own! })).rejects.toMatchObject({ code: ErrorCode.InvalidParams });
+      expect((await two.client.listResources()).resources.map((r) => r.uri)).not.toContain(own);
     } finally {
-      await Promise.all([a1, a2, b].map((c) => c.close()));
-      await shared.close();
+      await Promise.all([one, two].map((c) => c.close()));
+      await open.close();
     }
   });
 });

@@ -101,6 +101,14 @@ describe('sidecar CLI: metrics and the audit log', () => {
       2 * Math.ceil((Math.ceil(bytes / 2 / 3) * 4) / 4),
     );
     expect(value('mcp_offload_artifacts')).toBe(2);
+    // What the upstream sent against what the client got: an image offloaded is a fraction of what it was.
+    const sent = value('mcp_offload_upstream_bytes_total{server="art",tool="image"}');
+    const got = value('mcp_offload_client_bytes_total{server="art",tool="image"}');
+    expect(sent).toBeGreaterThan(bytes);
+    expect(got).toBeGreaterThan(0);
+    expect(got).toBeLessThan(sent);
+    expect(value('mcp_offload_upstream_tokens_total{server="art",tool="image"}')).toBeGreaterThanOrEqual(sent / 4);
+    expect(value('mcp_offload_client_tokens_total{server="art",tool="echo"}')).toBeGreaterThan(0);
     expect(value('mcp_offload_upstream_restarts{server="art"}')).toBe(0);
     expect(value('mcp_offload_upstream_up{server="art"}')).toBe(1);
     expect(value('mcp_offload_artifacts_collected_total')).toBe(0);
@@ -113,12 +121,28 @@ describe('sidecar CLI: metrics and the audit log', () => {
     const stderr = cli.stderr();
     const audit = jsonLines(stderr).filter((line) => line.audit === true);
     expect(audit.map((line) => line.event)).toEqual([
+      'tool.call',
+      'artifact.created',
+      'tool.call',
+      'artifact.created',
+      'tool.call',
+      'artifact.read',
+      'artifact.downloaded',
+    ]);
+    // A call's line says what the upstream sent and what the client got (mcp-offload stats adds them up).
+    expect(audit[0]).toMatchObject({ server: 'art', tool: 'image', outcome: 'ok', artifacts: 1 });
+    expect(audit[0]!.upstreamBytes).toBeGreaterThan(Buffer.from(payload, 'base64').length);
+    expect(audit[0]!.clientBytes).toBeLessThan(audit[0]!.upstreamBytes as number);
+    expect(audit[4]).toMatchObject({ event: 'tool.call', tool: 'echo', artifacts: 0 });
+    expect(audit[4]!.clientBytes).toBeGreaterThan(0);
+    expect(audit.filter((line) => line.event !== 'tool.call').map((line) => line.event)).toEqual([
       'artifact.created',
       'artifact.created',
       'artifact.read',
       'artifact.downloaded',
     ]);
-    expect(audit[0]).toMatchObject({
+    const [created, , readLine, downloaded] = audit.filter((line) => line.event !== 'tool.call');
+    expect(created).toMatchObject({
       who: { token: 'env', session: expect.stringMatching(/^s\d+$/) },
       id: expect.stringMatching(/^art\/image_/),
       size: expect.any(Number),
@@ -126,8 +150,8 @@ describe('sidecar CLI: metrics and the audit log', () => {
       server: 'art',
       tool: 'image',
     });
-    expect(audit[2]).toMatchObject({ via: 'resources/read', who: { token: 'env' } });
-    expect(audit[3]).toMatchObject({ via: 'download', who: { link: true }, bytes: audit[3]!.size });
+    expect(readLine).toMatchObject({ via: 'resources/read', who: { token: 'env' } });
+    expect(downloaded).toMatchObject({ via: 'download', who: { link: true }, bytes: downloaded!.size });
     // No token, no link signature, no payload anywhere in the log.
     expect(stderr).not.toContain(TOKEN);
     expect(stderr).not.toContain(new URL(link).searchParams.get('sig')!);

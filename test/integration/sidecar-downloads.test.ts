@@ -81,7 +81,8 @@ describe('sidecar: artifact downloads', () => {
     const listed = textsOf(await alice.client.callTool({ name: 'artifact_list', arguments: {} }));
     expect(listed).toContain(`${sidecar.base}/artifacts/art/image_`);
     expect(listed).toMatch(
-      /^Gallery: http:\/\/127\.0\.0\.1:\d+\/artifacts\?scope=session%3A[0-9a-f-]+&expires=\d+&sig=[\w-]+$/m,
+      // The gallery of the principal's artifacts (the default scope): every session of alice's token.
+      /^Gallery: http:\/\/127\.0\.0\.1:\d+\/artifacts\?scope=token%3A(?:alice)&expires=\d+&sig=[\w-]+$/m,
     );
     expect(listed).not.toContain(sidecar.config.artifacts.dir!);
   });

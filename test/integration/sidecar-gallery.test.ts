@@ -175,11 +175,12 @@ describe('sidecar: the artifact gallery in headless Chromium', () => {
     expect((await fetch(`${sidecar.base}/artifacts`)).status).toBe(401);
     const tampered = galleryLink.replace(/scope=[^&]+/, 'scope=token%3Abob');
     expect((await fetch(tampered)).status).toBe(403);
-    // A token without a session sees what it made without one (2026-07-28 requests, which have no session):
-    // none of its sessions' artifacts in the default (per-session) scope.
+    // The token without a session: in the default scope (principal) the token owns what its sessions made, so it
+    // sees Alice's artifacts, and never Bob's.
     const tokenOnly = await fetch(`${sidecar.base}/artifacts`, { headers: bearer(ALICE.token) });
     expect(tokenOnly.status).toBe(200);
     const html = await tokenOnly.text();
-    for (const id of [...ids, bobId]) expect(html).not.toContain(id);
+    for (const id of ids) expect(html).toContain(id);
+    expect(html).not.toContain(bobId);
   });
 });

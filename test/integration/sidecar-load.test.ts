@@ -27,7 +27,8 @@ describe('sidecar under load', () => {
   const runs: SessionRun[] = [];
 
   beforeAll(async () => {
-    sidecar = await startSidecar();
+    // Per-session ownership under load is what this checks, so the scope that keeps it (the default is per principal).
+    sidecar = await startSidecar((config) => (config.auth.artifactScope = 'session'));
   });
   afterAll(async () => {
     await Promise.all(runs.map((r) => r.client.close()));

@@ -1,5 +1,5 @@
 // The proxy in front of chrome-devtools-mcp from npm, driving headless chromium: a browser agent keeps
-// seeing its screenshots, and one too big for a vision model is stored whole and shown scaled down.
+// seeing its screenshots, and one too big for a vision model is stored whole and shown by a preview.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readFile } from 'node:fs/promises';
@@ -48,7 +48,7 @@ test('a viewport screenshot (1280x720) reaches the client inline, nothing stored
   expect(blocks(result).map((block) => block.type)).toEqual(['text', 'image']);
 }, 60_000);
 
-test('a full-page screenshot too tall for vision is stored whole and shown scaled down to 1568 px', async () => {
+test('a full-page screenshot too tall to read whole is stored whole and shown by its first screen', async () => {
   await call(proxy.client, 'navigate_page', { url: `${base}/tall` });
   const result = await call(proxy.client, 'take_screenshot', { fullPage: true });
   const [meta] = artifactMeta(result);
@@ -58,13 +58,14 @@ test('a full-page screenshot too tall for vision is stored whole and shown scale
   expect(full.width).toBe(1280);
   expect(full.height).toBeGreaterThan(5000);
 
+  // The top 1600 px at full width (1.25 times the width), scaled to the 1568 px edge limit.
   const [preview] = images(result);
   const shown = imageFacts(Buffer.from(preview!.data, 'base64'));
-  expect(shown.height).toBe(1568);
-  expect(shown.width).toBe(Math.round((1280 * 1568) / full.height!));
-  expect(Buffer.from(preview!.data, 'base64').length).toBeLessThanOrEqual(1024 * 1024);
+  expect(shown).toEqual({ width: 1254, height: 1568 });
+  expect(preview!.data.length).toBeLessThanOrEqual(256 * 1024);
   expect(texts(result)).toContain(
-    `Shown below scaled down to ${shown.width}x${shown.height} (the file is ${full.width}x${full.height}).`,
+    `Shown below: the top 1600 px of the ${full.height} px tall image (1280x${full.height}), ` +
+      `the first of ${Math.ceil(full.height! / 1600)} screens, scaled to 1254x1568. The file holds the whole image.`,
   );
   expect(links(result).map((link) => link.uri)).toEqual([meta!.uri]);
 }, 60_000);

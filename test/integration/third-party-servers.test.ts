@@ -128,7 +128,7 @@ describe('server-filesystem: read, edit one word, write back', () => {
     const written = await call(files.client, 'write_file', { path, content: texts(read)[0]! });
     expect(written.isError).toBe(true);
     expect(texts(written)[0]).toMatch(
-      /^mcp-offload did not send this call: the arguments hold artifact:\/\/\S+, which mcp-offload no longer has/,
+      /^mcp-offload did not send this call: the arguments hold artifact:\/\/\S+, which mcp-offload does not hold for this client/,
     );
     expect(await readFile(path, 'utf8')).toBe(original);
   });

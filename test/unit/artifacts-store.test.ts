@@ -142,8 +142,12 @@ describe('put, get and read', () => {
     const a = await store.put({ data: { bytes }, server: 's', tool: 'a', owner: 'one' });
     clock += 1000;
     const b = await store.put({ data: { bytes: Buffer.from(bytes) }, server: 's', tool: 'b', owner: 'two' });
-    await store.put({ data: { bytes }, server: 's', tool: 'a', owner: 'one' });
-    expect(b.id).toBe(a.id);
+    const again = await store.put({ data: { bytes }, server: 's', tool: 'a', owner: 'one' });
+    // Named after the tool of each put (the bytes are shared): b's name says b, a's says a.
+    expect(b.id).toBe(a.id.replace('s/a_', 's/b_'));
+    expect(again.id).toBe(a.id);
+    expect(store.get(b.uri)).toMatchObject({ id: b.id, uri: b.uri, tool: 'b', sha256: a.sha256 });
+    expect((await store.read(b.uri)).equals(bytes)).toBe(true);
     expect(b.path).toBe(a.path);
     expect(b.owners).toEqual(['one', 'two']);
     expect(store.list()).toHaveLength(1);
@@ -151,6 +155,34 @@ describe('put, get and read', () => {
     // Owners are persisted, not just remembered.
     const meta = JSON.parse(await readFile(join(options.dir, '.meta', `${sha(bytes)}.json`), 'utf8'));
     expect(meta.owners).toEqual(['one', 'two']);
+    expect(meta.names).toEqual([{ id: b.id, server: 's', tool: 'b' }]);
+  });
+
+  test('listNames shows each file under every name it goes by, to its owners only; server and tool pick names', async () => {
+    const store = await openStore();
+    const bytes = pdf('named');
+    const a = await store.put({ data: { bytes }, server: 's', tool: 'a', owner: 'one' });
+    clock += 1000;
+    const b = await store.put({ data: { bytes }, server: 'r', tool: 'b', owner: 'two' });
+    clock += 1000;
+    const other = await store.put({ data: { bytes: pdf('other') }, server: 's', tool: 'a', owner: 'one' });
+    const names = (filter: Parameters<ArtifactStore['listNames']>[0]) =>
+      store.listNames(filter).map((r) => [r.uri, r.server, r.tool]);
+    // Owners are per file: each owner of the bytes reads them by either name, so both are listed to both.
+    expect(names({ owner: 'one' })).toEqual([
+      [other.uri, 's', 'a'],
+      [a.uri, 's', 'a'],
+      [b.uri, 'r', 'b'],
+    ]);
+    expect(names({ owner: 'two' })).toEqual([
+      [a.uri, 's', 'a'],
+      [b.uri, 'r', 'b'],
+    ]);
+    expect(names({ owner: 'three' })).toEqual([]);
+    expect(names({ owner: 'one', server: 'r' })).toEqual([[b.uri, 'r', 'b']]);
+    expect(names({ owner: 'two', tool: 'a' })).toEqual([[a.uri, 's', 'a']]);
+    // list still counts files.
+    expect(store.list({ owner: 'two' }).map((r) => r.uri)).toEqual([a.uri]);
   });
 
   test('20 concurrent identical puts end with exactly one file and one record', async () => {

@@ -132,3 +132,23 @@ test('a literal whose opening quote ends a chunk decodes all the same (its first
   expect(decodeBase64PiecesStrict(view.pieces(), view.length)!.equals(bytes)).toBe(true);
   blobs.dispose();
 });
+
+test('two literals are the same by their bytes, kept or not, whatever pieces they arrived in', () => {
+  const data = `${big('A', BLOB_LITERAL_BYTES)}BCD`;
+  const other = `${big('A', BLOB_LITERAL_BYTES)}BCE`;
+  const message = { jsonrpc: '2.0', method: 'x', params: { a: data, b: data, c: other, d: `${data}E` } };
+  for (const chunkSize of [65536, 7, 1_000_003]) {
+    const { received } = readLines<typeof message>(`${JSON.stringify(message)}\n`, { chunkSizes: [chunkSize] });
+    const [{ message: parsed, blobs }] = received;
+    const { a, b, c, d } = parsed.params;
+    expect(blobs.same(a, b)).toBe(true);
+    expect(blobs.same(a, data)).toBe(true);
+    expect(blobs.same(data, b)).toBe(true);
+    expect(blobs.same(a, c)).toBe(false);
+    expect(blobs.same(a, other)).toBe(false);
+    expect(blobs.same(a, d)).toBe(false);
+    expect(blobs.same('short', 'short')).toBe(true);
+    expect(blobs.same('short', 'shorT')).toBe(false);
+    blobs.deliver(parsed);
+  }
+});

@@ -42,7 +42,15 @@ describe('parseConfig: normalization', () => {
       logLevel: 'info',
       httpOptions: DEFAULTS.httpOptions,
       auth: DEFAULTS.auth,
-      gateway: { separator: '__', pageSize: 100, startupTimeoutMs: 30000, shutdownGraceMs: 10000, inputHoldMs: 600000 },
+      gateway: {
+        disclosure: 'all',
+        disclosureBudget: 10000,
+        separator: '__',
+        pageSize: 100,
+        startupTimeoutMs: 30000,
+        shutdownGraceMs: 10000,
+        inputHoldMs: 600000,
+      },
       artifacts: DEFAULTS.artifacts,
       pipeline: {},
       rules: [],
@@ -81,6 +89,8 @@ describe('parseConfig: normalization', () => {
     expect(config.logLevel).toBe('debug');
     expect(config.http).toEqual({ host: '127.0.0.1', port: 8080 });
     expect(config.gateway).toEqual({
+      disclosure: 'all',
+      disclosureBudget: 10000,
       separator: '-',
       pageSize: 10,
       startupTimeoutMs: 0,
@@ -663,11 +673,11 @@ describe('loadConfigFile', () => {
     expect(error).toBeInstanceOf(ConfigError);
     const [problem] = (error as ConfigError).problems;
     expect(problem).toMatchObject({ file: path, line: 1, column: 1 });
-    expect(problem!.message).toMatch(/^cannot read config file: ENOENT/);
+    expect(problem!.message).toBe('cannot read config file: no such file (ENOENT)');
   });
 
   test('a directory is not a config file', async () => {
-    await expect(loadConfigFile(dir)).rejects.toThrow(/cannot read config file: EISDIR/);
+    await expect(loadConfigFile(dir)).rejects.toThrow(/cannot read config file: it is a directory \(EISDIR\)/);
   });
 
   test('allowNoServers is passed through', async () => {

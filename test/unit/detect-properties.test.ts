@@ -131,7 +131,8 @@ describe('walk', () => {
     fc.assert(
       fc.property(fc.jsonValue(), (value) => {
         const visited: JsonPath[] = [];
-        findStringsDeep(value, (s, path) => {
+        findStringsDeep(value, (s, place) => {
+          const path = place.path();
           const at = path.reduce<unknown>((v, k) => (v as Record<string | number, unknown>)[k], value);
           if (at !== s) throw new Error(`wrong path ${JSON.stringify(path)}`);
           visited.push(path);

@@ -1,9 +1,9 @@
-import { findStringsDeep, setAtPath, type JsonPath } from '../../src/pipeline/detect/walk.js';
+import { findStringsDeep, setAtPath, SKIP, STOP, walkJson, type JsonPath } from '../../src/pipeline/detect/walk.js';
 
 function collect(value: unknown): Array<[string, JsonPath]> {
   const seen: Array<[string, JsonPath]> = [];
-  findStringsDeep(value, (s, path) => {
-    seen.push([s, path]);
+  findStringsDeep(value, (s, place) => {
+    seen.push([s, place.path()]);
     return true;
   });
   return seen;
@@ -94,5 +94,34 @@ describe('setAtPath', () => {
     expect(() => setAtPath({ a: 1 }, ['a', 'b'], 0)).toThrow(RangeError);
     expect(() => setAtPath([1], [1], 0)).toThrow(RangeError);
     expect(() => setAtPath({ a: 1 }, ['toString'], 0)).toThrow(RangeError);
+  });
+});
+
+describe('walkJson', () => {
+  test('containers before their children, in document order; SKIP leaves children out, STOP ends the walk', () => {
+    const value = { a: [1, { b: 2 }], c: { d: 3 } };
+    const seen: string[] = [];
+    const finished = walkJson(value, (node, place) => {
+      seen.push(JSON.stringify(place.path()));
+      if (place.key === 'c') return SKIP;
+      return node === 2 ? STOP : undefined;
+    });
+    expect(finished).toBe(false);
+    expect(seen).toEqual(['[]', '["a"]', '["a",0]', '["a",1]', '["a",1,"b"]']);
+    expect(walkJson(value, () => SKIP)).toBe(true);
+  });
+
+  test('a 100 000-level chain is walked without its paths: a path is made only when asked for', () => {
+    let deep: unknown = [];
+    for (let i = 0; i < 100_000; i++) deep = { a: [deep] };
+    let nodes = 0;
+    let bottom: JsonPath = [];
+    walkJson(deep, (node, place) => {
+      nodes++;
+      if (Array.isArray(node) && node.length === 0) bottom = place.path();
+    });
+    expect(nodes).toBe(200_001);
+    expect(bottom).toHaveLength(200_000);
+    expect(bottom.slice(0, 4)).toEqual(['a', 0, 'a', 0]);
   });
 });

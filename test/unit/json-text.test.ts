@@ -17,8 +17,8 @@ const LONG = 16;
 /** Every string value of a document that parseJsonText left in the text, with its path. */
 function leftInText(doc: unknown): { path: JsonPath; value: string }[] {
   const found: { path: JsonPath; value: string }[] = [];
-  walkJson(doc, (node, path) => {
-    if (typeof node === 'string' && literalRange(doc, path)) found.push({ path, value: node });
+  walkJson(doc, (node, place) => {
+    if (typeof node === 'string' && literalRange(doc, place.path())) found.push({ path: place.path(), value: node });
   });
   return found;
 }

@@ -1,7 +1,8 @@
+// cspell:ignore Région
 import type { Tool } from '@modelcontextprotocol/server';
 import { paramHeaderRejection } from '../../src/http/param-header-check.js';
-import { decodeParamValue, paramDeclarations } from '../../src/protocol/param-header-codec.js';
-import { paramHeaders } from '../../src/upstreams/param-headers.js';
+import { decodeParamValue, paramDeclarations, scanParamDeclarations } from '../../src/protocol/param-header-codec.js';
+import { paramHeaders, usableTools } from '../../src/upstreams/param-headers.js';
 
 // The Mcp-Param-* headers (SEP-2243) both ways: what the proxy mirrors toward a modern upstream is what it
 // accepts from a modern client, and what it rejects is what an SDK server rejects.
@@ -79,5 +80,61 @@ describe('Mcp-Param-* headers', () => {
     ).toBeUndefined();
     expect(decodeParamValue('=?base64?w7w=?=')).toBe('ü');
     expect(decodeParamValue('=?base64?/w==?=')).toBeUndefined();
+  });
+
+  test('a modern HTTP upstream keeps only tools whose declarations hold, and says why it left each other one out', () => {
+    const tool = (name: string, properties: Record<string, unknown>, extra: Record<string, unknown> = {}): Tool => ({
+      name,
+      inputSchema: { type: 'object', properties, ...extra } as Tool['inputSchema'],
+    });
+    const tools = [
+      TOOL,
+      tool('plain', { q: { type: 'string' } }),
+      tool('empty', { v: { type: 'string', 'x-mcp-header': '' } }),
+      tool('object', { v: { type: 'object', 'x-mcp-header': 'V' } }),
+      tool('untyped', { v: { 'x-mcp-header': 'V' } }),
+      tool('number', { v: { type: 'number', 'x-mcp-header': 'Score' } }),
+      tool('twice', {
+        a: { type: 'string', 'x-mcp-header': 'MyField' },
+        b: { type: 'string', 'x-mcp-header': 'myfield' },
+      }),
+      tool('colon', { v: { type: 'string', 'x-mcp-header': 'Region:Primary' } }),
+      tool('accent', { v: { type: 'string', 'x-mcp-header': 'Région' } }),
+      tool('tab', { v: { type: 'string', 'x-mcp-header': 'Region\t1' } }),
+      tool('in-items', { v: { type: 'array', items: { type: 'string', 'x-mcp-header': 'V' } } }),
+      tool('in-defs', {}, { $defs: { d: { type: 'string', 'x-mcp-header': 'V' } } }),
+    ];
+    const excluded: Array<[string, string]> = [];
+    const kept = usableTools(tools, (t, reason) => excluded.push([t.name, reason]));
+    expect(kept.map((t) => t.name)).toEqual(['route', 'plain']);
+    expect(excluded).toEqual([
+      ['empty', 'v: x-mcp-header is not a non-empty string'],
+      ['object', 'v: x-mcp-header is allowed only on a string, integer or boolean property, not object'],
+      ['untyped', 'v: x-mcp-header is allowed only on a string, integer or boolean property, not one without a type'],
+      ['number', 'v: x-mcp-header is allowed only on a string, integer or boolean property, not number'],
+      ['twice', 'b: x-mcp-header "myfield" is declared twice (also as "MyField"; header names ignore case)'],
+      ['colon', expect.stringMatching(/^v: x-mcp-header "Region:Primary" is not an RFC 9110 token/)],
+      ['accent', expect.stringMatching(/^v: x-mcp-header "Région" is not an RFC 9110 token/)],
+      ['tab', expect.stringMatching(/^v: x-mcp-header "Region\\t1" is not an RFC 9110 token/)],
+      ['in-items', "v.<items>: x-mcp-header is allowed only on a property reached through 'properties' alone"],
+      ['in-defs', "<$defs>: x-mcp-header is allowed only on a property reached through 'properties' alone"],
+    ]);
+    // Nothing left out: the very same list.
+    expect(usableTools([TOOL], () => undefined)).toEqual([TOOL]);
+  });
+
+  test('a number declaration makes the tool unusable to a client, yet a server still checks its header, as the SDK does', () => {
+    const schema = { type: 'object', properties: { score: { type: 'number', 'x-mcp-header': 'Score' } } };
+    expect(scanParamDeclarations(schema)).toMatchObject({ valid: false, declarations: [{ name: 'Score' }] });
+    expect(paramDeclarations(schema)).toEqual([{ path: ['score'], name: 'Score', type: 'number' }]);
+    const alsoBroken = {
+      type: 'object',
+      properties: { ...schema.properties, o: { type: 'object', 'x-mcp-header': 'O' } },
+    };
+    expect(scanParamDeclarations(alsoBroken)).toEqual({
+      valid: false,
+      reason: expect.stringMatching(/^score: .* not number$/),
+    });
+    expect(paramDeclarations(alsoBroken)).toBeUndefined();
   });
 });

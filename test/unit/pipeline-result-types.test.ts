@@ -14,7 +14,8 @@ import { png } from './detect-fixtures.js';
 let dir: string;
 let pipeline: ResultPipeline;
 const call = { server: 'modern', tool: 'picture', owner: 'session' };
-const image = { type: 'image', mimeType: 'image/png', data: png(40, 40).toString('base64') };
+// Large enough to be worth storing: its summary and link are smaller than it is.
+const image = { type: 'image', mimeType: 'image/png', data: png(2000, 2000).toString('base64') };
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'result-types-'));

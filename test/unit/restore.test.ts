@@ -71,7 +71,27 @@ test('a reference passed as an object becomes the value it replaced', async () =
 test("another session's stand-in is not put back: the call is refused, as for one that expired", async () => {
   const view = await shown(`![z](data:image/png;base64,${padTo(png(3, 3), 2500).toString('base64')})`, 'someone-else');
   await expect(restored(view)).rejects.toThrow(UnrestorableArgument);
-  await expect(restored(view)).rejects.toThrow(/no longer has for this session/);
+  await expect(restored(view)).rejects.toThrow(/does not hold for this client/);
+});
+
+test('artifact:// URIs not of the form the proxy hands out are text: left as they are, never refused', async () => {
+  const args = {
+    prose: 'see artifact://nothing/x.png, or artifact://files/read_not-a-hash.png.',
+    whole: 'artifact://nothing/x.png',
+    bare: 'artifact://nothing',
+    reference: { $artifact: 'artifact://nothing/x.png', size: 3 },
+    json: '{"img": {"$artifact": "artifact://nothing/x.png", "size": 3}}',
+  };
+  const result = await restoreArguments(args, store, call.owner);
+  expect(result).toEqual({ args, restored: 0 });
+  expect(result.args).toBe(args);
+});
+
+test("a URI of the proxy's form that the owner has no artifact for is refused, whole or inside a text", async () => {
+  const stale = 'artifact://files/read_0123456789ab.png';
+  await expect(restored(stale)).rejects.toThrow(/does not hold for this client/);
+  await expect(restored(`![a](${stale}#2) and more`)).rejects.toThrow(/does not hold for this client/);
+  await expect(restored({ $artifact: stale, size: 1 })).rejects.toThrow(UnrestorableArgument);
 });
 
 test('arguments without stand-ins are the very same object', async () => {

@@ -31,7 +31,9 @@ const USED: Record<'client' | 'server', Record<string, string>> = {
     computeScopeUnion: 'transports/http-auth.ts: scope step-up',
     createFetchWithInit: 'transports/http-auth.ts',
     extractWWWAuthenticateParams: 'transports/http-auth.ts',
-    InsufficientScopeError: 'transports/http-auth.ts',
+    InsufficientScopeError: 'transports/http-auth.ts, upstreams/oauth/login-required.ts',
+    OAuthClientFlowError:
+      'upstreams/oauth/: an authorization the SDK gave up on (an issuer mismatch, ...) needs a login',
     UnauthorizedError: 'upstreams/oauth/login-required.ts, transports/http-auth.ts, cli/login.ts',
     SdkError: 'transports/http-wire.ts, upstreams/oauth/upstream-login.ts',
     SdkErrorCode: 'transports/, upstreams/oauth/',
@@ -134,5 +136,12 @@ describe('the SDK behaves as the proxy relies on', () => {
     expect(error).toBeInstanceOf(client.SdkError);
     expect(error.code).toBe(client.SdkErrorCode.ClientHttpNotImplemented);
     expect(new client.UnauthorizedError('no')).toBeInstanceOf(Error);
+  });
+
+  test("the OAuth flow's refusals are OAuthClientFlowErrors: an issuer mismatch, and a step-up's missing scope", () => {
+    const mismatch = new client.IssuerMismatchError('metadata', 'https://as.example/', 'https://as.example/oauth');
+    expect(mismatch).toBeInstanceOf(client.OAuthClientFlowError);
+    expect(new client.InsufficientScopeError({ requiredScope: 'write' })).toBeInstanceOf(client.OAuthClientFlowError);
+    expect(new client.UnauthorizedError('no')).not.toBeInstanceOf(client.OAuthClientFlowError);
   });
 });

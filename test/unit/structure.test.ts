@@ -15,6 +15,7 @@ const LAYERS: string[][] = [
   ['config', 'version'],
   ['logger'],
   ['wire', 'protocol', 'codec'],
+  ['tracing'],
   ['rpc'],
   ['artifacts'],
   ['pipeline'],

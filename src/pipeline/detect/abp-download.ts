@@ -3,13 +3,21 @@
  * body streams in. Error messages are written for the model that will read them (the caller adds them to
  * the summary), and never contain a query-auth token.
  */
+import { validateHeaderName, validateHeaderValue } from 'node:http';
 import type { BinaryDataReference } from './abp-shapes.js';
+import { addressPolicy } from './address-policy.js';
+import { DeniedAddressError, guardedGet } from './guarded-get.js';
 
 export interface DownloadOptions {
   timeoutMs: number;
   maxBytes: number;
-  /** For tests and custom agents; the global fetch otherwise. */
-  fetchImpl?: typeof fetch;
+  /**
+   * Host names, addresses and CIDR ranges a download may reach although internal (`pipeline.download.allow`):
+   * loopback, private, link-local and other non-public addresses are refused otherwise (address-policy.ts).
+   */
+  allow?: readonly string[];
+  /** Origins reached whatever their address: the app an ABP backend of this process shows (abp-origins.ts). */
+  trustedOrigins?: ReadonlySet<string>;
 }
 
 export interface DownloadedReference {
@@ -34,7 +42,7 @@ function requestFor(ref: BinaryDataReference): { url: URL; headers: Record<strin
   const auth = ref.auth;
   if (auth) {
     if (auth.type === 'bearer') {
-      if (auth.token) headers[auth.header || 'Authorization'] = `Bearer ${auth.token}`;
+      if (auth.token) headers[tokenHeader(ref, auth.header)] = `Bearer ${auth.token}`;
     } else if (auth.type === 'query') {
       if (auth.token) url.searchParams.set('token', auth.token);
     } else {
@@ -43,6 +51,37 @@ function requestFor(ref: BinaryDataReference): { url: URL; headers: Record<strin
   }
   return { url, headers };
 }
+
+/**
+ * The header a bearer token goes in: the upstream names it, so it must be a header name at all, and none that
+ * frames or routes the request (a token written as `Host` or `Transfer-Encoding` would change where and how it
+ * goes). The token reaches only the reference's own origin (guarded-get.ts drops it at a redirect elsewhere).
+ */
+function tokenHeader(ref: BinaryDataReference, name: string | undefined): string {
+  if (!name) return 'Authorization';
+  try {
+    validateHeaderName(name);
+    validateHeaderValue(name, `Bearer ${ref.auth?.token ?? ''}`);
+  } catch {
+    throw new Error(`download of ${ref.downloadUrl} refused: the token's header is not a valid header`);
+  }
+  if (RESERVED_HEADERS.has(name.toLowerCase()) || name.toLowerCase().startsWith('proxy-'))
+    throw new Error(`download of ${ref.downloadUrl} refused: a token cannot go in the ${name} header`);
+  return name;
+}
+
+const RESERVED_HEADERS = new Set([
+  'host',
+  'connection',
+  'content-length',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'keep-alive',
+  'expect',
+  'cookie',
+]);
 
 function expiryNote(ref: BinaryDataReference): string {
   if (!ref.expiresAt) return '';
@@ -66,7 +105,8 @@ function describeFailure(error: unknown): string {
 
 /**
  * Downloads a BinaryDataReference: GET with the reference's auth (bearer → `Authorization: Bearer <token>`,
- * or that value under `auth.header`; query → `?token=<token>`), following redirects, aborted after
+ * or that value under `auth.header`; query → `?token=<token>`), following redirects (the token to the first origin
+ * only), to public addresses and those `allow` names (each hop checked on the address it connects to), aborted after
  * `timeoutMs` and as soon as more than `maxBytes` arrive. Throws an Error naming the URL on a non-2xx
  * status, timeout, oversize body or network failure.
  */
@@ -75,16 +115,21 @@ export async function downloadReference(
   options: DownloadOptions,
 ): Promise<DownloadedReference> {
   const { timeoutMs, maxBytes } = options;
-  const fetchImpl = options.fetchImpl ?? fetch;
+  const policy = addressPolicy(options.allow ?? []);
   const shown = ref.downloadUrl; // the URL as the app gave it: a query token added here is never shown
   const { url, headers } = requestFor(ref);
   const signal = AbortSignal.timeout(timeoutMs);
   const timedOut = (): Error => new Error(`download of ${shown} timed out after ${timeoutMs} ms`);
   let response: Response;
   try {
-    response = await fetchImpl(url, { headers, redirect: 'follow', signal });
+    response = await guardedGet(url, { headers, signal, policy, trustedOrigins: options.trustedOrigins });
   } catch (error) {
     if (signal.aborted) throw timedOut();
+    if (error instanceof DeniedAddressError)
+      throw new Error(
+        `download of ${shown} refused: ${error.message}; an operator can allow it with pipeline.download.allow`,
+        { cause: error },
+      );
     throw new Error(`download of ${shown} failed: ${describeFailure(error)}`, { cause: error });
   }
   if (!response.ok) {

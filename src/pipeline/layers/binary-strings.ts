@@ -1,6 +1,7 @@
 import type { ContentBlock, TextContent } from '@modelcontextprotocol/server';
 import { findAbpPayloads, isBinaryData, isBinaryDataReference } from '../detect/abp-shapes.js';
 import { downloadReference } from '../detect/abp-download.js';
+import { abpAppOrigins } from '../detect/abp-origins.js';
 import { detectBase64Binary } from '../detect/base64.js';
 import { decodeBase64Strict, mightBeBase64, promisedBytes } from '../../codec/base64.js';
 import { findDataUris, replaceRanges } from '../detect/data-uri.js';
@@ -23,11 +24,12 @@ import {
   parseJsonText,
   rewriteJsonDocuments,
   siblingMetadata,
+  SKIP,
   walkJson,
   type DocRewrite,
   type JsonPath,
 } from '../json-docs.js';
-import type { PipelineSettings } from '../settings.js';
+import { binaryMinLength, type PipelineSettings } from '../settings.js';
 import type { Blobs } from '../../wire/blobs.js';
 import { viewIncludes, type BlobView } from '../../wire/blob-view.js';
 import type { Extraction, Layer, LayerContext, Payload, Result } from '../types.js';
@@ -73,9 +75,9 @@ function sameTextsAlike(result: Result): Result {
   }
   if (!rewritten.size) return result;
   const swaps: { path: JsonPath; text: string }[] = [];
-  findStringsDeep(result.structuredContent, (text, path) => {
+  findStringsDeep(result.structuredContent, (text, place) => {
     const replacement = rewritten.get(text);
-    if (replacement !== undefined) swaps.push({ path, text: replacement });
+    if (replacement !== undefined) swaps.push({ path: place.path(), text: replacement });
     return true;
   });
   let structured: unknown = result.structuredContent;
@@ -89,37 +91,44 @@ function sameTextsAlike(result: Result): Result {
  */
 function mightHold(text: string, settings: PipelineSettings, blobs: Blobs): boolean {
   if (settings.jsonPayloads === 'summaries') return text.length > 0;
-  return text.length >= settings.minBinaryLength || text.includes(REFERENCE_KEY) || blobs.hasInlaid(text);
+  return text.length >= binaryMinLength(settings) || text.includes(REFERENCE_KEY) || blobs.hasInlaid(text);
 }
 
 async function rewriteDocument(doc: unknown, source: string, run: LayerContext): Promise<DocRewrite> {
   if (run.settings.jsonPayloads === 'summaries') return abpPayloadsInPlaceOf(doc, source, run);
   const rewrite: DocRewrite = { replacements: [], extractions: [], notes: [] };
-  const min = run.settings.minBinaryLength;
+  const min = binaryMinLength(run.settings);
   const { blobs } = run;
   const found: { path: JsonPath; payload: () => Promise<Payload | string | undefined> }[] = [];
   const withDataUris: { path: JsonPath; text: string }[] = [];
 
-  walkJson(doc, (node, path) => {
-    const where = `${source}${pathText(path)}`;
+  walkJson(doc, (node, place) => {
+    // Paths and sources are made only for what is found: made for every node, they cost depth² (#34 finding 3).
+    const where = () => `${source}${pathText(place.path())}`;
     if (isBinaryData(node) && blobs.lengthOf(node.content) >= min) {
+      const path = place.path();
       found.push({
         path,
-        payload: async () => binaryDataPayload(node, siblingMetadata(doc, path, blobs), where, blobs),
+        payload: async () => binaryDataPayload(node, siblingMetadata(doc, path, blobs), where(), blobs),
       });
-      return false;
+      return SKIP;
     }
     if (isBinaryDataReference(node)) {
-      found.push({ path, payload: async () => downloadPayload(node, siblingMetadata(doc, path, blobs), where, run) });
-      return false;
+      const path = place.path();
+      found.push({
+        path,
+        payload: async () => downloadPayload(node, siblingMetadata(doc, path, blobs), where(), run),
+      });
+      return SKIP;
     }
     const literal = typeof node === 'string' ? blobs.resolve(node) : undefined;
     if (literal !== undefined && mightBeBase64Value(literal, min)) {
-      found.push({ path, payload: async () => base64Payload(literal, doc, path, where, min, blobs) });
+      const path = place.path();
+      found.push({ path, payload: async () => base64Payload(literal, doc, path, where(), min, blobs) });
     } else if (literal !== undefined && literal.length >= min && includes(literal, 'data:')) {
-      withDataUris.push({ path, text: typeof literal === 'string' ? literal : literal.text() });
+      withDataUris.push({ path: place.path(), text: typeof literal === 'string' ? literal : literal.text() });
     }
-    return true;
+    return undefined;
   });
 
   // A string holding data: URIs stays a string, with artifact URIs where the payloads were.
@@ -189,9 +198,20 @@ async function downloadPayload(
     return undefined;
   }
   try {
-    const { bytes, mimeType } = await downloadReference(node, run.settings.download);
+    const { download } = run.settings;
+    const { bytes, mimeType } = await downloadReference(node, {
+      ...download,
+      trustedOrigins: download.abpApps ? abpAppOrigins() : undefined,
+    });
     // The URL is not repeated in the metadata: it may carry a token (`auth.type: query`).
-    return { data: { bytes }, mimeType: mimeType || node.mimeType, filename: node.filename, metadata, source };
+    return {
+      data: { bytes },
+      mimeType: mimeType || node.mimeType,
+      filename: node.filename,
+      metadata,
+      source,
+      fetched: true,
+    };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return `[mcp-offload: could not download ${node.downloadUrl} (${source}): ${message}. The reference was left as it is.]`;
@@ -224,7 +244,7 @@ async function rewritePlainText(
   run: LayerContext,
 ): Promise<ContentBlock[] | undefined> {
   const { text } = block;
-  const min = run.settings.minBinaryLength;
+  const min = binaryMinLength(run.settings);
   if (mightBeBase64(text.trim(), min)) {
     const payload = await base64Payload(text.trim(), undefined, [], source, min, run.blobs);
     if (payload) {
@@ -253,7 +273,7 @@ async function replaceDataUris(
   source: string,
   run: LayerContext,
 ): Promise<{ text: string; replaced: number; extractions: Extraction[]; failures: string[] } | undefined> {
-  const uris = findDataUris(text, run.settings.minBinaryLength);
+  const uris = findDataUris(text, binaryMinLength(run.settings));
   if (!uris.length) return undefined;
   const replacements: { start: number; end: number; replacement: string }[] = [];
   const extractions: Extraction[] = [];

@@ -18,8 +18,9 @@ async function cutLongErrors(result: Result, run: LayerContext): Promise<Result>
     if (block.type !== 'text' || block.text.length <= limit) return undefined;
     const outcome = await run.save({ data: { text: block.text }, mimeType: 'text/plain', source: `content[${index}]` });
     if (outcome.ok === 'dry-run' || outcome.ok === 'invalid') return undefined;
-    const where = outcome.ok
-      ? ` The whole text is in ${outcome.extraction.record.path} (${outcome.extraction.record.uri}).`
+    const { record, link } = outcome.ok ? outcome.extraction : {};
+    const where = record
+      ? ` The whole text is ${link?.hidePath ? `at ${link.url}` : `in ${record.path}`} (${record.uri}).`
       : '';
     return [
       {

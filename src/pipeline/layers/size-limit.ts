@@ -2,7 +2,7 @@ import type { ContentBlock, TextContent } from '@modelcontextprotocol/server';
 import { announce, isNote, mapContent, note, originalText, placeOutcome } from '../blocks.js';
 import { findStringsDeep, pathText, setAtPath, type JsonPath } from '../detect/walk.js';
 import { referenceTo } from '../reference.js';
-import { dumpChars, inlineChars, limitOf, type PipelineSettings } from '../settings.js';
+import { belowFloor, dumpChars, inlineChars, limitOf, type PipelineSettings } from '../settings.js';
 import { countLines } from '../../artifacts/lines.js';
 import { headAndTail } from '../summary/preview.js';
 import { isForReading, textMimeType } from '../text-kind.js';
@@ -56,6 +56,7 @@ export const sizeLimitLayer: Layer = {
 function isTooLong(block: ContentBlock, settings: PipelineSettings): boolean {
   if (block.type !== 'text' || isNote(block)) return false;
   const { text } = block;
+  if (belowFloor(text, settings)) return false;
   if (
     text.length > dumpChars(settings) &&
     text.length > (isForReading(text) ? inlineChars(settings) : dumpChars(settings))
@@ -71,7 +72,10 @@ function overResultLimit(result: Result, settings: PipelineSettings): boolean {
   return limit > 0 && Buffer.byteLength(JSON.stringify(result)) > limit;
 }
 
-/** A result the client would refuse or cut as a whole: its longest texts are stored until it fits. */
+/**
+ * A result the client would refuse or cut as a whole: its longest texts are stored until it fits. A text under
+ * the floor (a caption beside a big image) is never taken: its summary would be longer than it is.
+ */
 async function fitResult(result: Result, run: LayerContext): Promise<Result> {
   let next = result;
   // Texts the store refused (a full disk): they stay, with their note, and are not tried again.
@@ -80,7 +84,8 @@ async function fitResult(result: Result, run: LayerContext): Promise<Result> {
     const content = next.content ?? [];
     let longest = -1;
     for (const [index, block] of content.entries()) {
-      if (block.type !== 'text' || isNote(block) || refused.has(block)) continue;
+      if (block.type !== 'text' || isNote(block) || refused.has(block) || belowFloor(block.text, run.settings))
+        continue;
       if (longest === -1 || block.text.length > (content[longest] as TextContent).text.length) longest = index;
     }
     if (longest === -1) break;
@@ -122,7 +127,8 @@ async function storeStructured(
   let next = structured;
   let length = json.length;
   const announced: ContentBlock[] = [];
-  for (const { path, text, inText } of candidateStrings(structured, limit, storedTexts)) {
+  const shortest = Math.max(MIN_STORED_STRING, run.settings.minOffloadBytes);
+  for (const { path, text, inText } of candidateStrings(structured, limit, storedTexts, shortest)) {
     if (!inText && length <= limit) continue;
     const outcome = await run.save({
       data: { text },
@@ -157,7 +163,7 @@ async function storeStructured(
   };
 }
 
-/** Below this a string is not worth a file: its URI would be about as long. */
+/** Below this a string is not worth a file: its URI would be about as long (minOffloadBytes may ask for more). */
 const MIN_STORED_STRING = 200;
 
 /**
@@ -168,11 +174,12 @@ function candidateStrings(
   doc: unknown,
   limit: number,
   carried: Set<string>,
+  shortest: number,
 ): { path: JsonPath; text: string; inText: boolean }[] {
   const found: { path: JsonPath; text: string; inText: boolean }[] = [];
-  findStringsDeep(doc, (text, path) => {
+  findStringsDeep(doc, (text, place) => {
     const inText = carried.has(text);
-    if (inText || (limit > 0 && text.length >= MIN_STORED_STRING)) found.push({ path, text, inText });
+    if (inText || (limit > 0 && text.length >= shortest)) found.push({ path: place.path(), text, inText });
     return true;
   });
   return found.sort((a, b) => Number(b.inText) - Number(a.inText) || b.text.length - a.text.length);

@@ -21,6 +21,7 @@ const modules = new Map<string, Promise<Transformer>>();
  */
 export const transformLayer: Layer = {
   name: 'transform',
+  authored: true,
   applies: (_result, settings) => settings.transform !== undefined,
   run: transform,
 };

@@ -1,10 +1,11 @@
 import type { ContentBlock } from '@modelcontextprotocol/server';
 import { base64Data, base64DecodedSize, dataSize } from '../payload-data.js';
 import type { Blobs } from '../../wire/blobs.js';
-import { inlineChars, type PipelineSettings } from '../settings.js';
+import { belowFloor, inlineChars, limitOf, type PipelineSettings } from '../settings.js';
 import { mapContent, note, placeOutcome } from '../blocks.js';
-import { fitsVision, imagePreview } from '../image-preview.js';
-import type { Extraction, Layer, LayerContext, Payload } from '../types.js';
+import { fitsVision, imagePreview, type ImagePreview } from '../image-preview.js';
+import { jsonBytes } from '../result-bytes.js';
+import type { Extraction, Layer, LayerContext, Payload, Result } from '../types.js';
 
 type Block = ContentBlock & Record<string, unknown>;
 
@@ -18,26 +19,91 @@ export const typedContentLayer: Layer = {
   name: 'typed-content',
   applies: (result, settings, blobs) =>
     (result.content ?? []).some((block) => wouldStore(block as Block, settings, blobs)),
-  run: (result, run) => mapContent(result, (block, index) => replace(block as Block, index, run)),
+  run: (result, run) => {
+    const previewBytes = previewBudget(result, run);
+    return mapContent(result, (block, index) => replace(block as Block, index, run, previewBytes));
+  },
 };
 
-/** Whether the block is one this layer stores; decides on sizes (and an image's first bytes) alone. */
+/**
+ * Whether the block is one this layer stores; decides on sizes (and an image's first bytes) alone. A payload
+ * under the floor (minOffloadBytes) stays: its summary and link would be as long as it is.
+ */
 function wouldStore(block: Block, settings: PipelineSettings, blobs: Blobs): boolean {
-  if (block.type === 'image' && typeof block.data === 'string')
-    return !fitsVision(blobs.resolve(block.data), settings.keepInline);
-  if (block.type === 'audio' && typeof block.data === 'string') {
+  const floor = settings.minOffloadBytes;
+  if ((block.type === 'image' || block.type === 'audio') && typeof block.data === 'string') {
+    const base64 = blobs.resolve(block.data);
+    if (base64.length < floor) return false;
+    if (block.type === 'image') return !fitsVision(base64, settings.keepInline) || overResultLimit(base64, settings);
     const limit = settings.keepInline.audioMaxBytes;
-    return !(limit > 0 && base64DecodedSize(blobs.resolve(block.data)) <= limit);
+    return !(limit > 0 && base64DecodedSize(base64) <= limit);
   }
   if (block.type !== 'resource' || typeof block.resource !== 'object' || block.resource === null) return false;
   const resource = block.resource as { blob?: unknown; text?: unknown };
+  if (typeof resource.blob === 'string') return blobs.lengthOf(resource.blob) >= floor;
   return (
-    typeof resource.blob === 'string' ||
-    (typeof resource.text === 'string' && resource.text.length > inlineChars(settings))
+    typeof resource.text === 'string' &&
+    resource.text.length > inlineChars(settings) &&
+    !belowFloor(resource.text, settings)
   );
 }
 
-async function replace(block: Block, index: number, run: LayerContext): Promise<ContentBlock[] | undefined> {
+/** An image the client would refuse as part of its result whatever the vision limits say (Claude Desktop: 1 MiB). */
+function overResultLimit(base64: { length: number }, settings: PipelineSettings): boolean {
+  const limit = limitOf(settings.resultLimit, 0);
+  return limit > 0 && base64.length > limit;
+}
+
+/** Room an image's stand-ins take besides its preview: a summary (at most 2 KB), a note, a link, an `_meta` entry. */
+const STAND_IN_BYTES = 3 * 1024;
+
+/**
+ * The base64 bytes each image preview of this result may take: previewMaxBytes, and within the client's
+ * whole-result budget the room the rest of the result leaves, shared by the images to preview.
+ */
+function previewBudget(result: Result, run: LayerContext): number {
+  const { previewMaxBytes, imageMaxBytes } = run.settings.keepInline;
+  // No image larger than imageMaxBytes is shown, scaled down or not (0: none).
+  const own = Math.min(previewMaxBytes, Math.floor(imageMaxBytes / 3) * 4);
+  const limit = limitOf(run.settings.resultLimit, 0);
+  const images = (result.content ?? []).filter(
+    (block) => block.type === 'image' && wouldStore(block as Block, run.settings, run.blobs),
+  );
+  if (limit === 0 || images.length === 0) return own;
+  const imageBytes = bytesOfCopies(
+    result,
+    images.map((block) => (block as Block).data as string),
+    run.blobs,
+  );
+  const room = limit - (jsonBytes(result, run.blobs) - imageBytes) - images.length * STAND_IN_BYTES;
+  return Math.max(0, Math.min(own, Math.floor(room / images.length)));
+}
+
+/**
+ * The bytes of every string of the result that is one of `payloads`: the image blocks themselves, and their copies
+ * elsewhere (a `structuredContent` that repeats `content`, as server-filesystem's `read_media_file` sends it). All of
+ * them leave the result as the one artifact the payload is stored as.
+ */
+function bytesOfCopies(result: Result, payloads: readonly string[], blobs: Blobs): number {
+  const lengths = new Set(payloads.map((payload) => blobs.lengthOf(payload)));
+  let bytes = 0;
+  const visit = (value: unknown): void => {
+    if (typeof value === 'string') {
+      const length = blobs.lengthOf(value);
+      if (lengths.has(length) && payloads.some((payload) => blobs.same(payload, value))) bytes += length;
+    } else if (Array.isArray(value)) value.forEach(visit);
+    else if (typeof value === 'object' && value !== null) Object.values(value).forEach(visit);
+  };
+  visit(result);
+  return bytes;
+}
+
+async function replace(
+  block: Block,
+  index: number,
+  run: LayerContext,
+  previewBytes: number,
+): Promise<ContentBlock[] | undefined> {
   if (!wouldStore(block, run.settings, run.blobs)) return undefined;
   const source = `content[${index}]`;
   if (block.type === 'image' || block.type === 'audio') {
@@ -47,6 +113,7 @@ async function replace(block: Block, index: number, run: LayerContext): Promise<
       block.data as string,
       { mimeType: block.mimeType as string | undefined, source },
       `${block.type} block`,
+      previewBytes,
     );
   }
   const resource = block.resource as { uri?: string; mimeType?: string; blob?: string; text?: string };
@@ -57,7 +124,7 @@ async function replace(block: Block, index: number, run: LayerContext): Promise<
     metadata: resource.uri ? { resourceUri: resource.uri } : undefined,
     source,
   };
-  if (typeof resource.blob === 'string') return storeBase64(run, block, resource.blob, common, 'embedded resource');
+  if (typeof resource.blob === 'string') return storeBase64(run, block, resource.blob, common, 'embedded resource', 0);
   const outcome = await run.save({
     ...common,
     data: { text: resource.text! },
@@ -72,6 +139,7 @@ async function storeBase64(
   base64: string,
   payload: Omit<Payload, 'data'>,
   what: string,
+  previewBytes: number,
 ): Promise<ContentBlock[] | undefined> {
   const data = base64Data(run.blobs.resolve(base64));
   const outcome = data && (await run.save({ ...payload, data }));
@@ -88,24 +156,45 @@ async function storeBase64(
     run.announced,
   );
   return original.type === 'image' && outcome!.ok === true && blocks
-    ? withPreview(blocks, outcome!.extraction, run)
+    ? withPreview(blocks, outcome!.extraction, run, previewBytes)
     : blocks;
 }
 
-/** The summary, then the image scaled down for the model to see, then the link to the full one. */
-async function withPreview(blocks: ContentBlock[], extraction: Extraction, run: LayerContext): Promise<ContentBlock[]> {
+/** The summary, then the image's preview and what it shows, then the link to the full one. */
+async function withPreview(
+  blocks: ContentBlock[],
+  extraction: Extraction,
+  run: LayerContext,
+  previewBytes: number,
+): Promise<ContentBlock[]> {
   // A repeat of an image already shown is a one-line marker: its preview is above.
   if (!blocks.some((block) => block.type === 'resource_link')) return blocks;
   const [summary, ...rest] = blocks;
   const source = run.imageSource ? await run.imageSource(extraction.record) : extraction.record.path;
-  const preview = summary && source !== undefined && (await imagePreview(source, run.settings.keepInline));
+  const limits = { maxEdge: run.settings.keepInline.imageMaxEdge, maxBase64: previewBytes, of: extraction.record.uri };
+  const preview = summary && source !== undefined && (await imagePreview(source, limits));
   if (!preview) return blocks;
   const { width, height } = extraction.record.facts;
-  const from = typeof width === 'number' && typeof height === 'number' ? ` (the file is ${width}x${height})` : '';
+  const size = typeof width === 'number' && typeof height === 'number' ? `${width}x${height}` : undefined;
   return [
     summary,
-    note(`Shown below scaled down to ${preview.width}x${preview.height}${from}.`),
+    note(previewNote(preview, size)),
     { type: 'image', data: preview.data, mimeType: preview.mimeType },
     ...rest,
   ];
+}
+
+/** What the preview shows of the file: all of it scaled down, or its first screenful. */
+export function previewNote(preview: ImagePreview, size: string | undefined): string {
+  const { part } = preview;
+  const scaled = `${preview.width}x${preview.height}`;
+  if (!part) return `Shown below scaled down to ${scaled}${size ? ` (the file is ${size})` : ''}.`;
+  const where =
+    part.side === 'top'
+      ? `top ${part.pixels} px of the ${part.of} px tall`
+      : `left ${part.pixels} px of the ${part.of} px wide`;
+  return (
+    `Shown below: the ${where} image${size ? ` (${size})` : ''}, the first of ${part.screens} screens, ` +
+    `scaled to ${scaled}. The file holds the whole image.`
+  );
 }

@@ -86,7 +86,8 @@ function templateVars(a: SummaryInput): Record<string, unknown> {
   const filename = baseName(a.path);
   const metadataName = a.metadata?.name;
   return {
-    path: a.path,
+    // A client over HTTP cannot open the gateway's files: its `path` is where it can fetch the bytes.
+    path: a.hidePath ? (a.downloadUrl ?? a.uri) : a.path,
     uri: a.uri,
     mimeType: a.mimeType,
     size: a.size,

@@ -89,7 +89,8 @@ async function inputRounds(call: Call, next: Next, first: Frame): Promise<Frame>
   for (let round = 1; isInputRequired(answer.message.result ?? {}); round++) {
     if (round > MAX_ROUNDS)
       return failure(call, `the server asked for input more than ${MAX_ROUNDS} times in one call`);
-    const { inputRequests, requestState } = answer.message.result as {
+    // Restored: the requests go to the client in messages of their own, which carry no long literal of this answer.
+    const { inputRequests, requestState } = answer.blobs.restore(answer.message.result) as {
       inputRequests?: Record<string, { method?: unknown; params?: Record<string, unknown> }> | null;
       requestState?: unknown;
     };
@@ -117,7 +118,9 @@ async function inputRounds(call: Call, next: Next, first: Frame): Promise<Frame>
           `asking the MCP client for the input the server needs failed: ${refused.message.error?.message}`,
         );
       }
-      inputResponses = Object.fromEntries(asked.map(([key], i) => [key, answers[i]!.message.result]));
+      inputResponses = Object.fromEntries(
+        asked.map(([key], i) => [key, answers[i]!.blobs.restore(answers[i]!.message.result)]),
+      );
     } else {
       await new Promise((resolve) => setTimeout(resolve, STATE_ONLY_PACING_MS));
     }

@@ -1,13 +1,13 @@
 import type { InitializeRequest } from '@modelcontextprotocol/server';
 import { LEGACY_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS } from '../../protocol/versions.js';
 import { Frame } from '../../wire/frame.js';
-import { textOf } from '../../wire/json.js';
 import type { Call } from '../call.js';
 import type { Interceptor } from '../chain.js';
 import type { RelayContext } from '../context.js';
 import { PROTOCOL_VERSION_KEY, SERVER_INFO_KEY } from '../../protocol/envelope.js';
 import { Codes, RpcError } from '../../rpc/errors.js';
 import { forLegacyClient, forModernClient } from '../results.js';
+import { quoted, textIn } from '../param-text.js';
 import type { ClientHello, Session } from '../session.js';
 
 /** Methods of the 2025 revision that the 2026-07-28 one removed (a modern client asking them is told so). */
@@ -71,7 +71,7 @@ export function handshake(context: RelayContext): Interceptor {
           context.clientArrived();
           return;
         case 'notifications/cancelled': {
-          const id = note.params.requestId;
+          const id = note.frame.blobs.restore(note.params.requestId);
           session.call(id)?.cancel(note.params.reason ?? 'cancelled by the client');
           return;
         }
@@ -87,7 +87,7 @@ function claimOf(call: Call): string | undefined {
   const meta = call.params._meta as Record<string, unknown> | undefined;
   if (meta === null || typeof meta !== 'object') return undefined;
   const version = meta[PROTOCOL_VERSION_KEY];
-  return version === undefined ? undefined : textOf(version);
+  return version === undefined ? undefined : textIn(call.frame, version);
 }
 
 /**
@@ -102,7 +102,7 @@ export function modernRefusal(
   const supported = [...MODERN_PROTOCOL_VERSIONS];
   if (claim === undefined) {
     if (method === 'initialize') {
-      const requested = typeof params.protocolVersion === 'string' ? params.protocolVersion : 'unknown';
+      const requested = typeof params.protocolVersion === 'string' ? quoted(params.protocolVersion) : 'unknown';
       return new RpcError(
         Codes.UnsupportedProtocolVersion,
         `Unsupported protocol version: ${requested} (supported versions: ${supported.join(', ')})`,
@@ -114,8 +114,8 @@ export function modernRefusal(
   if (!supported.includes(claim))
     return new RpcError(
       Codes.UnsupportedProtocolVersion,
-      `Unsupported protocol version: ${claim} (supported versions: ${supported.join(', ')})`,
-      { supported, requested: claim },
+      `Unsupported protocol version: ${quoted(claim)} (supported versions: ${supported.join(', ')})`,
+      { supported, requested: quoted(claim) },
     );
   if (LEGACY_ONLY.has(method)) return new RpcError(Codes.MethodNotFound, `Method not found: ${method}`);
   return undefined;
@@ -142,7 +142,8 @@ function discover(context: RelayContext, session: Session, call: Call): Frame {
  * (else the client's own when the proxy speaks it, else the newest).
  */
 async function initialize(context: RelayContext, session: Session, call: Call): Promise<Frame> {
-  const params = call.params as InitializeRequest['params'];
+  // Restored: what a client says of itself outlives this request's frame (it goes with its requests upstream).
+  const params = call.frame.blobs.restore(call.params) as InitializeRequest['params'];
   if (session.hello) throw new RpcError(Codes.InvalidRequest, 'Invalid Request: the session is initialized already');
   const asked = typeof params.protocolVersion === 'string' ? params.protocolVersion : undefined;
   session.hello = helloOf(params);

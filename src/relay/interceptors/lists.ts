@@ -18,15 +18,19 @@ const LISTS = new Map<string, { key: Key; own: 'first' | 'last' }>([
 /**
  * The list methods, answered from the session's merged catalog (gateway/catalog.ts: every upstream's items, names
  * prefixed where servers are merged) and the proxy's own items (its tools first, the session's artifacts and the
- * artifact template after the upstreams' resources), in pages whose cursor is an offset into the merged list.
+ * artifact template after the upstreams' resources), in pages whose cursor is an offset into the merged list. A host
+ * of MCP Apps (asked per request: a 2026-07-28 client declares itself with each) gets the tools as such a host is
+ * shown them (relay/apps.ts), and the artifact viewer's tool and view.
  */
 export function lists({ offload, config }: RelayContext): Interceptor {
-  const own = (key: Key, session: Session): readonly unknown[] => {
+  const own = (key: Key, session: Session, hostsApps: boolean): readonly unknown[] => {
     switch (key) {
       case 'tools':
-        return offload.builtinTools;
-      case 'resources':
-        return offload.sessionResources(session.owner);
+        return offload.toolsFor(hostsApps);
+      case 'resources': {
+        const artifacts = offload.sessionResources(session);
+        return hostsApps && offload.viewer ? [offload.viewer.resource, ...artifacts] : artifacts;
+      }
       case 'resourceTemplates':
         return offload.templates;
       default:
@@ -39,10 +43,15 @@ export function lists({ offload, config }: RelayContext): Interceptor {
     async request(call) {
       const list = LISTS.get(call.method)!;
       const session = call.session!;
-      const merged = session.view.catalog.snapshot[list.key];
-      const mine = own(list.key, session);
+      const { catalog } = session.view;
+      const merged = list.key === 'tools' && call.hostsApps ? catalog.appHostTools : catalog.snapshot[list.key];
+      const mine = own(list.key, session, call.hostsApps);
       const all = mine.length === 0 ? merged : list.own === 'first' ? [...mine, ...merged] : [...merged, ...mine];
-      const { items, nextCursor } = page<unknown>(all, call.params.cursor, config.gateway.pageSize);
+      const { items, nextCursor } = page<unknown>(
+        all,
+        call.frame.blobs.restore(call.params.cursor),
+        config.gateway.pageSize,
+      );
       return Frame.result(call.received.id!, { [list.key]: items, ...(nextCursor ? { nextCursor } : {}) });
     },
   };

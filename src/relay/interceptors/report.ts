@@ -1,3 +1,4 @@
+import type { Frame } from '../../wire/frame.js';
 import { artifactsOf } from '../events.js';
 import type { Interceptor } from '../chain.js';
 import type { RelayContext } from '../context.js';
@@ -15,7 +16,7 @@ export function report({ events }: RelayContext): Interceptor {
     async request(call, next) {
       if (!events.heard('call')) return next(call);
       const started = performance.now();
-      const emit = (outcome: 'ok' | 'error' | 'failed', result?: Record<string, unknown>) => {
+      const emit = (outcome: 'ok' | 'error' | 'failed', answer?: Frame) => {
         if (!call.report) return;
         events.emit('call', {
           who: call.session!.who,
@@ -23,7 +24,10 @@ export function report({ events }: RelayContext): Interceptor {
           tool: call.report.tool,
           outcome,
           seconds: (performance.now() - started) / 1000,
-          artifacts: artifactsOf(result),
+          artifacts: artifactsOf(answer?.message.result),
+          // What the proxy saved: the answer as the upstream sent it, and as the client got it.
+          upstreamBytes: call.upstreamAnswer?.byteLength ?? 0,
+          clientBytes: answer?.byteLength ?? 0,
         });
       };
       let answer;
@@ -34,8 +38,8 @@ export function report({ events }: RelayContext): Interceptor {
         throw error;
       }
       const { result, error } = answer.message;
-      if (error) emit('failed');
-      else if (result && !isInputRequired(result)) emit(result.isError === true ? 'error' : 'ok', result);
+      if (error) emit('failed', answer);
+      else if (result && !isInputRequired(result)) emit(result.isError === true ? 'error' : 'ok', answer);
       return answer;
     },
   };

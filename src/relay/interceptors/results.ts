@@ -1,3 +1,4 @@
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { ARTIFACTS_META_KEY } from '../../pipeline/pipeline.js';
 import type { CallInfo } from '../../pipeline/types.js';
 import type { Frame } from '../../wire/frame.js';
@@ -5,13 +6,18 @@ import type { Call } from '../call.js';
 import type { Interceptor } from '../chain.js';
 import type { RelayContext } from '../context.js';
 import { isToolResult } from '../results.js';
+import { ATTR } from '../../tracing/attributes.js';
+import { traced } from '../../tracing/trace.js';
+import { definitionOf, rewritableFor, withoutStructuredContent } from '../apps.js';
 
 /**
  * Tool results through the artifact pipeline (pipeline/pipeline.ts): binary and oversized parts are stored and
  * replaced by summaries, previews and links, by the tool's rules. A result no layer touches is the very same frame,
  * written as it came. A task's final result is its tool's result and goes through as one: inlined in a completed
  * task's `tasks/get` answer (2026-07-28) or as the whole `tasks/result` answer (2025). New artifacts are new
- * resources of the session, whose client hears so.
+ * resources of the session, whose client hears so. For a host of MCP Apps (relay/apps.ts), a tool's own view gets
+ * its `structuredContent` byte for byte while `content` is compacted, an app-only tool's result passes untouched,
+ * and a result with artifacts says how to show them in the proxy's artifact viewer.
  */
 export function results({ offload }: RelayContext): Interceptor {
   return {
@@ -26,23 +32,56 @@ export function results({ offload }: RelayContext): Interceptor {
       let tool: string | undefined = call.report?.tool;
       if (kind !== 'call') tool = upstream.tasks.toolOf(String(call.params.taskId));
       if (tool === undefined) return answer;
+      const rewritable = call.hostsApps ? rewritableFor(definitionOf(upstream, tool), true) : 'all';
+      if (rewritable === 'nothing') return answer;
       const info = { ...callInfo(call), server: upstream.name, tool };
+      const process = async (original: CallToolResult): Promise<CallToolResult> => {
+        const input = rewritable === 'content' ? withoutStructuredContent(original) : original;
+        // Traced, the pipeline's span is the parent of what it stores.
+        const done = await traced(
+          call.trace,
+          'pipeline',
+          { [ATTR.server]: upstream.name, [ATTR.toolName]: tool },
+          (span) => offload.processResult(input, span ? { ...info, trace: span } : info, answer.blobs),
+        );
+        if (done === input) return original;
+        const hinted = call.hostsApps ? offload.viewerHint(done, upstream.name, tool) : done;
+        return rewritable === 'content' ? withStructuredContentOf(hinted, original) : hinted;
+      };
       let processed: Frame;
       if (kind === 'inlined') {
         const inlined = result.result as Record<string, unknown> | undefined;
         if (!inlined || !isToolResult(inlined)) return answer;
-        const done = await offload.processResult(inlined as never, info, answer.blobs);
+        const done = await process(inlined as unknown as CallToolResult);
+        // A frame splices members two levels deep at most: here the view's data keeps its value, not its bytes.
         processed = (done as unknown) === inlined ? answer : answer.with(['result', 'result'], done);
       } else {
         if (!isToolResult(result)) return answer;
-        const done = await offload.processResult(result as never, info, answer.blobs);
-        processed =
-          (done as unknown) === result ? answer : answer.replace({ ...answer.message, result: done as never });
+        const done = await process(result as unknown as CallToolResult);
+        if ((done as unknown) === result) processed = answer;
+        // The view's data keeps its bytes: only the members the pipeline changed are spliced into the answer.
+        else if (rewritable === 'content') processed = spliceChanged(answer, result, done);
+        else processed = answer.replace({ ...answer.message, result: done as never });
       }
       if (processed !== answer && hasArtifacts(processed)) announceArtifacts(call, offload.offersResources);
       return processed;
     },
   };
+}
+
+/** The processed result with the original's `structuredContent` (the object, unchanged), where it had one. */
+function withStructuredContentOf(done: CallToolResult, original: CallToolResult): CallToolResult {
+  if (!('structuredContent' in original)) return done;
+  return { ...done, structuredContent: original.structuredContent } as CallToolResult;
+}
+
+/** The answer with each member of `result` that `done` changed, added or dropped set anew; the rest keeps its text. */
+function spliceChanged(answer: Frame, result: Record<string, unknown>, done: CallToolResult): Frame {
+  const after = done as unknown as Record<string, unknown>;
+  let frame = answer;
+  for (const key of new Set([...Object.keys(result), ...Object.keys(after)]))
+    if (after[key] !== result[key]) frame = frame.with(['result', key], after[key]);
+  return frame;
 }
 
 /** Which answers carry a tool result: a call's own, or a task's (inlined, or the whole answer). */

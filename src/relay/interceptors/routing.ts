@@ -1,13 +1,13 @@
 import { ARTIFACT_URI_PREFIX } from '../../artifacts/metadata.js';
 import type { SessionView } from '../session-view.js';
 import type { Upstream } from '../../upstreams/upstream.js';
-import { textOf } from '../../wire/json.js';
 import type { Call } from '../call.js';
 import type { Interceptor } from '../chain.js';
 import type { RelayContext } from '../context.js';
 import { Codes, RpcError, unavailable } from '../../rpc/errors.js';
 import type { Session } from '../session.js';
 import { bridgedQuestion } from './eras.js';
+import { quoted, textIn } from '../param-text.js';
 
 const TASK_METHODS = new Set(['tasks/get', 'tasks/result', 'tasks/cancel', 'tasks/update']);
 
@@ -63,9 +63,10 @@ async function route(call: Call): Promise<void> {
   const { view } = session;
   const { catalog } = view;
   const params = call.params;
+  const text = (value: unknown) => textIn(call.frame, value);
   switch (call.method) {
     case 'tools/call': {
-      const name = textOf(params.name);
+      const name = text(params.name);
       let found = catalog.tool(name);
       if (!found) {
         // A server waiting for a login lists no tools: its calls get the command, or go through once it is done.
@@ -74,7 +75,7 @@ async function route(call: Call): Promise<void> {
         if (!found && waiting) throw unavailable(waiting.lastError ?? `upstream "${waiting.name}" needs a login`);
         // A lone server answers for names it did not list, as it would directly (an isError result, say).
         if (!found && view.upstreams.length === 1) return lone(call, view.upstreams[0]!, name);
-        if (!found) throw new RpcError(Codes.InvalidParams, `Tool ${name} not found`);
+        if (!found) throw new RpcError(Codes.InvalidParams, `Tool ${quoted(name)} not found`);
       }
       call.to = found.upstream;
       call.report = { server: found.upstream.name, tool: found.original };
@@ -82,39 +83,41 @@ async function route(call: Call): Promise<void> {
       return;
     }
     case 'prompts/get': {
-      const name = textOf(params.name);
+      const name = text(params.name);
       const found = catalog.prompt(name);
       if (!found && view.upstreams.length === 1) return lone(call, view.upstreams[0]!, name);
-      if (!found) throw new RpcError(Codes.InvalidParams, `Prompt ${name} not found`);
+      if (!found) throw new RpcError(Codes.InvalidParams, `Prompt ${quoted(name)} not found`);
       call.to = found.upstream;
       if (found.original !== params.name) call.frame = call.frame.with(['params', 'name'], found.original);
       return;
     }
     case 'resources/read':
-      call.to = resourceOwner(view, params.uri);
+      call.to = resourceOwner(view, text(params.uri));
       return;
     case 'completion/complete': {
       const ref = (params.ref ?? {}) as { type?: string; name?: unknown; uri?: unknown };
       if (ref.type === 'ref/prompt') {
-        const found = catalog.prompt(textOf(ref.name));
-        if (!found) throw new RpcError(Codes.InvalidParams, `Prompt ${textOf(ref.name)} not found`);
+        const name = text(ref.name);
+        const found = catalog.prompt(name);
+        if (!found) throw new RpcError(Codes.InvalidParams, `Prompt ${quoted(name)} not found`);
         call.to = found.upstream;
         if (found.original !== ref.name)
           call.frame = call.frame.with(['params', 'ref'], { ...ref, name: found.original });
         return;
       }
-      call.to = catalog.templateOwner(textOf(ref.uri)) ?? resourceOwner(view, ref.uri);
+      const uri = text(ref.uri);
+      call.to = catalog.templateOwner(uri) ?? resourceOwner(view, uri);
       return;
     }
     default:
   }
   if (TASK_METHODS.has(call.method)) {
-    const taskId = textOf(params.taskId);
+    const taskId = text(params.taskId);
     const upstreams = view.upstreams;
     const owner =
       upstreams.find((u) => u.tasks.toolOf(taskId) !== undefined) ??
       (upstreams.length === 1 ? upstreams[0] : undefined);
-    if (!owner) throw new RpcError(Codes.InvalidParams, `Task ${taskId} not found`);
+    if (!owner) throw new RpcError(Codes.InvalidParams, `Task ${quoted(taskId)} not found`);
     call.to = owner;
     return;
   }
@@ -133,11 +136,11 @@ function lone(call: Call, upstream: Upstream, name: string): void {
 }
 
 /** The connection serving `uri`: the one that listed it or has a matching template, else the one with resources. */
-export function resourceOwner(view: SessionView, uri: unknown): Upstream {
-  const owner = view.resourceServer(textOf(uri));
+export function resourceOwner(view: SessionView, uri: string): Upstream {
+  const owner = view.resourceServer(uri);
   if (owner) return owner;
   if (view.upstreams.length === 1) return view.upstreams[0]!;
-  throw new RpcError(Codes.InvalidParams, `Resource ${textOf(uri)} not found`);
+  throw new RpcError(Codes.InvalidParams, `Resource ${quoted(uri)} not found`);
 }
 
 /**

@@ -7,6 +7,7 @@ import { Codes, RpcError } from '../../rpc/errors.js';
 import type { ListenFilter } from '../listens.js';
 import type { Upstream } from '../../upstreams/upstream.js';
 import { isOurArtifact, resourceOwner } from './routing.js';
+import { textIn } from '../param-text.js';
 
 /** The requests this interceptor answers or routes itself. */
 const SUBSCRIPTION_METHODS = new Set(['resources/subscribe', 'resources/unsubscribe', 'subscriptions/listen']);
@@ -52,7 +53,7 @@ export function subscriptions(context: RelayContext): Interceptor {
 }
 
 async function subscribe(context: RelayContext, call: Call, next: Next): Promise<Frame> {
-  const uri = String(call.params.uri);
+  const uri = textIn(call.frame, call.params.uri);
   const session = call.session!;
   const subscribing = call.method === 'resources/subscribe';
   // Artifacts never change (they are named by their content): nothing to send, only to check.
@@ -84,7 +85,8 @@ async function listen(context: RelayContext, call: Call): Promise<Frame> {
   const session = call.session!;
   const id = call.received.id!;
   if (session.listens.size >= MAX_LISTENS) throw new RpcError(Codes.InternalError, 'Subscription limit reached');
-  const asked = (call.params.notifications ?? {}) as ListenFilter;
+  // Restored: the filter outlives the request's frame, and what it names is sent back in new messages.
+  const asked = (call.frame.blobs.restore(call.params.notifications) ?? {}) as ListenFilter;
   const capabilities = context.capabilities(session.view.upstreams);
   const filter: ListenFilter = {
     ...(asked.toolsListChanged === true ? { toolsListChanged: true } : {}),

@@ -17,7 +17,11 @@ export function abpPresets(servers: readonly ServerConfig[]): AbpPresets {
   const presets: AbpPresets = { servers: {}, tools: {} };
   for (const server of servers) {
     if (server.kind !== 'abp') continue;
-    presets.servers[server.name] = { mode: 'file', download: { timeoutMs: server.abp.downloadTimeoutMs } };
+    // abpApps: its app's own server is reached, loopback or not (pipeline/detect/abp-origins.ts).
+    presets.servers[server.name] = {
+      mode: 'file',
+      download: { timeoutMs: server.abp.downloadTimeoutMs, abpApps: true },
+    };
     presets.tools[server.name] = Object.fromEntries(CONTROL_TOOL_NAMES.map((tool) => [tool, { mode: 'passthrough' }]));
   }
   return presets;

@@ -3,6 +3,7 @@
  * step rolled back on failure), capability calls with the event guard around them, and the page's events
  * (both of the protocol's conventions) passed on to the MCP side.
  */
+import { trustAbpAppOrigin } from '../../pipeline/detect/abp-origins.js';
 import type { Page } from 'puppeteer-core';
 import type { Logger } from '../../logger.js';
 import { launchBrowser, navigate, renderHtmlToPdf, type LaunchedBrowser } from './browser.js';
@@ -58,6 +59,8 @@ const FEATURES = { notifications: true, progress: true, elicitation: true };
 
 export class AbpBrowserSession implements BrowserSession {
   #launched: LaunchedBrowser | undefined;
+  /** Ends the trust in the app's origin for downloads (pipeline/detect/abp-origins.ts). */
+  #releaseOrigin: (() => void) | undefined;
   #guard: BrowserEventGuard | undefined;
   #info: ConnectionInfo | undefined;
   #busy = false;
@@ -144,6 +147,9 @@ export class AbpBrowserSession implements BrowserSession {
     await exposeHandlers(page, this.events, this.logger, () => this.#scheduleRefresh());
     this.logger.info({ url: pageUrl }, 'navigating');
     await navigate(page, pageUrl, o.browserTimeoutMs);
+    // The app's files come as BinaryDataReferences on its own server, often loopback: its downloads may reach it.
+    const appOrigin = new URL(page.url()).origin;
+    if (/^https?:/.test(appOrigin)) this.#releaseOrigin = trustAbpAppOrigin(appOrigin);
     await waitForAbp(page, o.abpWaitMs);
     await guard.pageReady();
     const init = await this.#initialize(page);
@@ -317,6 +323,8 @@ export class AbpBrowserSession implements BrowserSession {
     this.#guard = undefined;
     this.#info = undefined;
     this.#manifestCapabilities = [];
+    this.#releaseOrigin?.();
+    this.#releaseOrigin = undefined;
     await guard
       ?.detach()
       .catch((error: unknown) => this.logger.warn({ err: error }, 'detaching the browser event guard failed'));

@@ -1,4 +1,4 @@
-import { UnauthorizedError } from '@modelcontextprotocol/client';
+import { InsufficientScopeError, OAuthClientFlowError, UnauthorizedError } from '@modelcontextprotocol/client';
 import type { HttpServerConfig } from '../../config/types.js';
 import { causeChain } from '../../rpc/errors.js';
 import { TokenFileError } from './token-file.js';
@@ -47,12 +47,19 @@ function shellWord(word: string): string {
 
 /**
  * The error (or one of its causes) that says a login is needed: ours, the SDK's UnauthorizedError (a 401 the
- * provider could not answer), or an unreadable token file.
+ * provider could not answer), an unreadable token file, or an authorization the SDK gave up on for what the
+ * authorization server said of itself (OAuthClientFlowError: an issuer that does not match its metadata's URL, a
+ * registration refused, a token endpoint that is not HTTPS, another server than the one the login used). Those do
+ * not pass by trying again on a timer, each try discovering the server's metadata anew; a login shows the user why.
+ * A step-up's InsufficientScopeError is not one: a provider asks for the scope itself.
  */
-export function authFailureOf(error: unknown): LoginRequiredError | UnauthorizedError | TokenFileError | undefined {
+export function authFailureOf(
+  error: unknown,
+): LoginRequiredError | UnauthorizedError | TokenFileError | OAuthClientFlowError | undefined {
   for (const current of causeChain(error, 8)) {
     if (current instanceof LoginRequiredError || current instanceof TokenFileError) return current;
     if (current instanceof UnauthorizedError) return current;
+    if (current instanceof OAuthClientFlowError && !(current instanceof InsufficientScopeError)) return current;
   }
   return undefined;
 }

@@ -1,5 +1,5 @@
 import { existsSync, unwatchFile, watchFile } from 'node:fs';
-import { SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
+import { OAuthClientFlowError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import type { HttpServerConfig } from '../../config/types.js';
 import { nameFromUrl } from '../../config/server-name.js';
 import { causeChain } from '../../rpc/errors.js';
@@ -79,6 +79,8 @@ export class UpstreamLogin {
   failure(error: unknown): LoginRequiredError | undefined {
     const found = authFailureOf(error) ?? authFailureOf(this.wire?.authFailure);
     if (found instanceof LoginRequiredError) return found;
+    if (found instanceof OAuthClientFlowError)
+      return loginRequired(this.config, this.origin, `its authorization failed: ${found.message}`);
     if (found) return loginRequired(this.config, this.origin, found.message);
     if (!this.withProvider) {
       const challenge = this.wire?.lastChallenge;

@@ -1,0 +1,25 @@
+import { Frame } from '../../wire/frame.js';
+import type { Interceptor } from '../chain.js';
+import type { RelayContext } from '../context.js';
+import { callInfo } from './results.js';
+
+/**
+ * A summary or preview the proxy handed out in place of content is not that content: a tool call that carries one
+ * back (`write_file` with what `read_text_file` returned) would write the summary where the file was. Such a call is
+ * not sent; the client is told how to make its change instead (relay/offload.ts handedOutIn).
+ */
+export function writeBack({ offload }: RelayContext): Interceptor {
+  return {
+    name: 'write-back',
+    takes: (method, fromClient) => fromClient && method === 'tools/call',
+    async request(call, next) {
+      if (!call.upstream || !call.report) return next(call);
+      const refused = offload.handedOutIn(callInfo(call));
+      if (refused === undefined) return next(call);
+      return Frame.result(call.received.id!, {
+        content: [{ type: 'text', text: `mcp-offload did not send this call: ${refused}` }],
+        isError: true,
+      });
+    },
+  };
+}
