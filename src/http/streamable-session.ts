@@ -57,6 +57,8 @@ export class StreamableSession implements Wire {
   private readonly streams = new Map<string, Stream>();
   /** The stream of each request still unanswered, by its id. */
   private readonly requests = new Map<unknown, string>();
+  /** Per paused stream: what reopens its requests' upstream streams when the client resumes it (pause). */
+  private readonly resumers = new Map<string, Array<() => void>>();
   /** Sends of one stream wait for each other: an event's id comes from the store, asynchronously. */
   private readonly queues = new Map<string, Promise<void>>();
   private closed = false;
@@ -143,10 +145,11 @@ export class StreamableSession implements Wire {
    * client resumes it with Last-Event-ID and gets what was sent meanwhile from the event store. Only a stream that
    * sent its priming event can be resumed; any other stays open.
    */
-  pause(related: Id, retryMs: number | undefined): void {
+  pause(related: Id, retryMs: number | undefined, resume?: () => void): void {
     const streamId = this.requests.get(keyOf(related));
     const stream = streamId === undefined ? undefined : this.streams.get(streamId);
     if (!stream || !this.options.events) return;
+    if (resume) this.resumers.set(stream.id, [...(this.resumers.get(stream.id) ?? []), resume]);
     // Behind what the stream's queue holds (its priming event first), so nothing already sent is cut off.
     const queued = this.queues.get(stream.id) ?? Promise.resolve();
     const paused = queued.then(() => {
@@ -165,6 +168,7 @@ export class StreamableSession implements Wire {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.resumers.clear();
     for (const stream of [...this.streams.values()]) this.endStream(stream);
     this.onclose?.();
   }
@@ -205,6 +209,10 @@ export class StreamableSession implements Wire {
       }
       if (!streamId) return rpcError(res, 400, 'Invalid event ID format');
       if (this.streams.has(streamId)) return rpcError(res, 409, 'Conflict: Stream already has an active connection');
+      // The client is back for its paused requests: the upstream's streams of them are reopened now, as this client
+      // would have reopened them talking to the upstream itself (Wire.pause).
+      for (const resume of this.resumers.get(streamId) ?? []) resume();
+      this.resumers.delete(streamId);
     }
     res.writeHead(200, { 'mcp-session-id': this.id, ...SSE_HEADERS });
     res.flushHeaders();

@@ -29,7 +29,7 @@ export class Call {
   /** The answer as the upstream sent it (set by the terminal), before the pipeline and the eras changed it. */
   upstreamAnswer?: Frame;
   /** Ends the asker's stream of this request for now, to be resumed (set where the asker's wire can: Wire.pause). */
-  pause?: (retryMs: number | undefined) => void;
+  pause?: (retryMs: number | undefined, resume?: () => void) => void;
   private readonly controller = new AbortController();
 
   constructor(

@@ -46,7 +46,7 @@ export class Dispatcher {
           related: id,
         });
     }
-    if (session.pausable) call.pause = (retryMs) => session.pause(id, retryMs);
+    if (session.pausable) call.pause = (retryMs, resume) => session.pause(id, retryMs, resume);
     void this.run(call).then((answer) => {
       if (session.calls.get(key) === call) session.calls.delete(key);
       frame.blobs.dispose();

@@ -178,8 +178,8 @@ export class Session {
   }
 
   /** Ends the stream of the client's request `id` for now; the client resumes it (see Wire.pause). */
-  pause(id: Id, retryMs: number | undefined): void {
-    this.wire?.pause?.(id, retryMs);
+  pause(id: Id, retryMs: number | undefined, resume?: () => void): void {
+    this.wire?.pause?.(id, retryMs, resume);
   }
 
   /** Answers the client's request `id`. */

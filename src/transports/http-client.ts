@@ -49,7 +49,7 @@ interface Exchange {
   signal: AbortSignal;
   /** The last event id of its stream, to resume after. */
   lastEventId?: string;
-  onpause?: (retryMs: number | undefined) => void;
+  onpause?: (retryMs: number | undefined, resume?: () => void) => void;
 }
 
 /**

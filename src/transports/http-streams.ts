@@ -32,7 +32,7 @@ export interface FollowedRequest {
   lastEventId?: string;
   readonly answered: boolean;
   /** The server ended the stream before the answer, to be resumed (see SendOptions.onpause). */
-  onpause?: (retryMs: number | undefined) => void;
+  onpause?: (retryMs: number | undefined, resume?: () => void) => void;
 }
 
 /**
@@ -75,8 +75,11 @@ export class ReopenedStreams {
         throw new Error('the upstream ended the stream of a request before answering it');
       }
       fruitless = progressed ? 0 : fruitless + 1;
-      request.onpause?.(this.serverRetryMs);
-      res = await this.reopen(request, fruitless);
+      // Reopened after the delay, or sooner when the relay's own client comes back for it (SendOptions.onpause).
+      let resume!: () => void;
+      const resumed = new Promise<void>((done) => (resume = done));
+      request.onpause?.(this.serverRetryMs, resume);
+      res = await this.reopen(request, fruitless, resumed);
     }
   }
 
@@ -105,12 +108,17 @@ export class ReopenedStreams {
   }
 
   /** A request's stream again, after the delay; undefined when the session is gone. */
-  private async reopen(request: FollowedRequest, fruitless: number): Promise<IncomingMessage | undefined> {
+  private async reopen(
+    request: FollowedRequest,
+    fruitless: number,
+    resumed: Promise<void>,
+  ): Promise<IncomingMessage | undefined> {
     for (let attempt = fruitless; ; attempt++) {
       if (attempt >= this.options.maxRetries) {
         throw new Error(`Maximum reconnection attempts (${this.options.maxRetries}) exceeded.`);
       }
-      await delay(this.delay(attempt), request.signal);
+      const waited = delay(this.delay(attempt), request.signal);
+      await (attempt === fruitless ? Promise.race([waited, resumed]) : waited);
       let res: IncomingMessage | undefined;
       try {
         res = await this.source.open(request.lastEventId, request.signal);

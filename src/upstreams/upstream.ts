@@ -74,7 +74,7 @@ export interface SendOptions {
    */
   envelope?: RequestEnvelope;
   /** The server ended the request's stream to be resumed (see the wire's SendOptions.onpause). */
-  onpause?: (retryMs: number | undefined) => void;
+  onpause?: (retryMs: number | undefined, resume?: () => void) => void;
   /** HTTP headers of this request, for an upstream over HTTP (a traced call's `traceparent`). */
   headers?: Record<string, string>;
 }

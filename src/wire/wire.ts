@@ -21,9 +21,10 @@ export interface SendOptions {
   /**
    * For a request: the server ended the request's stream before its answer, for the client to resume it (SSE
    * polling, SEP-1699), after `retryMs` when it said. The wire resumes it itself; a relay may let its own client do
-   * the same (Wire.pause).
+   * the same (Wire.pause). `resume` reopens it now instead: a relay calls it when its own client has come back for
+   * the request, since that client, talking to the server directly, would have reopened the stream at that moment.
    */
-  onpause?: (retryMs: number | undefined) => void;
+  onpause?: (retryMs: number | undefined, resume?: () => void) => void;
 }
 
 /**
@@ -44,6 +45,6 @@ export interface Wire {
    * peer resumes it and gets what was sent meanwhile. Only wires with resumable streams have it; it does nothing when
    * the stream cannot be resumed.
    */
-  pause?(related: Id, retryMs: number | undefined): void;
+  pause?(related: Id, retryMs: number | undefined, resume?: () => void): void;
   close(): Promise<void>;
 }
