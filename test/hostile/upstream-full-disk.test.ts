@@ -37,7 +37,7 @@ function image(): string {
 /** Source-like text, 2 MB: stored by the size safety net. */
 const TEXT = 'const line = "some source code that goes on for a while";\n'.repeat(35_000);
 
-// Without root there is no full disk to probe with: the probe fails saying so, rather than passing unrun.
+// Without root there is no full disk to probe with: the probe fails saying so, rather than passing without running.
 const probe = root
   ? eachClient
   : (title: string) =>
