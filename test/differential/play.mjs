@@ -59,15 +59,22 @@ function upstreamEntries(file) {
     .map((entry) => (entry.kind === 'http' ? `${entry.head}${entry.text ? `\n${entry.text}` : ''}` : entry.text));
 }
 
-/** Waits until `count()` has not changed for QUIET_MS. */
-async function quiet(count) {
+/** Waits until `count()` has not changed for `ms`. */
+async function quiet(count, ms = QUIET_MS) {
   let last = -1;
   for (;;) {
     const now = count();
     if (now === last) return;
     last = now;
-    await new Promise((resolve) => setTimeout(resolve, QUIET_MS));
+    await new Promise((resolve) => setTimeout(resolve, ms));
   }
+}
+
+/** Waits until `count()` is above zero (at most STEP_TIMEOUT_MS), then until it is quiet for a loaded machine's while. */
+async function settled(count) {
+  const deadline = Date.now() + STEP_TIMEOUT_MS;
+  while (count() === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  await quiet(count, 4 * QUIET_MS);
 }
 
 /**
@@ -113,6 +120,9 @@ export async function play(cli, scenario, transport) {
       if (transport === 'http') client = httpClient(new URL('/mcp', url).href, { modern: scenario.client?.modern });
       else client = await sseClient(url.origin, STEP_TIMEOUT_MS);
     }
+    // Over HTTP the proxy listens while it still opens its own upstream session; a client that came in at once
+    // would interleave its upstream session with that handshake, in an order that changes from run to run.
+    if (transport !== 'stdio') await settled(() => upstreamEntries(recordFile).length);
     const ctx = {};
     for (const [index, step] of scenario.steps.entries()) {
       try {
