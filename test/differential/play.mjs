@@ -70,7 +70,7 @@ async function quiet(count, ms = QUIET_MS) {
   }
 }
 
-/** Waits until `count()` is above zero (at most STEP_TIMEOUT_MS), then until it is quiet for a loaded machine's while. */
+/** Waits until `count()` is above zero (at most STEP_TIMEOUT_MS), then quiet for as long as a loaded machine needs. */
 async function settled(count) {
   const deadline = Date.now() + STEP_TIMEOUT_MS;
   while (count() === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
