@@ -80,7 +80,15 @@ function requestChain(
     if (!interceptor.request || (interceptor.takes && !interceptor.takes(method, fromClient))) continue;
     const inner = request;
     const hook = interceptor.request.bind(interceptor);
-    request = (call) => hook(call, inner);
+    // An interceptor need not be async (the fast path of most is `return next(call)`, and an async function costs
+    // a promise and microtask turns per call): what it throws becomes the rejection an async one would return.
+    request = (call) => {
+      try {
+        return hook(call, inner);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    };
   }
   return request;
 }
