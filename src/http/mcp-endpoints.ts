@@ -20,6 +20,7 @@ import { SessionQuota } from './session-quota.js';
 import { SessionRouting } from './session-routing.js';
 import { SseSession } from './sse-session.js';
 import { StreamableSession } from './streamable-session.js';
+import { surelyLegacy } from './surely-legacy.js';
 
 /** The legacy SSE transport's POST endpoint (the GET stream is at /sse). */
 export const SSE_MESSAGES_PATH = '/messages';
@@ -105,13 +106,17 @@ export class McpEndpoints {
       const value = req.headers[name];
       return Array.isArray(value) ? value.join(', ') : value;
     };
-    const outcome = classifyInboundRequest({
-      httpMethod: 'POST',
-      ...optional('protocolVersionHeader', text('mcp-protocol-version')),
-      ...optional('mcpMethodHeader', text('mcp-method')),
-      ...optional('mcpNameHeader', text('mcp-name')),
-      body: body.batch ? frames.map((f) => classifiable(f.message)) : classifiable(frames[0]!.message),
-    });
+    const versionHeader = text('mcp-protocol-version');
+    const outcome: Classified =
+      !body.batch && surelyLegacy(frames[0]!.message, versionHeader)
+        ? LEGACY
+        : classifyInboundRequest({
+            httpMethod: 'POST',
+            ...optional('protocolVersionHeader', versionHeader),
+            ...optional('mcpMethodHeader', text('mcp-method')),
+            ...optional('mcpNameHeader', text('mcp-name')),
+            body: body.batch ? frames.map((f) => classifiable(f.message)) : classifiable(frames[0]!.message),
+          });
     if (outcome.kind === 'reject') {
       return sendJson(res, outcome.httpStatus, {
         jsonrpc: '2.0',
@@ -467,6 +472,11 @@ function bodyOf(raw: Buffer): { frames: Frame[]; batch: boolean } | undefined {
  * A message as the SDK's classification reads it: numbers as doubles, and an id no double holds as 0 (the id does not
  * decide the era, and the SDK's schema refuses an integer past 2^53).
  */
+type Classified = ReturnType<typeof classifyInboundRequest>;
+
+/** What classifyInboundRequest says of a POST that surelyLegacy recognizes. */
+const LEGACY: Classified = { kind: 'legacy', reason: 'no-claim' };
+
 function classifiable(message: Frame['message']): unknown {
   const plain = numbersAsDoubles(message) as Record<string, unknown>;
   return isExactNumber(message.id) ? { ...plain, id: 0 } : plain;

@@ -56,5 +56,15 @@ export const DEFAULT_BUDGET: ClientBudget = { textChars: 40_000, maxLines: 0, re
 
 export function budgetFor(client: Implementation | undefined): ClientBudget {
   const name = client?.name ?? '';
-  return KNOWN_CLIENTS.find((known) => known.name.test(name))?.budget ?? DEFAULT_BUDGET;
+  let budget = budgets.get(name);
+  if (!budget) {
+    budget = KNOWN_CLIENTS.find((known) => known.name.test(name))?.budget ?? DEFAULT_BUDGET;
+    // Client names come from clients: kept up to a bound.
+    if (budgets.size < MAX_NAMES) budgets.set(name, budget);
+  }
+  return budget;
 }
+
+/** Budgets by client name, found once per name. */
+const budgets = new Map<string, ClientBudget>();
+const MAX_NAMES = 1000;

@@ -8,6 +8,9 @@ import {
   type RuleConfig,
 } from './settings.js';
 
+/** Tools per server whose settings are kept once resolved. */
+const MAX_CACHED_TOOLS = 10_000;
+
 interface CompiledRule {
   matchesServer: (name: string) => boolean;
   matchesTool?: (name: string) => boolean;
@@ -28,7 +31,8 @@ export class RuleBook {
   /** Per server: its preset patches (the server's, then the tool's), then its own `pipeline:` block. */
   private readonly serverPatches = new Map<string, { presets: PipelinePatch[]; own: PipelinePatch[] }>();
   private readonly rules: CompiledRule[];
-  private readonly cache = new Map<string, PipelineSettings>();
+  /** Resolved settings by server, then tool (two maps: a call looks up without building a key string). */
+  private readonly cache = new Map<string, Map<string, PipelineSettings>>();
 
   constructor(
     config: Pick<Config, 'pipeline' | 'rules' | 'servers'>,
@@ -55,8 +59,9 @@ export class RuleBook {
   }
 
   settingsFor(server: string, tool: string): PipelineSettings {
-    const key = `${server}\u0000${tool}`;
-    let settings = this.cache.get(key);
+    let resolved = this.cache.get(server);
+    if (!resolved) this.cache.set(server, (resolved = new Map()));
+    let settings = resolved.get(tool);
     if (!settings) {
       const level = this.serverPatches.get(server);
       const tools = Object.hasOwn(this.toolPresets, server) ? this.toolPresets[server]! : {};
@@ -71,7 +76,8 @@ export class RuleBook {
         if (rule.matchesServer(server) && (!rule.matchesTool || rule.matchesTool(tool))) patches.push(rule.settings);
       }
       settings = effectiveSettings(mergeSettings(DEFAULT_PIPELINE, patches));
-      this.cache.set(key, settings);
+      // Names a lone server was called by without listing them come from the client: not kept past a bound.
+      if (resolved.size < MAX_CACHED_TOOLS) resolved.set(tool, settings);
     }
     return settings;
   }

@@ -1,5 +1,5 @@
 import type { Implementation } from '@modelcontextprotocol/server';
-import { budgetFor, DEFAULT_BUDGET } from './client-budgets.js';
+import { budgetFor, DEFAULT_BUDGET, type ClientBudget } from './client-budgets.js';
 import type { Limit, PipelineSettings } from '../config/pipeline.js';
 
 export type {
@@ -66,13 +66,24 @@ export function forClient(settings: PipelineSettings, client: Implementation | u
   if (settings.inlineLimit !== 'client' && settings.lineLimit !== 'client' && settings.resultLimit !== 'client')
     return settings;
   const budget = budgetFor(client);
-  return {
-    ...settings,
-    inlineLimit: settings.inlineLimit === 'client' ? budget.textChars : settings.inlineLimit,
-    lineLimit: settings.lineLimit === 'client' ? budget.maxLines : settings.lineLimit,
-    resultLimit: settings.resultLimit === 'client' ? budget.resultBytes : settings.resultLimit,
-  };
+  // Made once per rule's settings and budget (a handful of each), not on every call.
+  let byBudget = clientSettings.get(settings);
+  if (!byBudget) clientSettings.set(settings, (byBudget = new Map()));
+  let made = byBudget.get(budget);
+  if (!made) {
+    made = {
+      ...settings,
+      inlineLimit: settings.inlineLimit === 'client' ? budget.textChars : settings.inlineLimit,
+      lineLimit: settings.lineLimit === 'client' ? budget.maxLines : settings.lineLimit,
+      resultLimit: settings.resultLimit === 'client' ? budget.resultBytes : settings.resultLimit,
+    };
+    byBudget.set(budget, made);
+  }
+  return made;
 }
+
+/** forClient's settings, by the rule's settings and the client's budget (one of the table's, or the default). */
+const clientSettings = new WeakMap<PipelineSettings, Map<ClientBudget, PipelineSettings>>();
 
 /** The characters of text to read allowed inline, from both limits (a client's unknown: the default budget's). */
 export function inlineChars(settings: PipelineSettings): number {

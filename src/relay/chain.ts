@@ -41,28 +41,29 @@ export function compose(
   interceptors: readonly Interceptor[],
   terminal: Terminal,
 ): { request: Next; notification: (note: Note) => void } {
-  const requests = new Map<string, Next>();
-  const notifications = new Map<string, (note: Note) => void>();
+  // By who sent it, then by method: looked up without making a key string per message.
+  const requests = [new Map<string, Next>(), new Map<string, Next>()];
+  const notifications = [new Map<string, (note: Note) => void>(), new Map<string, (note: Note) => void>()];
   return {
     request: (call) => {
       const fromClient = call.fromClient;
       const method = call.method;
-      const key = fromClient ? `c${method}` : `u${method}`;
-      let chain = requests.get(key);
+      const kinds = requests[fromClient ? 0 : 1]!;
+      let chain = kinds.get(method);
       if (!chain) {
         chain = requestChain(interceptors, terminal, method, fromClient);
-        if (requests.size < MAX_KINDS) requests.set(key, chain);
+        if (kinds.size < MAX_KINDS) kinds.set(method, chain);
       }
       return chain(call);
     },
     notification: (note) => {
       const fromClient = note.from.side === 'client';
       const method = note.method;
-      const key = fromClient ? `c${method}` : `u${method}`;
-      let chain = notifications.get(key);
+      const kinds = notifications[fromClient ? 0 : 1]!;
+      let chain = kinds.get(method);
       if (!chain) {
         chain = notificationChain(interceptors, terminal, method, fromClient);
-        if (notifications.size < MAX_KINDS) notifications.set(key, chain);
+        if (kinds.size < MAX_KINDS) kinds.set(method, chain);
       }
       chain(note);
     },
@@ -80,7 +81,15 @@ function requestChain(
     if (!interceptor.request || (interceptor.takes && !interceptor.takes(method, fromClient))) continue;
     const inner = request;
     const hook = interceptor.request.bind(interceptor);
-    request = (call) => hook(call, inner);
+    // An interceptor need not be async (the fast path of most is `return next(call)`, and an async function costs
+    // a promise and microtask turns per call): what it throws becomes the rejection an async one would return.
+    request = (call) => {
+      try {
+        return hook(call, inner);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    };
   }
   return request;
 }

@@ -7,7 +7,8 @@ import { envelopeOf } from '../protocol/envelope.js';
 import { asRpcError, CancelledError, Codes, ConnectionClosedError, RpcError, TimeoutError } from '../rpc/errors.js';
 import { Note } from './note.js';
 import { keyOf } from '../rpc/peer.js';
-import type { Session } from './session.js';
+import type { ClientHello, Session } from './session.js';
+import type { RequestEnvelope } from '../protocol/envelope.js';
 import type { FrameContext } from '../wire/wire.js';
 import type { SendOptions } from '../upstreams/upstream.js';
 import { tracedSend } from './traced.js';
@@ -34,8 +35,9 @@ export class Dispatcher {
   clientRequest(session: Session, frame: Frame, context?: FrameContext): void {
     // An id of 256 KiB or more is a marker in the parsed frame (literal-cutter.ts): the answer carries the id itself.
     const id = frame.blobs.restore(frame.id!);
-    const envelope = session.era === 'modern' || session.era === undefined ? envelopeOf(frame.params._meta) : {};
-    const call = new Call(frame, session, session.hello ? { ...helloEnvelope(session), ...envelope } : envelope);
+    const own = session.era === 'modern' || session.era === undefined ? envelopeOf(frame.params._meta) : undefined;
+    const hello = session.hello ? helloEnvelope(session.hello) : undefined;
+    const call = new Call(frame, session, hello ? (own ? { ...hello, ...own } : hello) : (own ?? {}));
     if (context?.headers) call.headers = context.headers;
     const key = keyOf(id);
     session.calls.set(key, call);
@@ -102,15 +104,24 @@ export class Dispatcher {
   }
 }
 
-/** What a 2025 client said in `initialize`, as the envelope its requests carry to a 2026-07-28 upstream. */
-function helloEnvelope(session: Session) {
-  const hello = session.hello!;
-  return {
-    ...(hello.clientInfo ? { clientInfo: hello.clientInfo } : {}),
-    ...(hello.capabilities ? { clientCapabilities: hello.capabilities } : {}),
-    ...(hello.protocolVersion ? { protocolVersion: hello.protocolVersion } : {}),
-  };
+/**
+ * What a 2025 client said in `initialize`, as the envelope its requests carry to a 2026-07-28 upstream: made once per
+ * handshake and shared by the session's calls (envelopes are read, never changed).
+ */
+function helloEnvelope(hello: ClientHello): RequestEnvelope {
+  let envelope = helloEnvelopes.get(hello);
+  if (!envelope) {
+    envelope = {
+      ...(hello.clientInfo ? { clientInfo: hello.clientInfo } : {}),
+      ...(hello.capabilities ? { clientCapabilities: hello.capabilities } : {}),
+      ...(hello.protocolVersion ? { protocolVersion: hello.protocolVersion } : {}),
+    };
+    helloEnvelopes.set(hello, envelope);
+  }
+  return envelope;
 }
+
+const helloEnvelopes = new WeakMap<ClientHello, RequestEnvelope>();
 
 /** The terminal for requests: the routed call goes to its upstream, or to its client (an upstream's question). */
 async function forward(call: Call): Promise<Frame> {

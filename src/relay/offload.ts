@@ -147,6 +147,11 @@ export class Offload {
     return { ...tool, outputSchema: rewriteOutputSchema(tool.outputSchema, settings) as Tool['outputSchema'] };
   }
 
+  /** Whether processResult certainly returns this result as it is (known without running a layer). */
+  passesUnchanged(result: CallToolResult, call: CallInfo, blobs?: Blobs): boolean {
+    return this.pipeline.passesUnchanged(result, call, blobs);
+  }
+
   /** `blobs`: the payloads the result arrived with as bytes; the caller delivers them. */
   processResult(result: CallToolResult, call: CallInfo, blobs?: Blobs): Promise<CallToolResult> {
     return this.pipeline.process(result, call, blobs);

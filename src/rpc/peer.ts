@@ -1,6 +1,7 @@
 import { Frame, type Id } from '../wire/frame.js';
 import { isExactNumber } from '../wire/json.js';
 import type { FrameContext, SendOptions, Wire } from '../wire/wire.js';
+import { Deadlines, type Deadline } from './deadlines.js';
 import { CancelledError, ConnectionClosedError, TimeoutError } from './errors.js';
 
 export { TimeoutError };
@@ -39,6 +40,7 @@ export class Peer {
   private nextToken = 0;
   private readonly pending = new Map<unknown, Pending>();
   private readonly progress = new Map<string, (params: Record<string, unknown>) => void>();
+  private readonly deadlines = new Deadlines();
   private ended = false;
 
   constructor(
@@ -74,11 +76,11 @@ export class Peer {
       outgoing = outgoing.with(['params', '_meta'], { ...base, progressToken: token });
     }
     return new Promise<Frame>((resolve, reject) => {
-      let timer: NodeJS.Timeout | undefined;
+      let deadline: Deadline | undefined;
       const settle = () => {
         this.pending.delete(key);
         if (token !== undefined) this.progress.delete(token);
-        clearTimeout(timer);
+        if (deadline) this.deadlines.forget(deadline);
         signal?.removeEventListener('abort', onAbort);
       };
       const cancel = (reason: unknown, error: Error) => {
@@ -105,21 +107,24 @@ export class Peer {
           reject(error);
         },
       });
-      if (options.timeoutMs !== undefined) {
-        const ms = options.timeoutMs;
-        timer = setTimeout(() => cancel(`timed out after ${ms} ms`, new TimeoutError(ms)), ms);
-      }
+      // Written first: the bookkeeping below is done while the request travels, not before it leaves.
+      this.wire.send(outgoing, options.send).catch((error: unknown) => {
+        this.pending.get(key)?.reject(new ConnectionClosedError(`could not send ${frame.method}: ${String(error)}`));
+      });
+      // An in-process peer may have answered already.
+      if (!this.pending.has(key)) return;
+      const ms = options.timeoutMs;
+      if (ms !== undefined)
+        deadline = this.deadlines.add(ms, () => cancel(`timed out after ${ms} ms`, new TimeoutError(ms)));
       if (token !== undefined) {
         const onprogress = options.onprogress!;
+        const live = deadline;
         this.progress.set(token, (params) => {
-          timer?.refresh();
+          if (live) this.deadlines.refresh(live);
           onprogress(params);
         });
       }
       signal?.addEventListener('abort', onAbort, { once: true });
-      this.wire.send(outgoing, options.send).catch((error: unknown) => {
-        this.pending.get(key)?.reject(new ConnectionClosedError(`could not send ${frame.method}: ${String(error)}`));
-      });
     });
   }
 
@@ -170,6 +175,7 @@ export class Peer {
     const pending = [...this.pending.values()];
     this.pending.clear();
     this.progress.clear();
+    this.deadlines.clear();
     for (const request of pending) request.reject(new ConnectionClosedError());
     this.handlers.closed();
   }

@@ -1,6 +1,6 @@
 import type { Tool } from '@modelcontextprotocol/client';
 import type { RequestEnvelope } from '../protocol/envelope.js';
-import { withoutEnvelope } from '../protocol/envelope.js';
+import { ENVELOPE_KEYS, withoutEnvelope } from '../protocol/envelope.js';
 import type { ProtocolEra } from '../protocol/versions.js';
 import type { Frame } from '../wire/frame.js';
 import type { ClientIdentity } from './client-identity.js';
@@ -32,10 +32,11 @@ export function forHop(frame: Frame, hop: Hop, envelope: RequestEnvelope | undef
       clientInfo: envelope?.clientInfo ?? hop.identity.clientInfo,
       capabilities: envelope?.clientCapabilities ?? hop.identity.capabilities,
     };
-    return frame.with(['params', '_meta'], {
-      ...(own ? withoutEnvelope(own) : {}),
-      ...envelopeMeta(identity, hop.protocolVersion, envelope?.logLevel ?? hop.logLevel),
-    });
+    const next = envelopeMeta(identity, hop.protocolVersion, envelope?.logLevel ?? hop.logLevel);
+    // A 2026-07-28 client before a server of its version: the request carries this very envelope (the same values,
+    // lifted from it), and goes as it came.
+    if (own && ENVELOPE_KEYS.every((key) => own[key] === next[key])) return frame;
+    return frame.with(['params', '_meta'], { ...(own ? withoutEnvelope(own) : {}), ...next });
   }
   if (!own) return frame;
   const rest = withoutEnvelope(own);

@@ -209,12 +209,17 @@ export class Supervisor {
    * wait of up to the server's timeout for it to come back); a server waiting for a login is answered with the
    * command to run. The connection counts as carrying a client's request from now on.
    */
-  async ready(method: string, signal?: AbortSignal): Promise<Connection> {
+  /** The connection, when it is up now: what `ready` resolves with at once, without a turn of the event loop. */
+  readyNow(): Connection | undefined {
     const current = this.current;
-    if (this.state === 'up' && current) {
-      this.carried = true;
-      return current;
-    }
+    if (this.state !== 'up' || !current) return undefined;
+    this.carried = true;
+    return current;
+  }
+
+  async ready(method: string, signal?: AbortSignal): Promise<Connection> {
+    const now = this.readyNow();
+    if (now) return now;
     if (this.reopening) {
       await this.reopening;
       return this.ready(method, signal);

@@ -282,9 +282,16 @@ export class Upstream {
    * answer: the upstream is not available, did not answer in time (the timeout restarts whenever it reports
    * progress), or went away; a CancelledError when `signal` aborted (the upstream was told).
    */
-  async send(frame: Frame, options: SendOptions = {}): Promise<Frame> {
+  send(frame: Frame, options: SendOptions = {}): Promise<Frame> {
+    const now = this.supervisor.readyNow();
+    if (now) return this.sendOn(now, frame, options);
+    return this.supervisor
+      .ready(frame.method ?? '', options.signal)
+      .then((connection) => this.sendOn(connection, frame, options));
+  }
+
+  private async sendOn(connection: Connection, frame: Frame, options: SendOptions): Promise<Frame> {
     const method = frame.method ?? '';
-    const connection = await this.supervisor.ready(method, options.signal);
     const modern = connection.era === 'modern';
     if (modern && SUBSCRIPTION_METHODS.has(method)) return this.subscribeModern(frame);
     const outgoing = forHop(frame, this.hopOf(connection), options.envelope);

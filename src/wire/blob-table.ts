@@ -26,17 +26,24 @@ export function blobsHeldInProcess(): number {
  * set (blobs.ts) when the line has been parsed, and nothing else can look them up.
  */
 export class BlobTable {
-  readonly syntax: MarkerSyntax;
+  private syntax_?: MarkerSyntax;
   private nextId = 0;
   /** Blobs of the line being read. */
   private current = new Map<string, BlobView>();
   private live = 0;
 
-  constructor() {
-    // Random per table, so no string an upstream sends can pass for a marker, nor one table's for another's.
-    const prefix = `\u0000mcp-offload-blob-${randomBytes(6).toString('hex')}:`;
-    const inlaid = JSON.stringify(prefix).slice(1, -1);
-    this.syntax = { prefix, inlaid, inlaidPattern: new RegExp(`${inlaid.replace(/\\/g, '\\\\')}(\\d+)`, 'g') };
+  /**
+   * The table's markers. Random per table, so no string an upstream sends can pass for a marker, nor one table's for
+   * another's; made when the first literal is kept (a table per HTTP response would otherwise pay for random bytes
+   * and a pattern on every small answer).
+   */
+  get syntax(): MarkerSyntax {
+    if (!this.syntax_) {
+      const prefix = `\u0000mcp-offload-blob-${randomBytes(6).toString('hex')}:`;
+      const inlaid = JSON.stringify(prefix).slice(1, -1);
+      this.syntax_ = { prefix, inlaid, inlaidPattern: new RegExp(`${inlaid.replace(/\\/g, '\\\\')}(\\d+)`, 'g') };
+    }
+    return this.syntax_;
   }
 
   /** Blobs kept and not yet let go, whoever holds them. */

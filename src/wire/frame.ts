@@ -1,7 +1,7 @@
 import type { BlobView } from './blob-view.js';
 import { Blobs } from './blobs.js';
 import { isExactNumber, parseJson, type ExactNumber } from './json.js';
-import { objectAt, skipSpace, type Member, type ObjectSpan } from './spans.js';
+import { memberValue, objectAt, skipSpace, type Member, type ObjectSpan } from './spans.js';
 
 /** A JSON-RPC id: a string, a number, or a number a double cannot hold (kept as its text). */
 export type Id = string | number | ExactNumber;
@@ -192,11 +192,22 @@ export class Frame {
 /** Sets (or, for undefined, removes) an own member, whatever its name (`__proto__` included). */
 function put(target: Record<string, unknown>, key: string, value: unknown): void {
   if (value === undefined) delete target[key];
-  else Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  // Assigning `__proto__` would set the prototype; every other key (own data members of a plain copy) is assigned.
+  else if (key === '__proto__')
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
 }
 
 /** The text with the edited members spliced in; undefined when the text is not an object to splice into. */
 function splice(text: string, edits: ReadonlyMap<string, Edit | Map<string, Edit>>): string | undefined {
+  // The usual edit, a message's id set anew, is spliced where the id is without reading the rest of the message.
+  if (edits.size === 1) {
+    const [[key, edit]] = edits;
+    if (edit !== REMOVED && !(edit instanceof Map)) {
+      const value = memberValue(text, key);
+      if (value) return text.slice(0, value.start) + JSON.stringify(edit) + text.slice(value.end);
+    }
+  }
   const top = objectAt(text, skipSpace(text, 0));
   if (!top) return undefined;
   const spliced = spliceObject(text, top, edits);

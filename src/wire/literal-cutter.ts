@@ -40,6 +40,13 @@ export class LiteralCutter {
    * only reader): wholly inside a spooled literal, it is then freed as soon as it is written (held-literal.ts).
    */
   push(chunk: Buffer, owned = false): void {
+    // A chunk shorter than a blob that starts outside a literal and ends a line (the usual small message): none of its
+    // literals can be long, and after its newline, which no JSON string holds, no literal is open. It goes on
+    // without a look at its strings.
+    if (!this.inString && chunk.length < this.blobBytes && chunk[chunk.length - 1] === 0x0a) {
+      this.output(chunk);
+      return;
+    }
     let emitted = 0;
     let position = 0;
     let literalStart = 0;

@@ -118,3 +118,93 @@ function bracketEnd(text: string, open: number): number {
     }
   }
 }
+
+/** Keys the quick lookup handles: characters JSON can write another way only as a `\u` escape. */
+const PLAIN_KEY = /^[A-Za-z0-9_$-]+$/;
+
+/** Leading members the quick lookup reads past before giving up (a message's id comes first or second). */
+const LEADING_MEMBERS = 4;
+
+/**
+ * Where the value of top-level member `key` of the object text sits, found without reading the whole text: the id
+ * of a message, which writers put among the first members (`{"jsonrpc":"2.0","id":1,...}`) or last
+ * (`{"result":{...},"jsonrpc":"2.0","id":1}`). Undefined when it cannot be told that way (the member is elsewhere, or
+ * the key may be given twice, where JSON.parse reads the last one): the caller then reads the whole object.
+ */
+export function memberValue(text: string, key: string): { start: number; end: number } | undefined {
+  if (!PLAIN_KEY.test(key)) return undefined;
+  return lastMemberValue(text, key) ?? leadingMemberValue(text, key);
+}
+
+/** The value of `key` when it is the object's last member, a number or a string without escapes. */
+function lastMemberValue(text: string, key: string): { start: number; end: number } | undefined {
+  let close = text.length - 1;
+  while (close > 0 && isSpace(text.charCodeAt(close))) close--;
+  if (text.charCodeAt(close) !== 0x7d) return undefined;
+  let end = close;
+  while (isSpace(text.charCodeAt(end - 1))) end--;
+  let start: number;
+  if (text.charCodeAt(end - 1) === 0x22) {
+    const open = text.lastIndexOf('"', end - 2);
+    if (open < 0) return undefined;
+    const slash = text.indexOf('\\', open - 1);
+    if (slash !== -1 && slash < end) return undefined;
+    start = open;
+  } else {
+    start = end;
+    while (start > 0 && isNumberChar(text.charCodeAt(start - 1))) start--;
+    if (start === end) return undefined;
+  }
+  let at = start - 1;
+  while (isSpace(text.charCodeAt(at))) at--;
+  if (text.charCodeAt(at) !== 0x3a) return undefined;
+  at--;
+  while (isSpace(text.charCodeAt(at))) at--;
+  const keyOpen = at - key.length - 1;
+  if (text.charCodeAt(at) !== 0x22 || text.charCodeAt(keyOpen) !== 0x22) return undefined;
+  if (text.slice(keyOpen + 1, at) !== key) return undefined;
+  let before = keyOpen - 1;
+  while (isSpace(text.charCodeAt(before))) before--;
+  const c = text.charCodeAt(before);
+  return c === 0x2c || c === 0x7b ? { start, end } : undefined;
+}
+
+/**
+ * The value of `key` among the object's first few members, each read as it comes, when the key appears nowhere after
+ * it (so the member is not given twice: a later spelling of a plain key is `"key"` or holds a `\u` escape).
+ */
+function leadingMemberValue(text: string, key: string): { start: number; end: number } | undefined {
+  let i = skipSpace(text, 0);
+  if (text.charCodeAt(i) !== 0x7b) return undefined;
+  i = skipSpace(text, i + 1);
+  for (let member = 0; member < LEADING_MEMBERS; member++) {
+    if (text.charCodeAt(i) !== 0x22) return undefined;
+    const keyEnd = stringEnd(text, i);
+    if (keyEnd === -1) return undefined;
+    let at = skipSpace(text, keyEnd + 1);
+    if (text.charCodeAt(at) !== 0x3a) return undefined;
+    const start = skipSpace(text, at + 1);
+    const first = text.charCodeAt(start);
+    // A nested value would have to be read through: left to the whole-object reading.
+    if (first === 0x7b || first === 0x5b) return undefined;
+    const end = valueEndAt(text, start);
+    if (end === -1) return undefined;
+    if (keyEnd - i - 1 === key.length && text.startsWith(key, i + 1)) {
+      const again = text.indexOf(`"${key}"`, end) !== -1 || text.indexOf('\\u', end) !== -1;
+      return again ? undefined : { start, end };
+    }
+    at = skipSpace(text, end);
+    if (text.charCodeAt(at) !== 0x2c) return undefined;
+    i = skipSpace(text, at + 1);
+  }
+  return undefined;
+}
+
+function isSpace(c: number): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+}
+
+/** A character of a JSON number. */
+function isNumberChar(c: number): boolean {
+  return (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2b || c === 0x2e || c === 0x65 || c === 0x45;
+}

@@ -5,7 +5,7 @@ import { describe, expect, test } from '@jest/globals';
 import fc from 'fast-check';
 import { Frame, type Path } from '../../src/wire/frame.js';
 import { isExactNumber, parseJson } from '../../src/wire/json.js';
-import { objectAt, skipSpace, stringEnd, valueEndAt } from '../../src/wire/spans.js';
+import { memberValue, objectAt, skipSpace, stringEnd, valueEndAt } from '../../src/wire/spans.js';
 
 /** A value with its object keys sorted (exact numbers kept as they are), for comparing two views of one message. */
 function canonical(value: unknown): unknown {
@@ -252,6 +252,80 @@ describe('spans', () => {
     expect(valueEndAt('true}', 0)).toBe(4);
     expect(valueEndAt('[1,[2]] ', 0)).toBe(7);
     expect(valueEndAt(',', 0)).toBe(-1);
+  });
+});
+
+describe('the quick lookup of a message id (memberValue)', () => {
+  const valueOf = (text: string, key = 'id') => {
+    const found = memberValue(text, key);
+    return found && text.slice(found.start, found.end);
+  };
+
+  test('finds the id among the first members or as the last member, where writers put it', () => {
+    expect(valueOf('{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"a":[1]}}')).toBe('12');
+    expect(valueOf('{"id":"abc","method":"x"}')).toBe('"abc"');
+    expect(valueOf('{"result":{"content":[{"type":"text","text":"id"}]},"jsonrpc":"2.0","id":7}')).toBe('7');
+    expect(valueOf('{"result":{},"jsonrpc":"2.0", "id" : "x-1" }  ')).toBe('"x-1"');
+    expect(valueOf('{"result":{},"id":-1.5e3}')).toBe('-1.5e3');
+    // Given twice, the last one is the one JSON.parse reads.
+    expect(valueOf('{"id":1,"params":{},"id":2}')).toBe('2');
+  });
+
+  test.each([
+    // The key is given again (JSON.parse reads the last): the whole object must be read.
+    ['{"id":1,"params":{},"id":2,"m":3}', 'a later "id"'],
+    ['{"id":1,"x":"\\u0069d","\\u0069d":2}', 'a later key with a \\u escape'],
+    // Not the top-level member, or not a plain last value.
+    ['{"result":{"id":7}}', 'an id inside the result'],
+    ['{"result":{},"x":"a\\"id\\":5"}', 'an id inside a string'],
+    ['{"result":{},"id":"a\\"b"}', 'a last string value with an escape'],
+    ['{"result":{},"id":null}', 'a last value that is no number or string'],
+    ['{"params":{"a":1},"id":1,"method":"m"}', 'an id after a nested value, not last'],
+    ['{"a":1,"b":2,"c":3,"d":4,"id":5,"e":6}', 'an id past the first few members'],
+    ['{"x\\"id":5}', 'a key that ends in id'],
+  ])('leaves %s to the whole-object reading (%s)', (text) => {
+    expect(memberValue(text, 'id')).toBeUndefined();
+  });
+
+  test('keys with characters other spellings could hide are never looked up quickly', () => {
+    expect(memberValue('{"a/b":1}', 'a/b')).toBeUndefined();
+    expect(memberValue('{"é":1}', 'é')).toBeUndefined();
+  });
+
+  test('a frame whose id is set anew writes the id where it was, every other byte as it came', () => {
+    const text = '{"result":{"content":[{"type":"text","text":"a \\"id\\": 1"}]},"jsonrpc":"2.0","id":3}';
+    expect(Frame.read(text).with(['id'], 'c-9').encode()).toBe(text.replace('"id":3}', '"id":"c-9"}'));
+    const request = '{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"arguments":{"id":2}}}';
+    const edited = Frame.read(request).with(['id'], 41);
+    expect(edited.encode()).toBe(request.replace('"id":"x"', '"id":41'));
+    expect(edited.message.id).toBe(41);
+  });
+
+  test('whatever the message, the quick lookup gives the member JSON.parse reads, or nothing', () => {
+    const scalar = fc.oneof(
+      fc.integer().map(String),
+      fc.constantFrom('"a"', '"i\\"d"', '"\\u0069d"', 'true', 'null', '1.5e3', '"id"'),
+    );
+    const value = fc.oneof(
+      scalar,
+      scalar.map((v) => `{"id":${v}}`),
+      scalar.map((v) => `[${v}]`),
+    );
+    const keyText = fc.constantFrom('"id"', '"id"', '"\\u0069d"', '"a"', '"i"', '"xid"');
+    const members = fc.array(fc.tuple(keyText, fc.constantFrom('', ' '), value), { minLength: 1, maxLength: 6 });
+    fc.assert(
+      fc.property(members, (list) => {
+        const text = `{${list.map(([k, space, v]) => `${k}:${space}${v}`).join(',')}}`;
+        const found = memberValue(text, 'id');
+        if (!found) return;
+        const parsed = JSON.parse(text) as { id?: unknown };
+        expect(JSON.parse(text.slice(found.start, found.end))).toEqual(parsed.id);
+        // The member found is the last "id" member: setting it sets what JSON.parse reads.
+        const changed = `${text.slice(0, found.start)}"NEW"${text.slice(found.end)}`;
+        expect((JSON.parse(changed) as { id?: unknown }).id).toBe('NEW');
+      }),
+      { numRuns: 5000 },
+    );
   });
 });
 

@@ -1,3 +1,4 @@
+import type { Frame } from '../../wire/frame.js';
 import type { Interceptor } from '../chain.js';
 import type { RelayContext } from '../context.js';
 
@@ -9,13 +10,17 @@ export function inflight({ inflight: counter }: RelayContext): Interceptor {
   return {
     name: 'inflight',
     takes: (method, fromClient) => fromClient && method !== 'subscriptions/listen',
-    async request(call, next) {
+    request(call, next) {
       const end = counter.begin();
+      let answer: Promise<Frame>;
       try {
-        return await next(call);
-      } finally {
+        answer = next(call);
+      } catch (error) {
         end();
+        throw error;
       }
+      answer.then(end, end);
+      return answer;
     },
   };
 }

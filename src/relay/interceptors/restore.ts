@@ -1,5 +1,7 @@
 import { Frame } from '../../wire/frame.js';
-import type { Interceptor } from '../chain.js';
+import type { CallInfo } from '../../pipeline/types.js';
+import type { Call } from '../call.js';
+import type { Interceptor, Next } from '../chain.js';
 import type { RelayContext } from '../context.js';
 import { callInfo } from './results.js';
 
@@ -13,19 +15,23 @@ export function restore({ offload }: RelayContext): Interceptor {
   return {
     name: 'restore',
     takes: (method, fromClient) => fromClient && method === 'tools/call',
-    async request(call, next) {
+    request(call, next) {
       if (!call.upstream || !call.report) return next(call);
       const info = callInfo(call);
       if (offload.argumentsAsSent(info)) return next(call);
-      const resolved = await offload.resolveArguments(info);
-      if ('refused' in resolved) {
-        return Frame.result(call.received.id!, {
-          content: [{ type: 'text', text: `mcp-offload did not send this call: ${resolved.refused}` }],
-          isError: true,
-        });
-      }
-      if (resolved.args !== info.args) call.frame = call.frame.with(['params', 'arguments'], resolved.args);
-      return next(call);
+      return restored(call, next, info);
     },
   };
+
+  async function restored(call: Call, next: Next, info: CallInfo): Promise<Frame> {
+    const resolved = await offload.resolveArguments(info);
+    if ('refused' in resolved) {
+      return Frame.result(call.received.id!, {
+        content: [{ type: 'text', text: `mcp-offload did not send this call: ${resolved.refused}` }],
+        isError: true,
+      });
+    }
+    if (resolved.args !== info.args) call.frame = call.frame.with(['params', 'arguments'], resolved.args);
+    return next(call);
+  }
 }

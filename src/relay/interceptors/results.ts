@@ -57,6 +57,11 @@ export function results({ offload }: RelayContext): Interceptor {
         processed = (done as unknown) === inlined ? answer : answer.with(['result', 'result'], done);
       } else {
         if (!isToolResult(result)) return answer;
+        // Most results pass as they came, which the pipeline tells at a glance: answered here, without its turns.
+        // (Traced, the pipeline's span is made all the same.)
+        const input = rewritable === 'content' ? withoutStructuredContent(result as unknown as CallToolResult) : result;
+        if (!call.trace && offload.passesUnchanged(input as unknown as CallToolResult, info, answer.blobs))
+          return answer;
         const done = await process(result as unknown as CallToolResult);
         if ((done as unknown) === result) processed = answer;
         // The view's data keeps its bytes: only the members the pipeline changed are spliced into the answer.

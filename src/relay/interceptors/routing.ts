@@ -1,4 +1,6 @@
 import { ARTIFACT_URI_PREFIX } from '../../artifacts/metadata.js';
+import type { Tool } from '@modelcontextprotocol/server';
+import type { Routed } from '../catalog.js';
 import type { SessionView } from '../session-view.js';
 import type { Upstream } from '../../upstreams/upstream.js';
 import type { Call } from '../call.js';
@@ -20,17 +22,19 @@ const TASK_METHODS = new Set(['tasks/get', 'tasks/result', 'tasks/cancel', 'task
 export function routing(context: RelayContext): Interceptor {
   return {
     name: 'routing',
-    async request(call, next) {
+    request(call, next) {
       if (call.to) return next(call);
       if (!call.fromClient) {
         // A question asked during a 2026-07-28 client's call goes to that call, held for the client's retry.
         const bridged = bridgedQuestion(context, call);
         if (bridged) return bridged;
-        call.to = await askedSession(context, call);
-        return next(call);
+        return askedSession(context, call).then((session) => {
+          call.to = session;
+          return next(call);
+        });
       }
-      await route(call);
-      return next(call);
+      const waiting = route(call);
+      return waiting ? waiting.then(() => next(call)) : next(call);
     },
     notification(note, next) {
       if (note.deliveries.length > 0) return next(note);
@@ -57,8 +61,11 @@ export function routing(context: RelayContext): Interceptor {
   };
 }
 
-/** Routes a client's request: `call.to`, the name the upstream knows, and what the call is reported as. */
-async function route(call: Call): Promise<void> {
+/**
+ * Routes a client's request: `call.to`, the name the upstream knows, and what the call is reported as. A promise only
+ * when it has to wait (for a login in progress), so that a call routed at once takes no turn of the event loop.
+ */
+function route(call: Call): Promise<void> | undefined {
   const session = call.session!;
   const { view } = session;
   const { catalog } = view;
@@ -67,20 +74,20 @@ async function route(call: Call): Promise<void> {
   switch (call.method) {
     case 'tools/call': {
       const name = text(params.name);
-      let found = catalog.tool(name);
-      if (!found) {
-        // A server waiting for a login lists no tools: its calls get the command, or go through once it is done.
-        const waiting = catalog.waitingForLogin(name);
-        if (waiting && (await waiting.loginWritten())) found = catalog.tool(name);
-        if (!found && waiting) throw unavailable(waiting.lastError ?? `upstream "${waiting.name}" needs a login`);
-        // A lone server answers for names it did not list, as it would directly (an isError result, say).
-        if (!found && view.upstreams.length === 1) return lone(call, view.upstreams[0]!, name);
-        if (!found) throw new RpcError(Codes.InvalidParams, `Tool ${quoted(name)} not found`);
+      const found = catalog.tool(name);
+      if (found) return toTool(call, found);
+      // A server waiting for a login lists no tools: its calls get the command, or go through once it is done.
+      const waiting = catalog.waitingForLogin(name);
+      if (waiting) {
+        return waiting.loginWritten().then((written) => {
+          const after = written ? catalog.tool(name) : undefined;
+          if (!after) throw unavailable(waiting.lastError ?? `upstream "${waiting.name}" needs a login`);
+          toTool(call, after);
+        });
       }
-      call.to = found.upstream;
-      call.report = { server: found.upstream.name, tool: found.original };
-      if (found.original !== params.name) call.frame = call.frame.with(['params', 'name'], found.original);
-      return;
+      // A lone server answers for names it did not list, as it would directly (an isError result, say).
+      if (view.upstreams.length === 1) return lone(call, view.upstreams[0]!, name);
+      throw new RpcError(Codes.InvalidParams, `Tool ${quoted(name)} not found`);
     }
     case 'prompts/get': {
       const name = text(params.name);
@@ -129,10 +136,19 @@ async function route(call: Call): Promise<void> {
   throw new RpcError(Codes.MethodNotFound, `Method not found: ${call.method}`);
 }
 
+/** A tool call to the upstream that listed the tool, under the name it listed it by. */
+function toTool(call: Call, found: Routed<Tool>): undefined {
+  call.to = found.upstream;
+  call.report = { server: found.upstream.name, tool: found.original };
+  if (found.original !== call.params.name) call.frame = call.frame.with(['params', 'name'], found.original);
+  return undefined;
+}
+
 /** A call to a name the lone upstream did not list goes to it as it is. */
-function lone(call: Call, upstream: Upstream, name: string): void {
+function lone(call: Call, upstream: Upstream, name: string): undefined {
   call.to = upstream;
   call.report = { server: upstream.name, tool: name };
+  return undefined;
 }
 
 /** The connection serving `uri`: the one that listed it or has a matching template, else the one with resources. */

@@ -12,14 +12,16 @@ export function writeBack({ offload }: RelayContext): Interceptor {
   return {
     name: 'write-back',
     takes: (method, fromClient) => fromClient && method === 'tools/call',
-    async request(call, next) {
+    request(call, next) {
       if (!call.upstream || !call.report) return next(call);
       const refused = offload.handedOutIn(callInfo(call));
       if (refused === undefined) return next(call);
-      return Frame.result(call.received.id!, {
-        content: [{ type: 'text', text: `mcp-offload did not send this call: ${refused}` }],
-        isError: true,
-      });
+      return Promise.resolve(
+        Frame.result(call.received.id!, {
+          content: [{ type: 'text', text: `mcp-offload did not send this call: ${refused}` }],
+          isError: true,
+        }),
+      );
     },
   };
 }
