@@ -6,7 +6,7 @@ import { forClient } from './settings.js';
 import type { RuleBook } from './rules.js';
 import { PipelineRun } from './run.js';
 import { surelyUntouched } from './untouched.js';
-import { jsonBytes } from './result-bytes.js';
+import { jsonBytes, jsonBytesAtLeast } from './result-bytes.js';
 import type { CallInfo, Extraction, Result } from './types.js';
 
 export const ARTIFACTS_META_KEY = 'mcp-offload/artifacts';
@@ -81,8 +81,10 @@ export class ResultPipeline {
 
 /** The rewritten result, unless it has no fewer bytes than the original: then the original, as it came. */
 function smallerOf(rewritten: Result, original: Result, blobs: Blobs, log: Logger): Result {
-  const before = jsonBytes(original, blobs);
   const after = jsonBytes(rewritten, blobs);
+  // A rewrite that took a payload out is smaller than the result from its lengths alone: the payload is not measured.
+  if (after < jsonBytesAtLeast(original, blobs)) return rewritten;
+  const before = jsonBytes(original, blobs);
   if (after < before) return rewritten;
   log.debug({ before, after }, 'the rewritten result is not smaller; passing the original on');
   return original;
