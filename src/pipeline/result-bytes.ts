@@ -8,14 +8,16 @@ const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
  * The bytes of a value's JSON as it leaves the proxy: a payload kept as bytes counts as the literal it
  * stands for, not as its marker (wire/blobs.ts). Summed value by value, without writing the whole JSON: a result
  * holding a 13 MB base64 string cost a 13 MB JSON text and a UTF-8 count of it, twice per offload; now such a string
- * is one scan. Anything that is not plain JSON data (a toJSON, a Map) is measured as before, by writing it.
+ * is one scan, and none for the strings in `base64`. Anything that is not plain JSON data (a toJSON, a Map) is
+ * measured as before, by writing it.
  */
-export function jsonBytes(value: unknown, blobs: Blobs): number {
+export function jsonBytes(value: unknown, blobs: Blobs, base64: readonly string[] = []): number {
   let bytes = 0;
   const stack: unknown[] = [value];
   while (stack.length > 0) {
     const item = stack.pop();
-    if (typeof item === 'string') bytes += stringBytes(item, blobs);
+    // A payload the caller knows is base64 (an image block's data): its JSON is its characters in quotes, unread.
+    if (typeof item === 'string') bytes += base64.includes(item) ? blobs.lengthOf(item) + 2 : stringBytes(item, blobs);
     else if (item === null || typeof item === 'number' || typeof item === 'boolean')
       bytes += JSON.stringify(item).length;
     else if (isExactNumber(item)) bytes += item.rawJSON.length;

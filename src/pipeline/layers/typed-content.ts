@@ -70,12 +70,9 @@ function previewBudget(result: Result, run: LayerContext): number {
     (block) => block.type === 'image' && wouldStore(block as Block, run.settings, run.blobs),
   );
   if (limit === 0 || images.length === 0) return own;
-  const imageBytes = bytesOfCopies(
-    result,
-    images.map((block) => (block as Block).data as string),
-    run.blobs,
-  );
-  const room = limit - (jsonBytes(result, run.blobs) - imageBytes) - images.length * STAND_IN_BYTES;
+  const payloads = images.map((block) => (block as Block).data as string);
+  const imageBytes = bytesOfCopies(result, payloads, run.blobs);
+  const room = limit - (jsonBytes(result, run.blobs, payloads) - imageBytes) - images.length * STAND_IN_BYTES;
   return Math.max(0, Math.min(own, Math.floor(room / images.length)));
 }
 
