@@ -1,5 +1,5 @@
 import { SERVER_INFO_KEY } from '../protocol/envelope.js';
-import type { Frame } from '../wire/frame.js';
+import { Frame, type Id } from '../wire/frame.js';
 import type { Implementation } from '@modelcontextprotocol/server';
 
 /** Results a 2026-07-28 client may cache: they carry `ttlMs` and `cacheScope`. */
@@ -77,4 +77,12 @@ export function forLegacyClient(answer: Frame): Frame {
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** The answer to a tool call the proxy did not send upstream (write-back.ts, restore.ts), saying why. */
+export function notSent(id: Id, why: string): Frame {
+  return Frame.result(id, {
+    content: [{ type: 'text', text: `mcp-offload did not send this call: ${why}` }],
+    isError: true,
+  });
 }

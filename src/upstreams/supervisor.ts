@@ -204,11 +204,6 @@ export class Supervisor {
     if (connection) await closeQuietly(connection);
   }
 
-  /**
-   * The connection a request goes on, once there is one: at once when up; else as `whenDown` says (an error, or a
-   * wait of up to the server's timeout for it to come back); a server waiting for a login is answered with the
-   * command to run. The connection counts as carrying a client's request from now on.
-   */
   /** The connection, when it is up now: what `ready` resolves with at once, without a turn of the event loop. */
   readyNow(): Connection | undefined {
     const current = this.current;
@@ -217,6 +212,11 @@ export class Supervisor {
     return current;
   }
 
+  /**
+   * The connection a request goes on, once there is one: at once when up; else as `whenDown` says (an error, or a
+   * wait of up to the server's timeout for it to come back); a server waiting for a login is answered with the
+   * command to run. The connection counts as carrying a client's request from now on.
+   */
   async ready(method: string, signal?: AbortSignal): Promise<Connection> {
     const now = this.readyNow();
     if (now) return now;

@@ -1,4 +1,5 @@
-import { Frame } from '../../wire/frame.js';
+import type { Frame } from '../../wire/frame.js';
+import { notSent } from '../results.js';
 import type { CallInfo } from '../../pipeline/types.js';
 import type { Call } from '../call.js';
 import type { Interceptor, Next } from '../chain.js';
@@ -25,12 +26,7 @@ export function restore({ offload }: RelayContext): Interceptor {
 
   async function restored(call: Call, next: Next, info: CallInfo): Promise<Frame> {
     const resolved = await offload.resolveArguments(info);
-    if ('refused' in resolved) {
-      return Frame.result(call.received.id!, {
-        content: [{ type: 'text', text: `mcp-offload did not send this call: ${resolved.refused}` }],
-        isError: true,
-      });
-    }
+    if ('refused' in resolved) return notSent(call.received.id!, resolved.refused);
     if (resolved.args !== info.args) call.frame = call.frame.with(['params', 'arguments'], resolved.args);
     return next(call);
   }

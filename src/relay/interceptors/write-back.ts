@@ -1,4 +1,4 @@
-import { Frame } from '../../wire/frame.js';
+import { notSent } from '../results.js';
 import type { Interceptor } from '../chain.js';
 import type { RelayContext } from '../context.js';
 import { callInfo } from './results.js';
@@ -16,12 +16,7 @@ export function writeBack({ offload }: RelayContext): Interceptor {
       if (!call.upstream || !call.report) return next(call);
       const refused = offload.handedOutIn(callInfo(call));
       if (refused === undefined) return next(call);
-      return Promise.resolve(
-        Frame.result(call.received.id!, {
-          content: [{ type: 'text', text: `mcp-offload did not send this call: ${refused}` }],
-          isError: true,
-        }),
-      );
+      return Promise.resolve(notSent(call.received.id!, refused));
     },
   };
 }
