@@ -14,7 +14,9 @@
 // b-url (mcp-offload --http --url in front of it; bench/lib/http-front.mjs); the CPU figures are then of the front's
 // process. Prints, per phase and mode: the pooled median, p90, each run's median (the spread), the added median over
 // direct, the added median as a multiple of the relay's (stdio and --url), and the proxy process's CPU time per call
-// (median of the runs). AB_MODES=<mode,mode,...> runs only those modes of --url (e.g. without http-relay).
+// (median of the runs). AB_MODES=<mode,mode,...> runs only those modes (e.g. --url without http-relay; over stdio,
+// busy-relay: the byte relay busy for BUSY_US µs, default 10, per chunk each way, to see what that much work per
+// message costs on this machine).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -52,6 +54,14 @@ const MODES = {
   relay: () => ({
     transport: 'stdio',
     spawn: { command: NODE, args: ['bench/lib/stdio-relay.mjs', '--', NODE, EVERYTHING, 'stdio'] },
+  }),
+  // The byte relay with BUSY_US µs (default 10) of busy work per chunk, each way: a calibration of the machine.
+  'busy-relay': () => ({
+    transport: 'stdio',
+    spawn: {
+      command: NODE,
+      args: ['bench/lib/stdio-relay.mjs', '--busy-us', process.env.BUSY_US ?? '10', '--', NODE, EVERYTHING, 'stdio'],
+    },
   }),
   'json-relay': () => ({
     transport: 'stdio',
@@ -93,7 +103,7 @@ const modes = values.url
   ? (process.env.AB_MODES?.split(',') ?? ['direct-http', 'relay-url', 'http-relay', 'a-url', 'b-url'])
   : values.http
     ? ['direct-http', 'a-http', 'b-http']
-    : ['direct', 'relay', 'json-relay', 'a', 'b'];
+    : (process.env.AB_MODES?.split(',') ?? ['direct', 'relay', 'json-relay', 'a', 'b']);
 const rounds = Number(values.rounds);
 const calls = Number(values.calls);
 const phases = { sequential: 'seq', concurrent: 'conc' };

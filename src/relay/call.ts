@@ -1,4 +1,5 @@
 import type { Frame } from '../wire/frame.js';
+import type { CallInfo } from '../pipeline/types.js';
 import type { Upstream } from '../upstreams/upstream.js';
 import type { RequestEnvelope } from '../protocol/envelope.js';
 import type { RequestTrace } from '../tracing/trace.js';
@@ -26,11 +27,15 @@ export class Call {
   trace?: RequestTrace;
   /** The HTTP request's headers, for a client request that came over HTTP (its trace context may be there). */
   headers?: FrameContext['headers'];
+  /** What interceptors/results.ts callInfo made of the call, and of which frame and report it made it. */
+  info?: { readonly frame: Frame; readonly report?: Call['report']; readonly info: CallInfo };
   /** The answer as the upstream sent it (set by the terminal), before the pipeline and the eras changed it. */
   upstreamAnswer?: Frame;
   /** Ends the asker's stream of this request for now, to be resumed (set where the asker's wire can: Wire.pause). */
   pause?: (retryMs: number | undefined, resume?: () => void) => void;
   private readonly controller = new AbortController();
+  /** What runs once the call is over (see `afterAnswer`). */
+  private finishers?: Array<(answer: Frame | undefined) => void>;
 
   constructor(
     readonly received: Frame,
@@ -74,6 +79,23 @@ export class Call {
   /** Aborted when the asker cancels the request or goes away. */
   get signal(): AbortSignal {
     return this.controller.signal;
+  }
+
+  /**
+   * Runs `finish` once the call is over, right after its answer was handed to the asker's wire (the frame the asker
+   * got, an error frame for a failure), or with undefined when it was cancelled and not answered. For what only
+   * watches a call (counting, metrics, the audit log): done then, it does not hold the answer up.
+   */
+  afterAnswer(finish: (answer: Frame | undefined) => void): void {
+    (this.finishers ??= []).push(finish);
+  }
+
+  /** The call is over (the dispatcher, once the answer is on its way): see `afterAnswer`. */
+  finished(answer: Frame | undefined): void {
+    const finishers = this.finishers;
+    if (!finishers) return;
+    this.finishers = undefined;
+    for (const finish of finishers) finish(answer);
   }
 
   cancel(reason: unknown): void {

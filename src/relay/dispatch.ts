@@ -58,6 +58,7 @@ export class Dispatcher {
           .answer(id, answer)
           .finally(() => answer.blobs.dispose())
           .catch(() => undefined);
+      this.finished(call, answer);
     });
   }
 
@@ -80,11 +81,24 @@ export class Dispatcher {
       if (upstream.calls.get(key) === call) upstream.calls.delete(key);
       frame.blobs.dispose();
       if (answer) reply(answer);
+      this.finished(call, answer);
     });
   }
 
   upstreamNotification(upstream: Upstream, frame: Frame): void {
     this.chain.notification(new Note(frame, upstream));
+  }
+
+  /** What watches the call learns it is over (Call.afterAnswer); what it throws is logged, never the call's. */
+  private finished(call: Call, answer: Frame | undefined): void {
+    try {
+      call.finished(answer);
+    } catch (error) {
+      this.log.error(
+        { err: error instanceof Error ? error.stack : String(error), method: call.method },
+        'after a call',
+      );
+    }
   }
 
   /** Runs a call through the chain; the answer frame, or undefined when the asker cancelled it. */

@@ -87,3 +87,25 @@ describe('the interceptor chain', () => {
     expect(seen.filter((s) => s === 'terminal')).toHaveLength(601);
   });
 });
+
+describe('what watches a call hears of it once it is over (Call.afterAnswer)', () => {
+  test('each finisher runs once, in the order given, with the answer the asker got', () => {
+    const c = call('tools/call');
+    const heard: string[] = [];
+    c.afterAnswer((answer) => heard.push(`first ${JSON.stringify(answer?.message.result)}`));
+    c.afterAnswer((answer) => heard.push(`second ${answer === undefined ? 'none' : 'answer'}`));
+    expect(heard).toEqual([]);
+    const answer = Frame.result(1, { done: true });
+    c.finished(answer);
+    c.finished(answer);
+    expect(heard).toEqual(['first {"done":true}', 'second answer']);
+  });
+
+  test('a cancelled call, never answered, is over with no answer', () => {
+    const c = call('tools/call');
+    const heard: unknown[] = [];
+    c.afterAnswer((answer) => heard.push(answer));
+    c.finished(undefined);
+    expect(heard).toEqual([undefined]);
+  });
+});

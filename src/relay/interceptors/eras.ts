@@ -33,7 +33,8 @@ export function eras(context: RelayContext): Interceptor {
   return {
     name: 'eras',
     takes: (method, fromClient) => fromClient && MULTI_ROUND.has(method),
-    async request(call, next) {
+    // Not async: a same-era call passes with no turn of its own (chain.ts).
+    request(call, next) {
       const upstream = call.upstream;
       if (!upstream) return next(call);
       const session = call.session!;
@@ -46,10 +47,10 @@ export function eras(context: RelayContext): Interceptor {
         // The upstream's call may outlive this request: it runs with the bridge's signal, not the request's.
         return bridge.start(call, upstream, (signal, onprogress) => next(call.fork(signal, onprogress)));
       }
-      const answer = await next(call);
-      const result = answer.message.result;
-      if (!result || !isInputRequired(result)) return answer;
-      return inputRounds(call, next, answer);
+      return next(call).then((answer) => {
+        const result = answer.message.result;
+        return result && isInputRequired(result) ? inputRounds(call, next, answer) : answer;
+      });
     },
   };
 }

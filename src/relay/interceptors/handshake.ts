@@ -32,16 +32,18 @@ const LEGACY_ONLY = new Set([
 export function handshake(context: RelayContext): Interceptor {
   return {
     name: 'handshake',
-    async request(call, next) {
+    // Not async: a 2025 client's ordinary call passes with no turn of its own (chain.ts).
+    request(call, next) {
       if (!call.fromClient) {
         // An upstream's ping is the proxy's to answer: the proxy is its client.
-        if (call.method === 'ping') return Frame.result(call.received.id!, {});
+        if (call.method === 'ping') return Promise.resolve(Frame.result(call.received.id!, {}));
         return next(call);
       }
       const session = call.session!;
       const claim = claimOf(call);
       if (session.era === undefined) {
-        if (call.method === 'server/discover' && claim !== undefined) return discover(context, session, call);
+        if (call.method === 'server/discover' && claim !== undefined)
+          return Promise.resolve(discover(context, session, call));
         session.pin(claim !== undefined && call.method !== 'initialize' ? 'modern' : 'legacy');
         // A 2026-07-28 client has no handshake: it is there once it has sent something (an upstream's question that
         // waited for a client learns at once that it cannot be asked outside a call).
@@ -49,17 +51,20 @@ export function handshake(context: RelayContext): Interceptor {
       }
       if (session.era === 'legacy') {
         if (call.method === 'initialize') return initialize(context, session, call);
-        if (call.method === 'ping') return Frame.result(call.received.id!, {});
-        const answer = await next(call);
-        // A 2026-07-28 upstream's result, as a 2025 client's schemas know results.
-        return call.upstream?.era === 'modern' ? forLegacyClient(answer) : answer;
+        if (call.method === 'ping') return Promise.resolve(Frame.result(call.received.id!, {}));
+        const answer = next(call);
+        // A 2026-07-28 upstream's result, as a 2025 client's schemas know results. (Routed already, unless routing
+        // waits for a login: then the upstream is known once the answer is.)
+        if (call.to) return call.upstream?.era === 'modern' ? answer.then(forLegacyClient) : answer;
+        return answer.then((frame) => (call.upstream?.era === 'modern' ? forLegacyClient(frame) : frame));
       }
       const refused = modernRefusal(call.method, claim, call.params);
       if (refused) throw refused;
-      if (call.method === 'server/discover') return discover(context, session, call);
-      const answer = await next(call);
+      if (call.method === 'server/discover') return Promise.resolve(discover(context, session, call));
       // Every result a 2026-07-28 client gets has what that revision requires (the proxy's own, a legacy upstream's).
-      return forModernClient(answer, call.method, context.serverInfo(session.view.upstreams));
+      return next(call).then((answer) =>
+        forModernClient(answer, call.method, context.serverInfo(session.view.upstreams)),
+      );
     },
     hears: (method, fromClient) =>
       fromClient && (method === 'notifications/initialized' || method === 'notifications/cancelled'),

@@ -1,4 +1,3 @@
-import type { Frame } from '../../wire/frame.js';
 import type { Interceptor } from '../chain.js';
 import type { RelayContext } from '../context.js';
 
@@ -11,16 +10,9 @@ export function inflight({ inflight: counter }: RelayContext): Interceptor {
     name: 'inflight',
     takes: (method, fromClient) => fromClient && method !== 'subscriptions/listen',
     request(call, next) {
-      const end = counter.begin();
-      let answer: Promise<Frame>;
-      try {
-        answer = next(call);
-      } catch (error) {
-        end();
-        throw error;
-      }
-      answer.then(end, end);
-      return answer;
+      // Over once its answer is on its way (a shutdown that waits for it then lets the answer go out).
+      call.afterAnswer(counter.begin());
+      return next(call);
     },
   };
 }

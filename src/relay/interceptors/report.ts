@@ -1,7 +1,7 @@
 import type { Frame } from '../../wire/frame.js';
 import { artifactsOf } from '../events.js';
 import type { Call } from '../call.js';
-import type { Interceptor, Next } from '../chain.js';
+import type { Interceptor } from '../chain.js';
 import type { RelayContext } from '../context.js';
 import { isInputRequired } from '../results.js';
 
@@ -15,36 +15,32 @@ export function report({ events }: RelayContext): Interceptor {
     name: 'report',
     takes: (method, fromClient) => fromClient && method === 'tools/call',
     request(call, next) {
-      return events.heard('call') ? reported(call, next) : next(call);
+      if (events.heard('call')) {
+        // Reported once the answer is on its way: watching does not hold the answer up.
+        const started = performance.now();
+        call.afterAnswer((answer) => reported(call, started, answer));
+      }
+      return next(call);
     },
   };
 
-  async function reported(call: Call, next: Next): Promise<Frame> {
-    const started = performance.now();
-    const emit = (outcome: 'ok' | 'error' | 'failed', answer?: Frame) => {
-      if (!call.report) return;
-      events.emit('call', {
-        who: call.session!.who,
-        server: call.report.server,
-        tool: call.report.tool,
-        outcome,
-        seconds: (performance.now() - started) / 1000,
-        artifacts: artifactsOf(answer?.message.result),
-        // What the proxy saved: the answer as the upstream sent it, and as the client got it.
-        upstreamBytes: call.upstreamAnswer?.byteLength ?? 0,
-        clientBytes: answer?.byteLength ?? 0,
-      });
-    };
-    let answer;
-    try {
-      answer = await next(call);
-    } catch (error) {
-      emit('failed');
-      throw error;
-    }
-    const { result, error } = answer.message;
-    if (error) emit('failed', answer);
-    else if (result && !isInputRequired(result)) emit(result.isError === true ? 'error' : 'ok', answer);
-    return answer;
+  /** `answer`: the frame the client got, or undefined for a call cancelled (and so not answered). */
+  function reported(call: Call, started: number, answer: Frame | undefined): void {
+    if (!call.report) return;
+    const { result, error } = answer?.message ?? {};
+    // An input_required answer is not the end of the call: its retry is reported.
+    if (answer && !error && (!result || isInputRequired(result))) return;
+    const outcome = !answer || error ? 'failed' : result?.isError === true ? 'error' : 'ok';
+    events.emit('call', {
+      who: call.session!.who,
+      server: call.report.server,
+      tool: call.report.tool,
+      outcome,
+      seconds: (performance.now() - started) / 1000,
+      artifacts: artifactsOf(result),
+      // What the proxy saved: the answer as the upstream sent it, and as the client got it.
+      upstreamBytes: call.upstreamAnswer?.byteLength ?? 0,
+      clientBytes: answer?.byteLength ?? 0,
+    });
   }
 }
