@@ -10,16 +10,17 @@
 // machine; bench/ab-small-calls.mjs mode busy-relay).
 import { spawn } from 'node:child_process';
 
-const busyAt = process.argv.indexOf('--busy-us');
-const busyNs = busyAt === -1 ? 0n : BigInt(Math.round(Number(process.argv[busyAt + 1]) * 1000));
+const dashes = process.argv.indexOf('--');
+const own = dashes === -1 ? process.argv : process.argv.slice(0, dashes);
+const busyAt = own.indexOf('--busy-us');
+const busyNs = busyAt === -1 ? 0n : BigInt(Math.round(Number(own[busyAt + 1]) * 1000));
 const busy = () => {
   const start = process.hrtime.bigint();
   while (process.hrtime.bigint() - start < busyNs);
 };
-const dashes = process.argv.indexOf('--');
 const [command, ...args] = dashes === -1 ? [] : process.argv.slice(dashes + 1);
 if (!command) {
-  process.stderr.write('usage: stdio-relay.mjs -- <command> [args...]\n');
+  process.stderr.write('usage: stdio-relay.mjs [--busy-us N] -- <command> [args...]\n');
   process.exit(2);
 }
 
