@@ -468,15 +468,15 @@ function bodyOf(raw: Buffer): { frames: Frame[]; batch: boolean } | undefined {
   return { frames: value.map((item) => Frame.of(item as Frame['message'])), batch: true };
 }
 
-/**
- * A message as the SDK's classification reads it: numbers as doubles, and an id no double holds as 0 (the id does not
- * decide the era, and the SDK's schema refuses an integer past 2^53).
- */
 type Classified = ReturnType<typeof classifyInboundRequest>;
 
 /** What classifyInboundRequest says of a POST that surelyLegacy recognizes. */
 const LEGACY: Classified = { kind: 'legacy', reason: 'no-claim' };
 
+/**
+ * A message as the SDK's classification reads it: numbers as doubles, and an id no double holds as 0 (the id does not
+ * decide the era, and the SDK's schema refuses an integer past 2^53).
+ */
 function classifiable(message: Frame['message']): unknown {
   const plain = numbersAsDoubles(message) as Record<string, unknown>;
   return isExactNumber(message.id) ? { ...plain, id: 0 } : plain;

@@ -24,7 +24,7 @@ export function jsonBytes(value: unknown, blobs: Blobs, base64: readonly string[
     else if (Array.isArray(item)) {
       bytes += 2 + Math.max(0, item.length - 1);
       for (const element of item) stack.push(absent(element) ? null : element);
-    } else if (isPlainObject(item)) {
+    } else if (isJsonRecord(item)) {
       let members = 0;
       for (const key of Object.keys(item)) {
         const member = item[key];
@@ -52,7 +52,7 @@ export function jsonBytesAtLeast(value: unknown, blobs: Blobs): number {
     else if (Array.isArray(item)) {
       bytes += 2;
       for (const element of item) stack.push(element);
-    } else if (isPlainObject(item)) {
+    } else if (isJsonRecord(item)) {
       bytes += 2;
       for (const key of Object.keys(item)) {
         if (absent(item[key])) continue;
@@ -85,7 +85,11 @@ function absent(value: unknown): boolean {
   return value === undefined || typeof value === 'function' || typeof value === 'symbol';
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
+/**
+ * An object JSON writes member by member: a plain record (not an array, a class instance, a toJSON holder or a number
+ * kept as text). Stricter than config/pointer.ts isPlainObject, which only tells objects from arrays.
+ */
+function isJsonRecord(value: unknown): value is Record<string, unknown> {
   if (value === null || typeof value !== 'object' || isExactNumber(value)) return false;
   const proto = Object.getPrototypeOf(value) as unknown;
   return (proto === Object.prototype || proto === null) && typeof (value as { toJSON?: unknown }).toJSON !== 'function';
