@@ -1,3 +1,4 @@
+import { isPlainObject } from '../config/pointer.js';
 import { SERVER_INFO_KEY } from '../protocol/envelope.js';
 import { Frame, type Id } from '../wire/frame.js';
 import type { Implementation } from '@modelcontextprotocol/server';
@@ -50,7 +51,7 @@ export function forModernClient(answer: Frame, method: string, serverInfo: Imple
   }
   const meta = result._meta;
   if (meta === undefined) framed = framed.with(['result', '_meta'], { [SERVER_INFO_KEY]: serverInfo });
-  else if (isObject(meta) && meta[SERVER_INFO_KEY] === undefined)
+  else if (isPlainObject(meta) && meta[SERVER_INFO_KEY] === undefined)
     framed = framed.with(['result', '_meta'], { ...meta, [SERVER_INFO_KEY]: serverInfo });
   return framed;
 }
@@ -68,15 +69,11 @@ export function forLegacyClient(answer: Frame): Frame {
   if ('ttlMs' in result) framed = framed.with(['result', 'ttlMs'], undefined);
   if ('cacheScope' in result) framed = framed.with(['result', 'cacheScope'], undefined);
   const meta = result._meta;
-  if (isObject(meta) && SERVER_INFO_KEY in meta) {
+  if (isPlainObject(meta) && SERVER_INFO_KEY in meta) {
     const { [SERVER_INFO_KEY]: _identity, ...rest } = meta;
     framed = framed.with(['result', '_meta'], Object.keys(rest).length ? rest : undefined);
   }
   return framed;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /** The answer to a tool call the proxy did not send upstream (write-back.ts, restore.ts), saying why. */
