@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { Frame } from '../wire/frame.js';
-import { messageEvent, SSE_HEADERS } from '../wire/sse.js';
+import { KEEP_ALIVE, messageEvent, SSE_HEADERS } from '../wire/sse.js';
 
 /**
  * How long a request may go unanswered before its response becomes an SSE stream: a call answered sooner is sent as
@@ -9,29 +9,46 @@ import { messageEvent, SSE_HEADERS } from '../wire/sse.js';
  */
 export const STREAM_AFTER_MS = 50;
 
+export interface LazyAnswerOptions {
+  /** Headers of the response, either way. */
+  headers: Record<string, string>;
+  /** How often an open stream gets a keep-alive comment. */
+  keepAliveMs: number;
+  /**
+   * Called when the request has waited STREAM_AFTER_MS: it opens the stream (`openStream`), at once or once what
+   * must come first (a priming event) is ready. Without it the stream opens then by itself.
+   */
+  onDue?: () => void;
+}
+
 /**
  * The response to one POST of one request, sent as the SDK's 2026-07-28 entry sends its own (its `auto` mode): an
  * answer that is the first thing to go out is one `application/json` body, which a client reads with one parse;
  * anything else first (progress, a log message, a question of the server's) opens an SSE stream, and everything
- * after follows on it in order. Streamable HTTP lets a server answer a POST either way; clients must take both.
+ * after follows on it in order, with a keep-alive comment while it is quiet. Streamable HTTP lets a server answer a
+ * POST either way; clients must take both.
  */
 export class LazyAnswer {
   private state: 'undecided' | 'sse' | 'done' = 'undecided';
   private timer?: NodeJS.Timeout;
+  private keepAlive?: NodeJS.Timeout;
 
   constructor(
     private readonly res: ServerResponse,
-    private readonly headers: Record<string, string>,
-    /** Called when the stream opens (to write a priming event first). */
-    private readonly onStream?: () => Array<string | Buffer> | undefined,
+    private readonly options: LazyAnswerOptions,
   ) {
-    this.timer = setTimeout(() => this.openStream(), STREAM_AFTER_MS);
+    this.timer = setTimeout(() => (options.onDue ? options.onDue() : this.openStream()), STREAM_AFTER_MS);
     this.timer.unref();
-    res.once('close', () => clearTimeout(this.timer));
+    res.once('close', () => this.stopTimers());
   }
 
   get streaming(): boolean {
     return this.state === 'sse';
+  }
+
+  /** Whether the response is still to be decided: nothing went out yet. */
+  get undecided(): boolean {
+    return this.state === 'undecided';
   }
 
   /** A frame that is not the answer (or an answer after others): on the stream, which it opens. */
@@ -47,9 +64,10 @@ export class LazyAnswer {
     if (this.state === 'undecided') {
       this.finish();
       const pieces = frame.chunks();
-      const length = pieces.reduce((n, piece) => n + Buffer.byteLength(piece), 0);
+      let length = 0;
+      for (const piece of pieces) length += typeof piece === 'string' ? Buffer.byteLength(piece) : piece.length;
       this.res.writeHead(status, {
-        ...this.headers,
+        ...this.options.headers,
         'Content-Type': 'application/json',
         'Content-Length': String(length),
       });
@@ -61,20 +79,21 @@ export class LazyAnswer {
     this.end();
   }
 
-  /** A keep-alive: only on an open stream. */
+  /** Writes on an open stream only (a `retry:` line before it pauses). */
   whileStreaming(text: string): void {
     if (this.state === 'sse') this.res.write(text);
   }
 
-  /** Commits the response to an SSE stream; false when it was decided already. */
-  openStream(): boolean {
+  /** Commits the response to an SSE stream, `first` its first event; false when it was decided already. */
+  openStream(first?: string): boolean {
     if (this.state !== 'undecided') return false;
     clearTimeout(this.timer);
     this.state = 'sse';
-    this.res.writeHead(200, { ...this.headers, ...SSE_HEADERS });
-    const first = this.onStream?.();
-    if (first) for (const piece of first) this.res.write(piece);
+    this.res.writeHead(200, { ...this.options.headers, ...SSE_HEADERS });
+    if (first !== undefined) this.res.write(first);
     else this.res.flushHeaders();
+    this.keepAlive = setInterval(() => this.whileStreaming(KEEP_ALIVE), this.options.keepAliveMs);
+    this.keepAlive.unref();
     return true;
   }
 
@@ -86,7 +105,12 @@ export class LazyAnswer {
   }
 
   private finish(): void {
-    clearTimeout(this.timer);
+    this.stopTimers();
     this.state = 'done';
+  }
+
+  private stopTimers(): void {
+    clearTimeout(this.timer);
+    clearInterval(this.keepAlive);
   }
 }

@@ -3,7 +3,7 @@ import type { Tool } from '@modelcontextprotocol/server';
 import { Listens } from '../relay/listens.js';
 import type { SessionIdentity } from '../relay/session.js';
 import type { Frame } from '../wire/frame.js';
-import { KEEP_ALIVE, messageEvent } from '../wire/sse.js';
+import { messageEvent } from '../wire/sse.js';
 import type { FrameContext, Wire } from '../wire/wire.js';
 import { LazyAnswer } from './answer.js';
 import { sendJson, type HttpContext } from './context.js';
@@ -11,7 +11,7 @@ import { IdleSessions } from './idle-sessions.js';
 import { paramHeaderRejection } from './param-header-check.js';
 import { decodeParamValue } from '../protocol/param-header-codec.js';
 
-/** How often a listen stream gets a keep-alive comment. */
+/** How often an open stream (a listen request's, or a slow call's) gets a keep-alive comment. */
 const KEEP_ALIVE_MS = 15_000;
 
 /** The methods whose `Mcp-Name` header mirrors a body field, and which field (SEP-2243). */
@@ -128,15 +128,10 @@ class PostWire implements Wire {
   onerror?: (error: Error) => void;
   private readonly lazy: LazyAnswer;
   private closed = false;
-  private keepAlive?: NodeJS.Timeout;
 
   constructor(res: ServerResponse, listen: boolean) {
-    this.lazy = new LazyAnswer(res, {});
-    if (listen) {
-      this.lazy.openStream();
-      this.keepAlive = setInterval(() => this.lazy.whileStreaming(KEEP_ALIVE), KEEP_ALIVE_MS);
-      this.keepAlive.unref();
-    }
+    this.lazy = new LazyAnswer(res, { headers: {}, keepAliveMs: KEEP_ALIVE_MS });
+    if (listen) this.lazy.openStream();
     res.once('close', () => this.ended());
   }
 
@@ -158,7 +153,6 @@ class PostWire implements Wire {
   private ended(): void {
     if (this.closed) return;
     this.closed = true;
-    clearInterval(this.keepAlive);
     this.onclose?.();
   }
 }

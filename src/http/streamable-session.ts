@@ -10,6 +10,13 @@ import { primingRecord, type EventStore } from '../shared/event-store.js';
 import { rpcError } from './context.js';
 import { LOST_REQUEST_ERROR, unansweredRequests } from './lost-requests.js';
 
+/**
+ * Stream ids: this process's own random part and a count. Unique across replicas that share a session's store (each
+ * has its own random part), and cheaper per POST than a UUID each.
+ */
+const STREAM_IDS = `${randomUUID()}-`;
+let streamCount = 0;
+
 /** The stream id of a session's GET stream in the event store (the SDK's, so stores written for it fit). */
 const STANDALONE = '_GET_stream';
 
@@ -22,6 +29,8 @@ const KEEP_ALIVE_MS = 30_000;
 /** A response stream of the session: a POST's (its requests' answers and what belongs to them) or the GET stream. */
 interface Stream {
   readonly id: string;
+  /** The ids of the requests a POST's stream answers (its priming record names them). */
+  readonly asks?: readonly unknown[];
   /** A POST of one request: JSON or SSE, as the answer comes (answer.ts). */
   lazy?: LazyAnswer;
   /** An SSE response written as it is (the GET stream, a batch POST, a resumed stream). */
@@ -88,23 +97,25 @@ export class StreamableSession implements Wire {
       for (const frame of frames) this.onframe?.(frame, context);
       return;
     }
-    const stream: Stream = { id: randomUUID() };
+    const stream: Stream = { id: `${STREAM_IDS}${++streamCount}`, asks: requests.map((request) => request.id) };
     const headers = { 'mcp-session-id': this.id };
-    this.prime(
-      stream,
-      requests.map((request) => request.id),
-    );
-    // A call: JSON when its answer is the first thing ready (answer.ts). Everything else (the handshake, lists,
-    // batches) gets its stream at once, as the SDK's transport gives it.
+    // A call: JSON when its answer is the first thing ready (answer.ts), and primed only if it becomes a stream: an
+    // answer sent as JSON leaves nothing in the store. Everything else (the handshake, lists, batches) gets its
+    // stream at once, as the SDK's transport gives it, its priming event first.
     if (requests.length === 1 && frames.length === 1 && CALLS.has(requests[0]!.method ?? '')) {
-      stream.lazy = new LazyAnswer(res, headers, () => this.primingEvent(stream));
+      stream.lazy = new LazyAnswer(res, {
+        headers,
+        keepAliveMs: KEEP_ALIVE_MS,
+        onDue: () => void this.enqueue(stream.id, () => this.openLazy(stream)),
+      });
     } else {
       res.writeHead(200, { ...headers, ...SSE_HEADERS });
       res.flushHeaders();
       stream.res = res;
-      void this.queues.get(stream.id)?.then(() => {
+      void this.enqueue(stream.id, async () => {
+        await this.prime(stream);
         const priming = this.primingEvent(stream);
-        if (priming && this.streams.get(stream.id) === stream) for (const piece of priming) res.write(piece);
+        if (priming !== undefined && this.streams.get(stream.id) === stream) res.write(priming);
       });
     }
     this.open(stream, res);
@@ -131,13 +142,12 @@ export class StreamableSession implements Wire {
     const key = keyOf(answer ? frame.id : options?.related);
     const streamId = (answer || options?.related !== undefined ? this.requests.get(key) : undefined) ?? STANDALONE;
     if (answer) this.requests.delete(key);
-    const previous = this.queues.get(streamId) ?? Promise.resolve();
-    const next = previous.then(() => this.write(streamId, frame, answer));
-    this.queues.set(
-      streamId,
-      next.catch(() => undefined),
-    );
-    return next;
+    // Nothing queued and nothing to store (an answer going out as JSON, or no store): written now.
+    if (!this.queues.has(streamId) && !this.stores(streamId, answer)) {
+      this.deliver(streamId, frame, answer, undefined);
+      return Promise.resolve();
+    }
+    return this.enqueue(streamId, () => this.write(streamId, frame, answer));
   }
 
   /**
@@ -150,9 +160,10 @@ export class StreamableSession implements Wire {
     const stream = streamId === undefined ? undefined : this.streams.get(streamId);
     if (!stream || !this.options.events) return;
     if (resume) this.resumers.set(stream.id, [...(this.resumers.get(stream.id) ?? []), resume]);
-    // Behind what the stream's queue holds (its priming event first), so nothing already sent is cut off.
-    const queued = this.queues.get(stream.id) ?? Promise.resolve();
-    const paused = queued.then(() => {
+    // Behind what the stream's queue holds (its priming event first), so nothing already sent is cut off. A call's
+    // stream still undecided opens now, primed, so that the client has an event to resume from.
+    void this.enqueue(stream.id, async () => {
+      if (stream.lazy?.undecided && this.streams.get(stream.id) === stream) await this.openLazy(stream);
       if (this.streams.get(stream.id) !== stream || stream.primingId === undefined) return;
       const retry = retryMs !== undefined ? `retry: ${retryMs}\n\n` : undefined;
       if (stream.lazy) {
@@ -161,7 +172,6 @@ export class StreamableSession implements Wire {
       } else if (retry) stream.res?.write(retry);
       this.endStream(stream);
     });
-    this.queues.set(stream.id, paused);
   }
 
   /** Ends the session: its streams end, and the relay hears that the client is gone. */
@@ -173,16 +183,39 @@ export class StreamableSession implements Wire {
     this.onclose?.();
   }
 
+  /** Whether sending this on `streamId` stores an event first (every SSE event of a resumable session). */
+  private stores(streamId: string, answer: boolean): boolean {
+    if (!this.options.events) return false;
+    const lazy = this.streams.get(streamId)?.lazy;
+    return !(answer && lazy !== undefined && !lazy.streaming);
+  }
+
+  /** Runs `task` after what `streamId`'s queue holds; the queue is let go once it is empty. */
+  private enqueue(streamId: string, task: () => Promise<void>): Promise<void> {
+    const next = (this.queues.get(streamId) ?? Promise.resolve()).then(task);
+    const settled = next.catch(() => undefined);
+    this.queues.set(streamId, settled);
+    void settled.then(() => {
+      if (this.queues.get(streamId) === settled) this.queues.delete(streamId);
+    });
+    return next;
+  }
+
   private async write(streamId: string, frame: Frame, answer: boolean): Promise<void> {
     const events = this.options.events;
     const stream = this.streams.get(streamId);
-    const asJson = answer && stream?.lazy !== undefined && !stream.lazy.streaming;
+    const stored = events !== undefined && this.stores(streamId, answer);
+    // A call's stream opens (primed) before its first event is stored, so that event comes after the priming one.
+    if (stored && stream?.lazy?.undecided) await this.openLazy(stream);
     // Kept even while the stream is gone: a client that resumes it gets what it missed.
-    const eventId =
-      events && !asJson ? await events.storeEvent(streamId, frame.blobs.restore(frame.message) as never) : undefined;
+    const eventId = stored ? await events.storeEvent(streamId, frame.blobs.restore(frame.message) as never) : undefined;
+    this.deliver(streamId, frame, answer, eventId);
+  }
+
+  private deliver(streamId: string, frame: Frame, answer: boolean, eventId: string | undefined): void {
     const current = this.streams.get(streamId);
     if (!current) {
-      if (!events)
+      if (!this.options.events)
         this.options.log.debug({ session: this.id, method: frame.method }, 'nothing to send on: stream gone');
       return;
     }
@@ -269,11 +302,11 @@ export class StreamableSession implements Wire {
 
   private open(stream: Stream, res: ServerResponse): void {
     this.streams.set(stream.id, stream);
-    stream.keepAlive = setInterval(() => {
-      if (stream.lazy) stream.lazy.whileStreaming(KEEP_ALIVE);
-      else stream.res?.write(KEEP_ALIVE);
-    }, KEEP_ALIVE_MS);
-    stream.keepAlive.unref();
+    // A call's stream keeps itself alive once it is one (answer.ts).
+    if (!stream.lazy) {
+      stream.keepAlive = setInterval(() => stream.res?.write(KEEP_ALIVE), KEEP_ALIVE_MS);
+      stream.keepAlive.unref();
+    }
     // A client that drops a stream does not cancel its requests (2025-11-25): their answers wait in the store.
     res.once('close', () => this.forget(stream));
   }
@@ -283,21 +316,28 @@ export class StreamableSession implements Wire {
    * stream's queue; what it stores names the stream's requests (primingRecord), for answerLost. Clients of versions
    * before 2025-11-25 cannot take its empty data, and get none.
    */
-  private prime(stream: Stream, requestIds: readonly unknown[]): void {
+  private async prime(stream: Stream): Promise<void> {
     const events = this.options.events;
     const version = this.protocolVersion;
     if (!events || version === undefined || version < '2025-11-25') return;
-    const stored = events.storeEvent(stream.id, primingRecord(requestIds)).then(
-      (id) => void (stream.primingId = id),
-      (error: unknown) => this.options.log.debug({ err: String(error) }, 'event store: priming event not stored'),
-    );
-    this.queues.set(stream.id, stored);
+    try {
+      stream.primingId = await events.storeEvent(stream.id, primingRecord(stream.asks ?? []));
+    } catch (error) {
+      this.options.log.debug({ err: String(error) }, 'event store: priming event not stored');
+    }
   }
 
-  private primingEvent(stream: Stream): Array<string | Buffer> | undefined {
+  /** Opens a call's stream as SSE (it waited too long, or something else than its answer goes first), primed. */
+  private async openLazy(stream: Stream): Promise<void> {
+    if (!stream.lazy?.undecided) return;
+    await this.prime(stream);
+    if (this.streams.get(stream.id) === stream) stream.lazy.openStream(this.primingEvent(stream));
+  }
+
+  private primingEvent(stream: Stream): string | undefined {
     if (stream.primingId === undefined) return undefined;
     const retry = this.options.retryMs !== undefined ? `retry: ${this.options.retryMs}\n` : '';
-    return [`id: ${stream.primingId}\n${retry}data: \n\n`];
+    return `id: ${stream.primingId}\n${retry}data: \n\n`;
   }
 
   private stillAsked(streamId: string): boolean {

@@ -89,7 +89,8 @@ export class HttpAuth {
     let retried = false;
     let stepUps = 0;
     for (;;) {
-      const token = await this.token();
+      // Without a provider there is no token to wait for: no promise turns for nothing, on every request.
+      const token = this.provider ? await this.token() : undefined;
       const res = await http.request({ ...attempt, headers: attempt.headers(token) });
       const status = res.statusCode ?? 0;
       if (status === 401) {

@@ -30,6 +30,9 @@ const NAME_SOURCE: Readonly<Record<string, string>> = {
   'tasks/cancel': 'taskId',
 };
 
+/** What a POST accepts when no header was configured for it. */
+const POST_ACCEPT = 'application/json, text/event-stream';
+
 export interface ConnectionState {
   /** The configured headers, names lower-cased. */
   configured: Record<string, string>;
@@ -84,7 +87,8 @@ export function postHeaders(
     if (!RESERVED_HEADERS.has(name.toLowerCase())) headers[name.toLowerCase()] = value;
   }
   headers['content-type'] = 'application/json';
-  headers.accept = acceptWith(headers.accept, 'application/json', 'text/event-stream');
+  headers.accept =
+    headers.accept === undefined ? POST_ACCEPT : acceptWith(headers.accept, 'application/json', 'text/event-stream');
   return headers;
 }
 

@@ -77,6 +77,38 @@ describe('HTTP sessions', () => {
     }
   });
 
+  test('a call answered as one JSON body stores nothing: no priming event for a stream that never opened', async () => {
+    const store = new MemoryEventStore();
+    const resumable = await serveHttp(gateway, { host: '127.0.0.1', port: 0, eventStore: store }, silentLogger);
+    try {
+      const post = (body: unknown, session?: string) =>
+        fetch(resumable.url, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            ...(session ? { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' } : {}),
+          },
+          body: JSON.stringify(body),
+        });
+      const opened = await post({ ...initialize, params: { ...initialize.params, protocolVersion: '2025-11-25' } });
+      await opened.text();
+      const session = opened.headers.get('mcp-session-id')!;
+      await (await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, session)).text();
+      expect(store.eventCount).toBe(2);
+      for (let id = 2; id < 12; id++) {
+        const call = { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: {} } };
+        const answer = await post({ ...call, params: { ...call.params, arguments: { message: `m${id}` } } }, session);
+        expect(answer.headers.get('content-type')).toBe('application/json');
+        expect(await answer.json()).toMatchObject({ id, result: { content: [{ text: `m${id}` }] } });
+      }
+      // Only the handshake's priming event and answer: ten calls left no priming records behind.
+      expect([store.eventCount, store.streamCount]).toEqual([2, 1]);
+    } finally {
+      await resumable.close();
+    }
+  });
+
   test('a body over the limit is refused with 413', async () => {
     const small = await serveHttp(gateway, { host: '127.0.0.1', port: 0, maxBodyBytes: 1000 }, silentLogger);
     try {
