@@ -162,7 +162,8 @@ export class McpEndpoints {
       return this.open(req, res, token, initialize, context);
     }
     if (sessionId === undefined) return rpcError(res, 400, 'Bad Request: Mcp-Session-Id header is required');
-    if (!(await this.heldHere(req, res, token, sessionId, raw))) return;
+    const held = this.heldHere(req, res, token, sessionId, raw);
+    if (held !== true && !(await held)) return;
     const found = this.find(sessionId, token);
     if (!found || !(found.wire instanceof StreamableSession)) return rpcError(res, 404, 'Session not found', -32001);
     const version = header(req, 'mcp-protocol-version');
@@ -185,7 +186,8 @@ export class McpEndpoints {
     sessionId: string | undefined,
   ): Promise<void> {
     if (sessionId === undefined) return rpcError(res, 400, 'Bad Request: Mcp-Session-Id header is required');
-    if (!(await this.heldHere(req, res, token, sessionId))) return;
+    const held = this.heldHere(req, res, token, sessionId);
+    if (held !== true && !(await held)) return;
     const found = this.find(sessionId, token);
     if (!found || !(found.wire instanceof StreamableSession)) return rpcError(res, 404, 'Session not found', -32001);
     this.busy(sessionId, res);
@@ -257,15 +259,15 @@ export class McpEndpoints {
   /**
    * Whether this replica serves a request for session `id`: it holds the session (or, alone, answers 'Session not
    * found' itself), or has just adopted it. False when the request was answered elsewhere: forwarded to the replica
-   * that holds it, or refused (session-routing.ts).
+   * that holds it, or refused (session-routing.ts). Known at once, without a promise turn, unless it asks the others.
    */
-  private async heldHere(
+  private heldHere(
     req: IncomingMessage,
     res: ServerResponse,
     token: string,
     id: string,
     body?: Buffer,
-  ): Promise<boolean> {
+  ): boolean | Promise<boolean> {
     if (!this.routing) return true;
     if (this.sessions.has(id)) {
       this.ctx.shared?.directory.touch(id);
@@ -276,7 +278,7 @@ export class McpEndpoints {
       rpcError(res, 503, 'mcp-offload is shutting down');
       return false;
     }
-    return (await this.routing.route(req, res, token, id, body)).kind === 'adopted';
+    return this.routing.route(req, res, token, id, body).then((routed) => routed.kind === 'adopted');
   }
 
   /**
@@ -364,7 +366,8 @@ export class McpEndpoints {
     const raw = await this.readRaw(req, res);
     if (raw === undefined) return;
     // Another replica's SSE session: its stream is there, so its messages go there (it is never adopted).
-    if (!(await this.heldHere(req, res, token, id, raw))) return;
+    const held = this.heldHere(req, res, token, id, raw);
+    if (held !== true && !(await held)) return;
     const found = this.find(id, token);
     if (!found || !(found.wire instanceof SseSession)) return rpcError(res, 404, 'Session not found');
     if (!isJsonType(req.headers['content-type'])) {

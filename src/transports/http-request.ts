@@ -38,6 +38,8 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
  */
 export class HttpEndpoint {
   private readonly agents: { http?: Http.Agent; https?: Https.Agent } = {};
+  /** Where each URL's requests go, read from it once: URL getters and the options made of them add up per request. */
+  private readonly targets = new WeakMap<URL, Target>();
   private destroyed = false;
 
   async request(attempt: HttpAttempt): Promise<Http.IncomingMessage> {
@@ -55,6 +57,29 @@ export class HttpEndpoint {
     }
   }
 
+  private targetOf(url: URL): Target {
+    let target = this.targets.get(url);
+    if (target) return target;
+    const secure = url.protocol === 'https:';
+    target = {
+      secure,
+      options: {
+        protocol: url.protocol,
+        hostname: url.hostname.replace(/^\[|\]$/g, ''),
+        port: url.port || (secure ? 443 : 80),
+        path: `${url.pathname}${url.search}`,
+        agent: secure
+          ? (this.agents.https ??= new https.Agent({ keepAlive: true }))
+          : (this.agents.http ??= new http.Agent({ keepAlive: true })),
+        ...(url.username || url.password
+          ? { auth: `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}` }
+          : {}),
+      },
+    };
+    this.targets.set(url, target);
+    return target;
+  }
+
   /** Ends every connection; requests still open fail. */
   destroy(): void {
     this.destroyed = true;
@@ -66,24 +91,15 @@ export class HttpEndpoint {
     if (this.destroyed) return Promise.reject(new Error('the connection is closed'));
     if (signal?.aborted) return Promise.reject(signal.reason as Error);
     return new Promise((resolve, reject) => {
-      const secure = url.protocol === 'https:';
+      const target = this.targetOf(url);
       const options: Http.RequestOptions = {
+        ...target.options,
         method,
-        protocol: url.protocol,
-        hostname: url.hostname.replace(/^\[|\]$/g, ''),
-        port: url.port || (secure ? 443 : 80),
-        path: `${url.pathname}${url.search}`,
         headers: body ? { ...headers, 'content-length': String(byteLength(body)) } : headers,
-        agent: secure
-          ? (this.agents.https ??= new https.Agent({ keepAlive: true }))
-          : (this.agents.http ??= new http.Agent({ keepAlive: true })),
-        ...(url.username || url.password
-          ? { auth: `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}` }
-          : {}),
       };
       let req: Http.ClientRequest;
       try {
-        req = (secure ? https : http).request(options, (res) => {
+        req = (target.secure ? https : http).request(options, (res) => {
           // Errors of a response are its readers' to see (a stream cut short ends with 'close' all the same).
           res.on('error', () => undefined);
           resolve(res);
@@ -105,6 +121,12 @@ export class HttpEndpoint {
       writeChunks(req, body).then(finish, reject);
     });
   }
+}
+
+interface Target {
+  secure: boolean;
+  /** The request options that come from the URL (and the agent for its scheme). */
+  options: Http.RequestOptions;
 }
 
 function byteLength(body: ReadonlyArray<string | Buffer>): number {
