@@ -11,6 +11,17 @@ export function estimatedTokens(size: number, mimeType: string): number {
   return Math.ceil(chars / CHARS_PER_TOKEN);
 }
 
+/** What one tool's calls added up to since start, as its counters show it. */
+interface ToolTally {
+  labels: { server: string; tool: string };
+  /** Calls per outcome. */
+  outcomes: Map<string, number>;
+  upstreamBytes: number;
+  upstreamTokens: number;
+  clientBytes: number;
+  clientTokens: number;
+}
+
 /**
  * The gateway's Prometheus metrics, in a registry of its own (several gateways may share a
  * process in tests; the global registry would mix them).
@@ -18,11 +29,24 @@ export function estimatedTokens(size: number, mimeType: string): number {
 export function gatewayMetrics(gateway: Gateway, sessions: () => number): Registry {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'mcp_offload_process_' });
-  const calls = new Counter({
+  // Every call adds to its tool's tally; the counters read the tallies when scraped. Six labelled increments per
+  // call (each hashing its labels) were most of what the metrics cost a call.
+  const tallies = new Map<string, ToolTally>();
+  const fromTallies = (read: (tally: ToolTally) => Array<[Record<string, string>, number]>) =>
+    function (this: Counter) {
+      this.reset();
+      for (const tally of tallies.values()) for (const [labels, value] of read(tally)) this.inc(labels, value);
+    };
+  new Counter({
     name: 'mcp_offload_tool_calls_total',
     help: 'tools/call requests by server, tool and outcome (ok, error: an isError result, failed: no result)',
     labelNames: ['server', 'tool', 'outcome'],
     registers: [registry],
+    collect: fromTallies((tally) =>
+      [...tally.outcomes].map(
+        ([outcome, count]) => [{ ...tally.labels, outcome }, count] as [Record<string, string>, number],
+      ),
+    ),
   });
   const latency = new Histogram({
     name: 'mcp_offload_tool_call_duration_seconds',
@@ -50,29 +74,33 @@ export function gatewayMetrics(gateway: Gateway, sessions: () => number): Regist
     registers: [registry],
   });
   // What the proxy saved, per call: the answer as the upstream sent it, and as the client got it.
-  const upstreamBytes = new Counter({
+  new Counter({
     name: 'mcp_offload_upstream_bytes_total',
     help: 'Bytes of tools/call answers as the upstream sent them, by server and tool',
     labelNames: ['server', 'tool'],
     registers: [registry],
+    collect: fromTallies((tally) => [[tally.labels, tally.upstreamBytes]]),
   });
-  const upstreamTokens = new Counter({
+  new Counter({
     name: 'mcp_offload_upstream_tokens_total',
     help: 'Estimated tokens of tools/call answers as the upstream sent them (4 bytes a token), by server and tool',
     labelNames: ['server', 'tool'],
     registers: [registry],
+    collect: fromTallies((tally) => [[tally.labels, tally.upstreamTokens]]),
   });
-  const clientBytes = new Counter({
+  new Counter({
     name: 'mcp_offload_client_bytes_total',
     help: 'Bytes of tools/call answers as the client got them, by server and tool',
     labelNames: ['server', 'tool'],
     registers: [registry],
+    collect: fromTallies((tally) => [[tally.labels, tally.clientBytes]]),
   });
-  const clientTokens = new Counter({
+  new Counter({
     name: 'mcp_offload_client_tokens_total',
     help: 'Estimated tokens of tools/call answers as the client got them (4 bytes a token), by server and tool',
     labelNames: ['server', 'tool'],
     registers: [registry],
+    collect: fromTallies((tally) => [[tally.labels, tally.clientTokens]]),
   });
   const collected = new Counter({
     name: 'mcp_offload_artifacts_collected_total',
@@ -134,12 +162,25 @@ export function gatewayMetrics(gateway: Gateway, sessions: () => number): Regist
   });
 
   gateway.events.on('call', ({ server, tool, outcome, seconds, artifacts, upstreamBytes: sent, clientBytes: got }) => {
-    calls.inc({ server, tool, outcome });
-    latency.observe({ server, tool }, seconds);
-    upstreamBytes.inc({ server, tool }, sent);
-    upstreamTokens.inc({ server, tool }, estimatedTextTokens(sent));
-    clientBytes.inc({ server, tool }, got);
-    clientTokens.inc({ server, tool }, estimatedTextTokens(got));
+    const key = `${server}\u0000${tool}`;
+    let tally = tallies.get(key);
+    if (!tally) {
+      tally = {
+        labels: { server, tool },
+        outcomes: new Map(),
+        upstreamBytes: 0,
+        upstreamTokens: 0,
+        clientBytes: 0,
+        clientTokens: 0,
+      };
+      tallies.set(key, tally);
+    }
+    tally.outcomes.set(outcome, (tally.outcomes.get(outcome) ?? 0) + 1);
+    tally.upstreamBytes += sent;
+    tally.upstreamTokens += estimatedTextTokens(sent);
+    tally.clientBytes += got;
+    tally.clientTokens += estimatedTextTokens(got);
+    latency.observe(tally.labels, seconds);
     for (const artifact of artifacts) {
       stored.inc({ server, tool });
       offloaded.inc({ server, tool }, artifact.size);
