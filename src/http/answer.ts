@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { byteLengthOf } from '../wire/blobs.js';
 import type { Frame } from '../wire/frame.js';
 import { KEEP_ALIVE, messageEvent, SSE_HEADERS } from '../wire/sse.js';
 
@@ -64,12 +65,10 @@ export class LazyAnswer {
     if (this.state === 'undecided') {
       this.finish();
       const pieces = frame.chunks();
-      let length = 0;
-      for (const piece of pieces) length += typeof piece === 'string' ? Buffer.byteLength(piece) : piece.length;
       this.res.writeHead(status, {
         ...this.options.headers,
         'Content-Type': 'application/json',
-        'Content-Length': String(length),
+        'Content-Length': String(byteLengthOf(pieces)),
       });
       for (const piece of pieces) this.res.write(piece);
       this.res.end();

@@ -1,4 +1,4 @@
-import type { Blobs } from '../wire/blobs.js';
+import { byteLengthOf, type Blobs } from '../wire/blobs.js';
 import { isExactNumber } from '../wire/json.js';
 
 /** A string JSON writes as its characters between two quotes, one byte each: printable ASCII but `"` and `\`. */
@@ -74,10 +74,7 @@ function stringBytes(text: string, blobs: Blobs): number {
 
 /** The bytes of the JSON written out (the way every value was measured before). */
 function written(value: unknown, blobs: Blobs): number {
-  let bytes = 0;
-  for (const piece of blobs.fill(JSON.stringify(value), true))
-    bytes += typeof piece === 'string' ? Buffer.byteLength(piece) : piece.length;
-  return bytes;
+  return byteLengthOf(blobs.fill(JSON.stringify(value), true));
 }
 
 /** What JSON.stringify leaves out of an object and writes as null in an array. */

@@ -1,6 +1,7 @@
 import type * as Http from 'node:http';
 import type * as Https from 'node:https';
 import { createRequire } from 'node:module';
+import { byteLengthOf } from '../wire/blobs.js';
 import { writeChunks } from '../wire/write-stream.js';
 
 // Required, not imported: an ESM import of node:http builds its facade by reading every export, `WebSocket` too,
@@ -95,7 +96,7 @@ export class HttpEndpoint {
       const options: Http.RequestOptions = {
         ...target.options,
         method,
-        headers: body ? { ...headers, 'content-length': String(byteLength(body)) } : headers,
+        headers: body ? { ...headers, 'content-length': String(byteLengthOf(body)) } : headers,
       };
       let req: Http.ClientRequest;
       try {
@@ -127,12 +128,6 @@ interface Target {
   secure: boolean;
   /** The request options that come from the URL (and the agent for its scheme). */
   options: Http.RequestOptions;
-}
-
-function byteLength(body: ReadonlyArray<string | Buffer>): number {
-  let bytes = 0;
-  for (const piece of body) bytes += typeof piece === 'string' ? Buffer.byteLength(piece) : piece.length;
-  return bytes;
 }
 
 /** Whether `to` has the scheme, host and port of `from`, or is its https form with both on the default port. */

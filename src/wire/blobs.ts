@@ -1,6 +1,13 @@
 import { sameBytes, type BlobView } from './blob-view.js';
 
 /** How the markers of one table are written (see blob-table.ts). */
+/** The bytes pieces of a message are written as: a string's UTF-8 bytes, a buffer's (or a blob view's) length. */
+export function byteLengthOf(pieces: Iterable<string | { readonly length: number }>): number {
+  let bytes = 0;
+  for (const piece of pieces) bytes += typeof piece === 'string' ? Buffer.byteLength(piece) : piece.length;
+  return bytes;
+}
+
 export interface MarkerSyntax {
   /** A whole marker is this prefix and the blob's number. */
   readonly prefix: string;

@@ -1,5 +1,5 @@
 import type { BlobView } from './blob-view.js';
-import { Blobs } from './blobs.js';
+import { Blobs, byteLengthOf } from './blobs.js';
 import { isExactNumber, parseJson, type ExactNumber } from './json.js';
 import { memberValue, objectAt, skipSpace, type Member, type ObjectSpan } from './spans.js';
 
@@ -145,9 +145,7 @@ export class Frame {
 
   /** The bytes this frame is written as (a blob counts as the literal it stands for); computed on each read. */
   get byteLength(): number {
-    let bytes = 0;
-    for (const piece of this.pieces()) bytes += typeof piece === 'string' ? Buffer.byteLength(piece) : piece.length;
-    return bytes;
+    return byteLengthOf(this.pieces());
   }
 
   /** The text to write, blobs not yet put back. */
