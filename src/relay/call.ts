@@ -90,12 +90,21 @@ export class Call {
     (this.finishers ??= []).push(finish);
   }
 
-  /** The call is over (the dispatcher, once the answer is on its way): see `afterAnswer`. */
-  finished(answer: Frame | undefined): void {
+  /**
+   * The call is over (the dispatcher, once the answer is on its way): see `afterAnswer`. What a finisher throws goes
+   * to `failed`, and the finishers after it still run (the in-flight count must end whatever the report does).
+   */
+  finished(answer: Frame | undefined, failed: (error: unknown) => void): void {
     const finishers = this.finishers;
     if (!finishers) return;
     this.finishers = undefined;
-    for (const finish of finishers) finish(answer);
+    for (const finish of finishers) {
+      try {
+        finish(answer);
+      } catch (error) {
+        failed(error);
+      }
+    }
   }
 
   cancel(reason: unknown): void {

@@ -91,14 +91,12 @@ export class Dispatcher {
 
   /** What watches the call learns it is over (Call.afterAnswer); what it throws is logged, never the call's. */
   private finished(call: Call, answer: Frame | undefined): void {
-    try {
-      call.finished(answer);
-    } catch (error) {
+    call.finished(answer, (error) =>
       this.log.error(
         { err: error instanceof Error ? error.stack : String(error), method: call.method },
         'after a call',
-      );
-    }
+      ),
+    );
   }
 
   /** Runs a call through the chain; the answer frame, or undefined when the asker cancelled it. */

@@ -89,6 +89,10 @@ describe('the interceptor chain', () => {
 });
 
 describe('what watches a call hears of it once it is over (Call.afterAnswer)', () => {
+  const fail = (error: unknown) => {
+    throw error;
+  };
+
   test('each finisher runs once, in the order given, with the answer the asker got', () => {
     const c = call('tools/call');
     const heard: string[] = [];
@@ -96,16 +100,29 @@ describe('what watches a call hears of it once it is over (Call.afterAnswer)', (
     c.afterAnswer((answer) => heard.push(`second ${answer === undefined ? 'none' : 'answer'}`));
     expect(heard).toEqual([]);
     const answer = Frame.result(1, { done: true });
-    c.finished(answer);
-    c.finished(answer);
+    c.finished(answer, fail);
+    c.finished(answer, fail);
     expect(heard).toEqual(['first {"done":true}', 'second answer']);
+  });
+
+  test('a finisher that throws is reported, and the finishers after it still run', () => {
+    const c = call('tools/call');
+    const heard: string[] = [];
+    const failures: unknown[] = [];
+    c.afterAnswer(() => {
+      throw new Error('report broke');
+    });
+    c.afterAnswer(() => heard.push('inflight ended'));
+    c.finished(Frame.result(1, {}), (error) => failures.push((error as Error).message));
+    expect(heard).toEqual(['inflight ended']);
+    expect(failures).toEqual(['report broke']);
   });
 
   test('a cancelled call, never answered, is over with no answer', () => {
     const c = call('tools/call');
     const heard: unknown[] = [];
     c.afterAnswer((answer) => heard.push(answer));
-    c.finished(undefined);
+    c.finished(undefined, fail);
     expect(heard).toEqual([undefined]);
   });
 });
