@@ -30,8 +30,9 @@ const NAME_SOURCE: Readonly<Record<string, string>> = {
   'tasks/cancel': 'taskId',
 };
 
-/** What a POST accepts when no header was configured for it. */
-const POST_ACCEPT = 'application/json, text/event-stream';
+/** What a POST accepts, beside what was configured; made once for the common case of nothing configured. */
+const POST_TYPES = ['application/json', 'text/event-stream'];
+const POST_ACCEPT = acceptWith(undefined, ...POST_TYPES);
 
 export interface ConnectionState {
   /** The configured headers, names lower-cased. */
@@ -87,8 +88,7 @@ export function postHeaders(
     if (!RESERVED_HEADERS.has(name.toLowerCase())) headers[name.toLowerCase()] = value;
   }
   headers['content-type'] = 'application/json';
-  headers.accept =
-    headers.accept === undefined ? POST_ACCEPT : acceptWith(headers.accept, 'application/json', 'text/event-stream');
+  headers.accept = headers.accept === undefined ? POST_ACCEPT : acceptWith(headers.accept, ...POST_TYPES);
   return headers;
 }
 
