@@ -22,15 +22,15 @@ export type LiteralForm =
  */
 export function formOf(literal: string, start: number, end: number, bytes: Buffer): LiteralForm | undefined {
   const payload = literal.slice(start, end);
-  const form = (encoding: PayloadEncoding): LiteralForm => ({
-    before: literal.slice(0, start),
-    encoding,
-    after: literal.slice(end),
-  });
   for (const encoding of likelyEncodings(payload)) {
-    if (encodePayload(bytes, encoding) === payload) return form(encoding);
+    if (encodePayload(bytes, encoding) === payload) return formIn(literal, start, end, encoding);
   }
   return undefined;
+}
+
+/** The form of `literal` whose payload, from `start` to `end`, is known to be written in `encoding` exactly. */
+export function formIn(literal: string, start: number, end: number, encoding: PayloadEncoding): LiteralForm {
+  return { before: literal.slice(0, start), encoding, after: literal.slice(end) };
 }
 
 function likelyEncodings(payload: string): PayloadEncoding[] {

@@ -84,6 +84,41 @@ export function encodingOfPieces(run: PieceRun): PayloadEncoding | undefined {
   return encodingFor(urlSafe, last.length > 0 && last[0] === 0x3d);
 }
 
+/**
+ * The standard form `payload` is written in, told from the string alone, when `size` bytes are its strict decode
+ * (decodeBase64Strict): one alphabet, padded as its end says and as long as that form of `size` bytes is (so no line
+ * break), and no stray bits in its last character, which a decoder ignores. Then encoding the bytes in that form gives
+ * back `payload` exactly, and it is the form `likelyEncoding` names. Undefined when it is not one exactly.
+ */
+export function canonicalEncoding(payload: string, size: number): PayloadEncoding | undefined {
+  const tail = size % 3;
+  const pad = tail === 0 ? 0 : 3 - tail;
+  const data = Math.ceil((size * 4) / 3);
+  const padded = payload.endsWith('=');
+  const length = padded ? data + pad : data;
+  if (
+    payload.length !== length ||
+    (padded && (pad === 0 || !payload.endsWith(PADDING[pad]) || payload[data - 1] === '='))
+  )
+    return undefined;
+  // Standard base64 of any size nearly always shows a `+` or `/` early; the url-safe search then settles it.
+  const standard = payload.indexOf('+') !== -1 || payload.indexOf('/') !== -1;
+  const urlSafe = payload.indexOf('-') !== -1 || payload.indexOf('_') !== -1;
+  if (standard && urlSafe) return undefined;
+  if (tail !== 0 && (sextet(payload.charCodeAt(data - 1)) & (tail === 1 ? 0x0f : 0x03)) !== 0) return undefined;
+  return encodingFor(urlSafe, padded);
+}
+
+const PADDING = ['', '=', '=='];
+
+/** The value of a base64 character of either alphabet (the caller knows it is one). */
+function sextet(code: number): number {
+  if (code >= 0x61) return code - 0x61 + 26; // a-z
+  if (code >= 0x41) return code === 0x5f ? 63 : code - 0x41; // A-Z, _
+  if (code >= 0x30) return code - 0x30 + 52; // 0-9
+  return code === 0x2b || code === 0x2d ? 62 : 63; // + -, /
+}
+
 /** Index just past the last character that is not a line break. */
 function endWithoutTrailingBreaks(s: string): number {
   let end = s.length;

@@ -3,7 +3,8 @@ import { setAtPath } from './detect/walk.js';
 export { walkJson, SKIP, STOP, type JsonPlace } from './detect/walk.js';
 import { announce, note, outcomeNote, rewrittenText, standInNote } from './blocks.js';
 import type { Blobs } from '../wire/blobs.js';
-import { encodingOfPieces } from '../codec/base64.js';
+import { canonicalEncoding, encodingOfPieces } from '../codec/base64.js';
+import { formIn } from '../artifacts/literals.js';
 import {
   confirmJsonText,
   literalRange,
@@ -22,13 +23,23 @@ export { parseJsonText };
 
 /** A rewrite of one JSON document: values to put at paths, and the artifacts behind them. */
 export interface DocRewrite {
-  /** Values to put at paths; `extraction` when the value is a reference to what was there. */
-  replacements: { path: JsonPath; value: unknown; extraction?: Extraction }[];
+  /**
+   * Values to put at paths; `extraction` when the value is a reference to what was there, `decoded` when that was a
+   * base64 string stored as its decoded bytes (their number is `size`).
+   */
+  replacements: Replacement[];
   extractions: Extraction[];
   /** Text blocks to show after the document (failures, download errors). */
   notes: string[];
   /** The summaries take the document's place (mode file): a text block holding it is dropped. */
   replacesDocument?: boolean;
+}
+
+interface Replacement {
+  path: JsonPath;
+  value: unknown;
+  extraction?: Extraction;
+  decoded?: { base64: string; size: number };
 }
 
 export type DocRewriter = (doc: unknown, source: string, run: LayerContext) => Promise<DocRewrite>;
@@ -153,7 +164,7 @@ async function rewriteText(
 
 /** The value to splice in: a reference names the URI its literal was recorded under; undefined to keep the literal. */
 async function withRecordedLiteral(
-  { path, value, extraction }: DocRewrite['replacements'][number],
+  { path, value, extraction, decoded }: Replacement,
   literal: string | undefined,
   doc: unknown,
   run: LayerContext,
@@ -169,7 +180,14 @@ async function withRecordedLiteral(
     written = { form: { before: '"', encoding, after: '"' } };
   } else {
     const exact = literal ?? JSON.stringify(original);
-    written = { literal: exact, start: 1, end: exact.length - 1 };
+    // Written as the very string that was decoded (no escapes), in a standard form: known without the bytes.
+    const encoding =
+      decoded && exact.length === decoded.base64.length + 2 && exact.slice(1, -1) === decoded.base64
+        ? canonicalEncoding(decoded.base64, decoded.size)
+        : undefined;
+    written = encoding
+      ? { form: formIn(exact, 1, exact.length - 1, encoding) }
+      : { literal: exact, start: 1, end: exact.length - 1 };
   }
   const uri = await run.literalUri(extraction, 'json-string', written);
   return uri === undefined ? undefined : { ...value, $artifact: uri };
@@ -224,7 +242,15 @@ export async function extractInto(
   }
   const outcome = await run.save(payload);
   if (outcome.ok === true) {
-    rewrite.replacements.push({ path, value: referenceTo(outcome.extraction), extraction: outcome.extraction });
+    const { data } = payload;
+    rewrite.replacements.push({
+      path,
+      value: referenceTo(outcome.extraction),
+      extraction: outcome.extraction,
+      ...('bytes' in data && data.base64 !== undefined
+        ? { decoded: { base64: data.base64, size: data.bytes.length } }
+        : {}),
+    });
     rewrite.extractions.push(outcome.extraction);
     return;
   }

@@ -18,10 +18,12 @@ const WINDOW_BYTES = 1024 * 1024;
  * its decoded bytes are ever in memory. Undefined
  * when it is plainly not base64; pieces that prove it is not fail with an `invalid-data` error.
  */
-export function base64Data(value: string | BlobView): { bytes: Buffer } | { pieces: PieceSource } | undefined {
+export function base64Data(
+  value: string | BlobView,
+): { bytes: Buffer; base64: string } | { pieces: PieceSource } | undefined {
   if (typeof value === 'string') {
     const bytes = decodeBase64Strict(value);
-    return bytes && { bytes };
+    return bytes && { bytes, base64: value };
   }
   const shape = base64Pieces(value);
   if (!shape) return undefined;

@@ -24,8 +24,11 @@ export interface CallInfo {
 
 /** A payload a layer found, ready to be stored. */
 export interface Payload {
-  /** Pieces are base64 kept as bytes, decoded while they are stored (see `base64Data`). */
-  data: { bytes: Buffer } | { text: string } | { pieces: PieceSource };
+  /**
+   * Pieces are base64 kept as bytes, decoded while they are stored (see `base64Data`). `base64`: the string the bytes
+   * are the strict decode of, so how it is written can be told without encoding them again (canonicalEncoding).
+   */
+  data: { bytes: Buffer; base64?: string } | { text: string } | { pieces: PieceSource };
   /** What to say when pieces turn out not to be base64 (nothing is stored then). */
   invalidNote?: string;
   mimeType?: string;

@@ -3,7 +3,8 @@ import { findAbpPayloads, isBinaryData, isBinaryDataReference } from '../detect/
 import { downloadReference } from '../detect/abp-download.js';
 import { abpAppOrigins } from '../detect/abp-origins.js';
 import { detectBase64Binary } from '../detect/base64.js';
-import { decodeBase64Strict, mightBeBase64, promisedBytes } from '../../codec/base64.js';
+import { canonicalEncoding, decodeBase64Strict, mightBeBase64, promisedBytes } from '../../codec/base64.js';
+import { formIn } from '../../artifacts/literals.js';
 import { findDataUris, replaceRanges } from '../detect/data-uri.js';
 import { base64Data } from '../payload-data.js';
 import { markLiteralChecked } from '../json-text.js';
@@ -289,12 +290,11 @@ async function replaceDataUris(
     if (outcome.ok === false) failures.push(failureText(`a ${match.mimeType} data URI at ${source}`, outcome.message));
     if (outcome.ok !== true) continue;
     const literal = text.slice(match.start, match.end);
-    const uri = await run.literalUri(outcome.extraction, 'data-uri', {
-      literal,
-      start: literal.indexOf(',') + 1,
-      end: literal.length,
-      bytes,
-    });
+    const start = literal.indexOf(',') + 1;
+    const encoding = match.base64 ? canonicalEncoding(match.payload, bytes.length) : undefined;
+    const end = literal.length;
+    const written = encoding ? { form: formIn(literal, start, end, encoding) } : { literal, start, end, bytes };
+    const uri = await run.literalUri(outcome.extraction, 'data-uri', written);
     if (uri === undefined) continue; // stays as it is: a replacement that cannot be undone would lose it
     replacements.push({ start: match.start, end: match.end, replacement: uri });
     extractions.push(outcome.extraction);
