@@ -23,10 +23,7 @@ export { parseJsonText };
 
 /** A rewrite of one JSON document: values to put at paths, and the artifacts behind them. */
 export interface DocRewrite {
-  /**
-   * Values to put at paths; `extraction` when the value is a reference to what was there, `decoded` when that was a
-   * base64 string stored as its decoded bytes (their number is `size`).
-   */
+  /** Values to put at paths. */
   replacements: Replacement[];
   extractions: Extraction[];
   /** Text blocks to show after the document (failures, download errors). */
@@ -38,7 +35,9 @@ export interface DocRewrite {
 interface Replacement {
   path: JsonPath;
   value: unknown;
+  /** The value is a reference to what was there, stored as this. */
   extraction?: Extraction;
+  /** What was there was this base64 string, stored as the `size` bytes it strictly decodes to. */
   decoded?: { base64: string; size: number };
 }
 
