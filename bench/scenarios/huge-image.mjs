@@ -28,8 +28,10 @@ export default hugeResultGroup({
       return `expected one image block of ${base64Length(bytes)} base64 chars, got ${JSON.stringify(result.blocks)}`;
     }
   },
-  // keepInline.imageMaxBytes: an image of up to 1 MiB (this one is 1x1 px) is for vision models, as it came.
-  inlineUpTo: MiB,
+  // An image within keepInline (1 MiB, 1568 px; this one is 1x1) whose base64 also fits the client's whole-result
+  // budget (1 MiB of JSON for a client the proxy does not know, src/pipeline/client-budgets.ts) passes as it came:
+  // up to 768 KiB decoded. Every size here is above it, so every proxy row stores the image.
+  inlineUpTo: (MiB / 4) * 3,
   checkProxy(result, bytes) {
     const full = base64Length(bytes);
     // What may be inline is the scaled-down preview, never the stored image itself.
@@ -47,8 +49,9 @@ decoded size is mb MiB, sent base64-encoded. The two compared modes both use an 
 - **proxy**: the client spawns \`node dist/cli.js --log-level warn --artifact-dir <fresh temp dir> -- node test/fixtures/big-result-server.mjs\`
   with default settings: the proxy writes the image to the artifact directory and answers with a short summary, a preview scaled
   down to fit a vision model and a \`resource_link\` (checked on every run: no image block but the preview, a resource_link of the
-  exact size, and exactly one file of that size in the artifact directory). An image of up to 1 MiB (\`keepInline.imageMaxBytes\`)
-  passes inline as it came, as the default settings keep it for vision models: its proxy row is the cost of the pass-through.
+  exact size, and exactly one file of that size in the artifact directory). An image within \`keepInline\` (1 MiB, 1568 px) whose
+  base64 also fits the client's whole-result budget (1 MiB of JSON for a client the proxy does not know) passes inline as it came,
+  for vision models: this 1x1 image up to 768 KiB decoded, below every size measured here.
 - **direct-linear** (reference, not one of the compared modes): as direct, but the client reads the server through mcp-offload's
   own stdio wire, \`ProcessWire\` (dist/transports/process.js, whose reader is linear in the message size and keeps long literals
   out of the parsed text), adapted to an SDK transport (bench/lib/wire-transport.mjs, which puts the literals back for the client)
