@@ -1,6 +1,5 @@
 import { sameBytes, type BlobView } from './blob-view.js';
 
-/** How the markers of one table are written (see blob-table.ts). */
 /** The bytes pieces of a message are written as: a string's UTF-8 bytes, a buffer's (or a blob view's) length. */
 export function byteLengthOf(pieces: Iterable<string | { readonly length: number }>): number {
   let bytes = 0;
@@ -8,6 +7,7 @@ export function byteLengthOf(pieces: Iterable<string | { readonly length: number
   return bytes;
 }
 
+/** How the markers of one table are written (see blob-table.ts). */
 export interface MarkerSyntax {
   /** A whole marker is this prefix and the blob's number. */
   readonly prefix: string;
