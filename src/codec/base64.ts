@@ -26,6 +26,13 @@ CLASS['='.charCodeAt(0)] = PAD;
 CLASS['\r'.charCodeAt(0)] = LINE_BREAK;
 CLASS['\n'.charCodeAt(0)] = LINE_BREAK;
 
+/** The value of each base64 character of either alphabet (Node reads both), by char code; -1: not one. */
+const SEXTET = new Int8Array(256).fill(-1);
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+for (let i = 0; i < ALPHABET.length; i++) SEXTET[ALPHABET.charCodeAt(i)] = i;
+SEXTET[0x2b] = SEXTET[0x2d] = 62; // + -
+SEXTET[0x2f] = SEXTET[0x5f] = 63; // / _
+
 function classOf(code: number): number {
   return code < 128 ? CLASS[code] : 0;
 }
@@ -105,19 +112,12 @@ export function canonicalEncoding(payload: string, size: number): PayloadEncodin
   const standard = payload.indexOf('+') !== -1 || payload.indexOf('/') !== -1;
   const urlSafe = payload.indexOf('-') !== -1 || payload.indexOf('_') !== -1;
   if (standard && urlSafe) return undefined;
-  if (tail !== 0 && (sextet(payload.charCodeAt(data - 1)) & (tail === 1 ? 0x0f : 0x03)) !== 0) return undefined;
+  // The last data character's bits past the last byte: zero in the standard forms (a decoder ignores them).
+  if (tail !== 0 && ((SEXTET[payload.charCodeAt(data - 1)] ?? -1) & (tail === 1 ? 0x0f : 0x03)) !== 0) return undefined;
   return encodingFor(urlSafe, padded);
 }
 
 const PADDING = ['', '=', '=='];
-
-/** The value of a base64 character of either alphabet (the caller knows it is one). */
-function sextet(code: number): number {
-  if (code >= 0x61) return code - 0x61 + 26; // a-z
-  if (code >= 0x41) return code === 0x5f ? 63 : code - 0x41; // A-Z, _
-  if (code >= 0x30) return code - 0x30 + 52; // 0-9
-  return code === 0x2b || code === 0x2d ? 62 : 63; // + -, /
-}
 
 /** Index just past the last character that is not a line break. */
 function endWithoutTrailingBreaks(s: string): number {
@@ -423,20 +423,15 @@ let pairTables: PairTables | undefined;
 /** Built on first use (512 KiB): a byte that is not base64 gives the sign bit, in either alphabet (as Node reads). */
 function pairs(): PairTables {
   if (pairTables) return pairTables;
-  const sextet = new Int8Array(256).fill(-1);
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-  for (let i = 0; i < alphabet.length; i++) sextet[alphabet.charCodeAt(i)] = i;
-  sextet[0x2b] = sextet[0x2d] = 62; // + -
-  sextet[0x2f] = sextet[0x5f] = 63; // / _
   const littleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
   const first = new Int32Array(65536).fill(-1 << 30);
   const last = new Int32Array(65536).fill(-1 << 30);
   for (let a = 0; a < 256; a++) {
     for (let b = 0; b < 256; b++) {
-      if (sextet[a] < 0 || sextet[b] < 0) continue;
+      if (SEXTET[a] < 0 || SEXTET[b] < 0) continue;
       const unit = littleEndian ? a | (b << 8) : (a << 8) | b;
-      first[unit] = (sextet[a] << 18) | (sextet[b] << 12);
-      last[unit] = (sextet[a] << 6) | sextet[b];
+      first[unit] = (SEXTET[a] << 18) | (SEXTET[b] << 12);
+      last[unit] = (SEXTET[a] << 6) | SEXTET[b];
     }
   }
   return (pairTables = { first, last });
