@@ -2,8 +2,7 @@
 import { resolve } from 'node:path';
 import { parseCliArgs, USAGE, UsageError, type CliArgs } from './cli/args.js';
 import { ABP_SERVER_NAME, addAbpServer, singleServerConfig } from './cli/single-server.js';
-import { loadConfigFile, UnreadableConfigError } from './config/load.js';
-import { ConfigError, type Config } from './config/types.js';
+import { ConfigError, UnreadableConfigError, type Config } from './config/types.js';
 import { createLogger } from './logger.js';
 import { VERSION } from './version.js';
 import { configuredTokens, exposureProblem } from './http/auth.js';
@@ -33,13 +32,7 @@ async function main(argv: string[]): Promise<number> {
 
   let config: Config;
   try {
-    config = args.config
-      ? await loadConfigFile(resolve(args.config), process.env, {
-          allowNoServers: args.command === 'gc' || args.command === 'stats',
-          extraServers: args.abp ? [ABP_SERVER_NAME] : [],
-          checkCommands: args.command === 'validate',
-        })
-      : singleServerConfig(args);
+    config = args.config ? await configFile(args.config, args) : singleServerConfig(args);
     if (args.abp) addAbpServer(config, args, process.env);
   } catch (error) {
     if (error instanceof UsageError) {
@@ -94,6 +87,19 @@ async function main(argv: string[]): Promise<number> {
   // Loaded only to run: --help, --version and validate answer without loading the MCP SDK and the rest.
   const { run } = await import('./cli/run.js');
   return run(config, tokens, createLogger(config.logLevel));
+}
+
+/**
+ * The config file, read and checked. Imported here, not at the top: a one-line wrap reads no file, and the loader
+ * brings the YAML parser and the schema validator (a few MiB a proxy would hold for nothing).
+ */
+async function configFile(path: string, args: CliArgs): Promise<Config> {
+  const { loadConfigFile } = await import('./config/load.js');
+  return loadConfigFile(resolve(path), process.env, {
+    allowNoServers: args.command === 'gc' || args.command === 'stats',
+    extraServers: args.abp ? [ABP_SERVER_NAME] : [],
+    checkCommands: args.command === 'validate',
+  });
 }
 
 /** `mcp-offload stats`: a table on stdout, or JSON with --json. */

@@ -18,7 +18,7 @@ import { expandEnv } from './env.js';
 import { normalizeConfig, type ConfigDoc } from './normalize.js';
 import { ProblemList } from './problems.js';
 import { configSchema, configValidator } from './schema.js';
-import { ConfigError, type Config, type ConfigProblem } from './types.js';
+import { ConfigError, UnreadableConfigError, type Config, type ConfigProblem } from './types.js';
 import { yamlToData } from './yaml-tree.js';
 
 export interface ParseOptions {
@@ -125,17 +125,6 @@ function syntaxProblems(
 
 function firstLineOf(message: string): string {
   return message.split('\n')[0]!.trim();
-}
-
-/** A config file that cannot be read at all: one line says which and why (there is no line of it to point at). */
-export class UnreadableConfigError extends ConfigError {
-  constructor(
-    readonly path: string,
-    readonly reason: string,
-  ) {
-    super([{ file: path, line: 1, column: 1, path: '', message: `cannot read config file: ${reason}` }]);
-    this.name = 'UnreadableConfigError';
-  }
 }
 
 /** node:fs's error codes in words, the code kept for a search. */

@@ -314,6 +314,17 @@ export class ConfigError extends Error {
   }
 }
 
+/** A config file that cannot be read at all: one line says which and why (there is no line of it to point at). */
+export class UnreadableConfigError extends ConfigError {
+  constructor(
+    readonly path: string,
+    readonly reason: string,
+  ) {
+    super([{ file: path, line: 1, column: 1, path: '', message: `cannot read config file: ${reason}` }]);
+    this.name = 'UnreadableConfigError';
+  }
+}
+
 export function formatProblem(p: ConfigProblem): string {
   return `${p.file}:${p.line}:${p.column}: ${p.message}`;
 }

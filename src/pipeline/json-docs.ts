@@ -141,7 +141,7 @@ async function rewriteText(
     ranges.set(path, literalRange(doc, path) ?? findLiteral(text, valueAt(doc, path), run.blobs));
   const unplaced = replacements.filter(({ path }) => !ranges.get(path)).map(({ path }) => path);
   if (unplaced.length) {
-    const located = locateStrings(text, unplaced);
+    const located = await locateStrings(text, unplaced);
     for (const path of unplaced) ranges.set(path, located.get(pathKey(path)));
   }
   const splices: { start: number; end: number; json: string }[] = [];

@@ -1,14 +1,25 @@
-import { visit } from 'jsonc-parser';
+import type { JSONVisitor } from 'jsonc-parser';
 import type { JsonPath, LiteralRange } from './json-text.js';
+
+let parser: Promise<typeof import('jsonc-parser')> | undefined;
+
+/**
+ * One scan of a JSON text's tokens. jsonc-parser is loaded on the first: only texts with escaped or repeated
+ * literals, or with references to put back, need one, and most proxies never read one.
+ */
+async function visit(text: string, visitor: JSONVisitor): Promise<void> {
+  const { visit: scan } = await (parser ??= import('jsonc-parser'));
+  scan(text, visitor);
+}
 
 /**
  * Where the string literals at `paths` stand in a JSON text, found by one scan of its tokens (jsonc-parser):
  * for values written with escapes, or written more than once, that a search for the value cannot place.
  */
-export function locateStrings(text: string, paths: readonly JsonPath[]): Map<string, LiteralRange> {
+export async function locateStrings(text: string, paths: readonly JsonPath[]): Promise<Map<string, LiteralRange>> {
   const wanted = new Set(paths.map(pathKey));
   const found = new Map<string, LiteralRange>();
-  visit(text, {
+  await visit(text, {
     onLiteralValue: (
       value: unknown,
       offset: number,
@@ -41,10 +52,10 @@ const REFERENCE_KEYS = new Set(['$artifact', 'path', 'url', 'mimeType', 'size'])
  * The reference objects (`{"$artifact": "artifact://…", …}`) in a JSON text, however they were
  * reformatted (spaces, line breaks, key order), for putting back what they stand for.
  */
-export function findReferences(text: string): ReferenceInText[] {
+export async function findReferences(text: string): Promise<ReferenceInText[]> {
   const found: ReferenceInText[] = [];
   const stack: { start: number; keys: string[]; uri?: string; flat: boolean }[] = [];
-  visit(text, {
+  await visit(text, {
     onObjectBegin: (offset: number) => {
       if (stack.length) stack[stack.length - 1]!.flat = false;
       stack.push({ start: offset, keys: [], flat: true });

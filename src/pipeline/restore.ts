@@ -76,7 +76,7 @@ class Restorer {
   private async text(text: string): Promise<string> {
     let out = text;
     if (out.includes('"$artifact"')) {
-      for (const found of findReferences(out).reverse()) {
+      for (const found of (await findReferences(out)).reverse()) {
         const literal = await this.literal(found.uri, 'json-string');
         if (literal === undefined) continue;
         out = out.slice(0, found.start) + literal + out.slice(found.end);

@@ -2,12 +2,16 @@ import type { Tool } from '@modelcontextprotocol/server';
 import { BUILTIN_SERVER } from '../interceptors/artifacts.js';
 import type { Offload } from '../offload.js';
 import type { Session } from '../session.js';
-import { ToolIndex } from './tool-index.js';
+import type { IndexedTool, ToolIndex } from './tool-index.js';
 
 /** The tools a client would be listed (the proxy's own first) and the index over them. */
 export interface ShownTools {
   readonly tools: readonly Tool[];
-  readonly index: ToolIndex;
+  /**
+   * The index, built on the first search, describe or call_tool: in `auto` a client under the budget is listed the
+   * tools and never searches. MiniSearch and the stemmer are loaded then too, not by every proxy at start.
+   */
+  index(): Promise<ToolIndex>;
 }
 
 const cache = new WeakMap<readonly Tool[], ShownTools>();
@@ -24,14 +28,16 @@ export function shownTools(offload: Offload, session: Session, hostsApps: boolea
     const own = offload.toolsFor(hostsApps);
     const tools = [...own, ...upstreamTools];
     const ownNames = new Set(own.map((t) => t.name));
-    const index = new ToolIndex(
-      tools.map((tool) => ({
-        name: tool.name,
-        server: ownNames.has(tool.name) ? BUILTIN_SERVER : (catalog.tool(tool.name)?.upstream.name ?? ''),
-        tool,
-      })),
-    );
-    shown = { tools, index };
+    const entries: IndexedTool[] = tools.map((tool) => ({
+      name: tool.name,
+      server: ownNames.has(tool.name) ? BUILTIN_SERVER : (catalog.tool(tool.name)?.upstream.name ?? ''),
+      tool,
+    }));
+    let index: Promise<ToolIndex> | undefined;
+    shown = {
+      tools,
+      index: () => (index ??= import('./tool-index.js').then(({ ToolIndex }) => new ToolIndex(entries))),
+    };
     cache.set(upstreamTools, shown);
   }
   return shown;

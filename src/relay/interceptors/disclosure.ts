@@ -3,7 +3,6 @@ import { Frame } from '../../wire/frame.js';
 import type { Call } from '../call.js';
 import type { Interceptor, Next } from '../chain.js';
 import type { RelayContext } from '../context.js';
-import { argumentProblem } from '../disclosure/arguments.js';
 import {
   CALL_TOOL,
   DEFAULT_LIMIT,
@@ -37,8 +36,8 @@ export function disclosure({ config, offload }: RelayContext): Interceptor {
       const name = call.params.name;
       if (typeof name !== 'string' || !META_NAMES.has(name)) return next(call);
       const args = (call.frame.blobs.restore(call.params.arguments) ?? {}) as Record<string, unknown>;
-      if (name === SEARCH_TOOLS) return answer(call, search(shown, args));
-      if (name === DESCRIBE_TOOLS) return answer(call, describe(shown, args));
+      if (name === SEARCH_TOOLS) return answer(call, await search(shown, args));
+      if (name === DESCRIBE_TOOLS) return answer(call, await describe(shown, args));
       return callThrough(call, next, shown, args);
     },
   };
@@ -60,35 +59,38 @@ function failed(text: string): CallToolResult {
   return { content: [{ type: 'text', text }], isError: true };
 }
 
-function search(shown: ShownTools, args: Record<string, unknown>): CallToolResult {
+async function search(shown: ShownTools, args: Record<string, unknown>): Promise<CallToolResult> {
   if (typeof args.query !== 'string' || args.query.trim() === '')
     return failed(`${SEARCH_TOOLS}: "query" must be a non-empty string describing the task`);
   const asked = typeof args.limit === 'number' && Number.isFinite(args.limit) ? Math.floor(args.limit) : DEFAULT_LIMIT;
   const limit = Math.min(MAX_LIMIT, Math.max(1, asked));
-  return found(shown.index.search(args.query, limit).map((hit) => hit.tool));
+  return found((await shown.index()).search(args.query, limit).map((hit) => hit.tool));
 }
 
-function describe(shown: ShownTools, args: Record<string, unknown>): CallToolResult {
+async function describe(shown: ShownTools, args: Record<string, unknown>): Promise<CallToolResult> {
   const names = args.names;
   if (!Array.isArray(names) || names.some((n) => typeof n !== 'string'))
     return failed(`${DESCRIBE_TOOLS}: "names" must be an array of tool names`);
-  const unknown = names.filter((n: string) => !shown.index.get(n));
+  const index = await shown.index();
+  const unknown = names.filter((n: string) => !index.get(n));
   if (unknown.length)
     return failed(`${DESCRIBE_TOOLS}: no tool named ${unknown.map((n) => `"${quoted(n)}"`).join(', ')}`);
-  return found(names.map((n: string) => shown.index.get(n)!.tool));
+  return found(names.map((n: string) => index.get(n)!.tool));
 }
 
 /**
  * call_tool: the call's frame becomes the named tool's call (its progress token and the rest of its params kept),
  * checked first against the tool's input schema, then passed down the chain like any call of the client's.
  */
-function callThrough(call: Call, next: Next, shown: ShownTools, args: Record<string, unknown>): Promise<Frame> | Frame {
+async function callThrough(call: Call, next: Next, shown: ShownTools, args: Record<string, unknown>): Promise<Frame> {
   const target = args.name;
   if (typeof target !== 'string' || target === '')
     return answer(call, failed(`${CALL_TOOL}: "name" must be the name of a tool (find one with ${SEARCH_TOOLS})`));
   const targetArgs = args.arguments ?? {};
-  const tool = shown.index.get(target)?.tool;
+  const tool = (await shown.index()).get(target)?.tool;
   if (tool) {
+    // Loaded here, as the index is: ajv's compiler is for the few proxies that run call_tool.
+    const { argumentProblem } = await import('../disclosure/arguments.js');
     const problem = argumentProblem(tool, targetArgs);
     if (problem)
       return answer(call, failed(`Invalid arguments for tool "${quoted(target)}": ${problem}. Nothing was called.`));

@@ -1,0 +1,13 @@
+// Preloaded with `--import` (in NODE_OPTIONS): every module this process resolves, its URL a line of
+// `$MODULE_LOG.<pid>`. Tests read it to know which packages a process loaded, and when.
+import { appendFileSync } from 'node:fs';
+import { registerHooks } from 'node:module';
+
+const file = `${process.env.MODULE_LOG}.${process.pid}`;
+registerHooks({
+  resolve(specifier, context, next) {
+    const resolved = next(specifier, context);
+    appendFileSync(file, `${resolved.url}\n`);
+    return resolved;
+  },
+});
