@@ -1,7 +1,7 @@
 // What a proxy loads is memory it holds for its whole life: a one-line stdio wrap, the most common use, loads
 // neither the config file's loader (YAML, the schema validator) nor what only some results or some settings need
-// (JSON token scans, tool search, image codecs, OAuth, S3, Redis, tracing, the browser). Each is imported where it
-// is first needed. Checked on the real process: a preloaded hook logs every module it resolves.
+// (JSON token scans, tool search, downloads over HTTP, image codecs, OAuth, S3, Redis, tracing, the browser). Each is
+// imported where it is first needed. Checked on the real process: a preloaded hook logs every module it resolves.
 import { afterAll, afterEach, describe, expect, test } from '@jest/globals';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,6 +27,9 @@ const LATER = [
   'redis',
   '@opentelemetry/api',
   '@opentelemetry/sdk-trace-base',
+  // An ESM import of node:http reads all its exports, which loads undici, http2, tls and zlib: several MiB.
+  'node:http',
+  'node:https',
 ];
 
 const dirs: string[] = [];
@@ -36,7 +39,10 @@ afterEach(async () => {
 });
 afterAll(() => removeArtifactDir());
 
-/** The packages (names under node_modules) the proxy loaded through a session of `initialize`, a list, a call. */
+/**
+ * The packages (names under node_modules, and node:* built-ins) the proxy loaded through a session of `initialize`, a
+ * list, a call.
+ */
 async function packagesLoaded(args: (dir: string) => string[]): Promise<Set<string>> {
   const dir = mkdtempSync(join(tmpdir(), 'mcp-offload-modules-'));
   dirs.push(dir);
@@ -52,8 +58,8 @@ async function packagesLoaded(args: (dir: string) => string[]): Promise<Set<stri
   expect(cli.stdout()).toContain('echo: hi');
   const packages = new Set<string>();
   for (const url of readFileSync(`${log}.${cli.pid}`, 'utf8').split('\n')) {
-    const match = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
-    if (match) packages.add(match[1]!);
+    const match = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\/|^(node:[\w/]+)$/.exec(url);
+    if (match) packages.add((match[1] ?? match[2])!);
   }
   return packages;
 }
@@ -61,8 +67,9 @@ async function packagesLoaded(args: (dir: string) => string[]): Promise<Set<stri
 describe('what a proxy loads', () => {
   test('a one-line stdio wrap loads none of the packages only some uses need', async () => {
     const loaded = await packagesLoaded((dir) => ['--artifact-dir', join(dir, 'artifacts'), '--', NODE, SERVER]);
-    // The hook sees the packages the proxy does load: the logger, at start.
+    // The hook sees the packages the proxy does load: the logger, and the built-ins it spawns and reads with.
     expect(loaded).toContain('pino');
+    expect(loaded).toContain('node:child_process');
     expect(LATER.filter((name) => loaded.has(name))).toEqual([]);
   }, 30_000);
 

@@ -1,6 +1,10 @@
 import type { ContentBlock, TextContent } from '@modelcontextprotocol/server';
-import { findAbpPayloads, isBinaryData, isBinaryDataReference } from '../detect/abp-shapes.js';
-import { downloadReference } from '../detect/abp-download.js';
+import {
+  findAbpPayloads,
+  isBinaryData,
+  isBinaryDataReference,
+  type BinaryDataReference,
+} from '../detect/abp-shapes.js';
 import { abpAppOrigins } from '../detect/abp-origins.js';
 import { detectBase64Binary } from '../detect/base64.js';
 import { canonicalEncoding, decodeBase64Strict, mightBeBase64, promisedBytes } from '../../codec/base64.js';
@@ -189,7 +193,7 @@ function binaryDataPayload(
 }
 
 async function downloadPayload(
-  node: Parameters<typeof downloadReference>[0],
+  node: BinaryDataReference,
   metadata: Record<string, unknown> | undefined,
   source: string,
   run: LayerContext,
@@ -200,6 +204,9 @@ async function downloadPayload(
   }
   try {
     const { download } = run.settings;
+    // Imported on the first download: it brings node:http and node:https, and an ESM import of node:http reads every
+    // export, which loads undici, http2, tls and zlib too (several MiB a proxy that never downloads would hold).
+    const { downloadReference } = await import('../detect/abp-download.js');
     const { bytes, mimeType } = await downloadReference(node, {
       ...download,
       trustedOrigins: download.abpApps ? abpAppOrigins() : undefined,
