@@ -1,8 +1,7 @@
-// A legacy stdio client's tools/call is taken off the wire beneath the SDK's stdio entry and answered there
-// (fast-path/lean-dispatch.ts, LeanDispatch.beneathEntry). These tests drive dist/cli.js with raw JSON lines, so
-// what the client writes and reads is exactly what is checked: ids of every kind come back as sent, results and
-// errors as the upstream sent them, progress under the client's token before the result, and a cancelled call is
-// not answered and is cancelled upstream.
+// A legacy stdio client's calls through the relay core, driven as raw JSON lines on dist/cli.js, so what the client
+// writes and reads is exactly what is checked: ids of every kind come back as sent, results and errors as the upstream
+// sent them, progress under the client's token before the result, and a cancelled call is not answered and is
+// cancelled upstream.
 import { afterAll, afterEach, describe, expect, test } from '@jest/globals';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -32,7 +31,7 @@ async function proxy(serverKeys?: string): Promise<{
   lines(): Message[];
   record(): Message[];
 }> {
-  const dir = mkdtempSync(join(tmpdir(), 'mcp-offload-lean-entry-'));
+  const dir = mkdtempSync(join(tmpdir(), 'mcp-offload-raw-client-'));
   dirs.push(dir);
   const recordFile = join(dir, 'record.jsonl');
   let args = ['--artifact-dir', join(dir, 'artifacts'), '--', NODE, SERVER, '--record', recordFile];
@@ -69,7 +68,7 @@ async function proxy(serverKeys?: string): Promise<{
 
 const answerTo = (lines: Message[], id: unknown) => lines.find((m) => m.id === id && !('method' in m));
 
-describe('a legacy stdio client through the lean entry', () => {
+describe('a legacy stdio client, as raw JSON lines', () => {
   test('ids of every kind come back as sent, with the upstream result unchanged', async () => {
     const p = await proxy();
     const ids = [0, 7, 'abc', 'mcp-offload-0', -1, 2 ** 40];
@@ -91,7 +90,7 @@ describe('a legacy stdio client through the lean entry', () => {
   });
 
   test('a call written in the same chunk as initialize and initialized is answered', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'mcp-offload-lean-entry-'));
+    const dir = mkdtempSync(join(tmpdir(), 'mcp-offload-raw-client-'));
     dirs.push(dir);
     const cli = startCli(['--', NODE, SERVER]);
     cli.child.stdin!.write(
