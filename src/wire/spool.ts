@@ -7,7 +7,7 @@ import type { Logger } from '../logger.js';
 /**
  * Long literals past this many bytes go to a file as they arrive (see held-literal.ts); shorter ones stay in memory.
  * Spooling costs a copy through the page cache and back (measured: a tenth more time to read and store a 4 to 16 MiB
- * image), which pays for itself only where the memory it saves counts next to the ~80 MB of an idle proxy.
+ * image), which pays for itself only where the memory it saves counts next to the ~67 MiB of an idle proxy.
  */
 export const SPOOL_MIN_BYTES = 4 * 1024 * 1024;
 
