@@ -36,7 +36,14 @@ export function shownTools(offload: Offload, session: Session, hostsApps: boolea
     let index: Promise<ToolIndex> | undefined;
     shown = {
       tools,
-      index: () => (index ??= import('./tool-index.js').then(({ ToolIndex }) => new ToolIndex(entries))),
+      // A failure is not kept: the next search tries again.
+      index: () =>
+        (index ??= import('./tool-index.js')
+          .then(({ ToolIndex }) => new ToolIndex(entries))
+          .catch((error: unknown) => {
+            index = undefined;
+            throw error;
+          })),
     };
     cache.set(upstreamTools, shown);
   }
