@@ -86,4 +86,19 @@ describe('what a proxy loads', () => {
     expect(loaded).toContain('ajv');
     expect(['jsonc-parser', 'minisearch', 'stemmer', 'sharp'].filter((name) => loaded.has(name))).toEqual([]);
   }, 30_000);
+
+  test('an --http proxy without Redis loads no Redis client', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mcp-offload-modules-'));
+    dirs.push(dir);
+    const log = join(dir, 'modules');
+    const cli = startCli(['--artifact-dir', join(dir, 'artifacts'), '--http', '127.0.0.1:0', '--', NODE, SERVER], {
+      NODE_OPTIONS: `--import=${HOOK}`,
+      MODULE_LOG: log,
+    });
+    await cli.waitForStderr(/listening on http/);
+    const loaded = readFileSync(`${log}.${cli.pid}`, 'utf8');
+    // The server it serves with is loaded; the client of what replicas share is not.
+    expect(loaded).toContain('node:http');
+    expect(loaded).not.toMatch(/\/node_modules\/(redis|@redis\/client)\//);
+  }, 30_000);
 });
