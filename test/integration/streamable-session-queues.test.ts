@@ -1,0 +1,68 @@
+// A 2025 Streamable HTTP session (StreamableSession) over a real HTTP server and client, its messages answered by the
+// test: what the session keeps per POST is let go once the POST is answered. Its send queues (one per stream, so that
+// an event's store id comes before the next event) were once never deleted: one settled promise per POST for the
+// life of the session. The queues are private; the test reads them by name because nothing else shows them.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { MemoryEventStore } from '../../src/http/memory-event-store.js';
+import { StreamableSession } from '../../src/http/streamable-session.js';
+import { silentLogger } from '../../src/logger.js';
+import { Frame } from '../../src/wire/frame.js';
+
+describe('StreamableSession over HTTP', () => {
+  let server: Server;
+  let url: string;
+  let session: StreamableSession;
+
+  beforeAll(async () => {
+    session = new StreamableSession('s1', { events: new MemoryEventStore(), retryMs: 1000, log: silentLogger });
+    session.protocolVersion = '2025-11-25';
+    // Every request is answered at once: a list with its result, a call with its arguments echoed.
+    session.onframe = (frame) => {
+      if (frame.kind !== 'request') return;
+      void session.send(Frame.result(frame.id as string | number, { echo: frame.method ?? '' }));
+    };
+    server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        const frame = Frame.read(Buffer.concat(chunks).toString('utf8'));
+        session.post(res, [frame], { headers: req.headers });
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  });
+  afterAll(async () => {
+    await session.close();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  const post = async (id: number, method: string): Promise<Response> =>
+    fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id, method, params: {} }),
+    });
+
+  test('twenty answered POSTs, streamed and JSON, leave no send queue and no stream behind', async () => {
+    for (let id = 1; id <= 10; id++) {
+      // A list goes out as a stream: its priming event, then its answer, both stored, through the stream's queue.
+      const listed = await post(id, 'tools/list');
+      expect(listed.headers.get('content-type')).toBe('text/event-stream');
+      const events = await listed.text();
+      expect(events).toMatch(/^id: .*\nretry: 1000\ndata: \n\n/);
+      expect(events).toContain(`"id":${id},"result":{"echo":"tools/list"}`);
+      // A call answered before anything else goes out as one JSON body.
+      const called = await post(100 + id, 'tools/call');
+      expect(called.headers.get('content-type')).toBe('application/json');
+      expect(await called.json()).toEqual({ jsonrpc: '2.0', id: 100 + id, result: { echo: 'tools/call' } });
+    }
+    // A queue is let go a promise turn after its last task.
+    await new Promise((resolve) => setImmediate(resolve));
+    const kept = session as unknown as { queues: Map<string, unknown>; streams: Map<string, unknown> };
+    expect(kept.queues.size).toBe(0);
+    expect(kept.streams.size).toBe(0);
+    expect(session.busy).toBe(false);
+  });
+});
