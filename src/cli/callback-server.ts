@@ -1,4 +1,5 @@
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
+import { http } from '../wire/node-http.js';
 
 /** The page the browser shows once it came back: the terminal has the outcome. */
 const DONE_PAGE = `<!doctype html><meta charset="utf-8"><title>mcp-offload</title>
@@ -19,7 +20,7 @@ export interface Callback {
 export async function listenForCallback(port: number): Promise<Callback> {
   let deliver!: (params: URLSearchParams) => void;
   const received = new Promise<URLSearchParams>((resolve) => (deliver = resolve));
-  const server: Server = createServer((req, res) => {
+  const server: Server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     if (req.method !== 'GET' || url.pathname !== '/callback') {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');

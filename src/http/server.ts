@@ -1,8 +1,9 @@
-import { createServer, type IncomingMessage, type Server as NodeHttpServer, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server as NodeHttpServer, ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { AuthToken, Config, RedisOptions } from '../config/types.js';
 import type { Logger } from '../logger.js';
+import { http } from '../wire/node-http.js';
 import { ArtifactRoutes } from './artifact-routes.js';
 import { ARTIFACTS_PATH } from './artifact-paths.js';
 import { auditArtifacts } from './audit.js';
@@ -157,7 +158,7 @@ export async function serveHttp(gateway: Gateway, options: HttpOptions, log: Log
       .end(await metrics.metrics());
   };
 
-  const server: NodeHttpServer = createServer((req, res) => {
+  const server: NodeHttpServer = http.createServer((req, res) => {
     route(req, res).catch((error: unknown) => {
       log.error({ err: String(error) }, 'http request failed');
       if (!res.headersSent) rpcError(res, 500, 'Internal server error', -32603);

@@ -1,6 +1,6 @@
-import { Agent, request, type IncomingMessage, type ServerResponse } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { Agent, IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../logger.js';
+import { http, https } from '../wire/node-http.js';
 
 /**
  * Marks a request one replica forwarded to another, naming the replica it was meant for (signed:
@@ -23,7 +23,7 @@ const HOP_BY_HOP = new Set([
   'upgrade',
 ]);
 
-const agents = { http: new Agent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
+const agents: { http?: Agent; https?: Agent } = {};
 
 /**
  * Passes a request for a session another replica holds to that replica, and its answer back as it comes (an SSE
@@ -47,14 +47,15 @@ export function forwardRequest(
   }
   headers[FORWARDED_HEADER] = mark;
   if (body) headers['content-length'] = String(body.length);
-  const send = url.protocol === 'https:' ? httpsRequest : request;
+  const secure = url.protocol === 'https:';
+  const client = secure ? https() : http;
   return new Promise((resolve) => {
     let answered = false;
     let clientGone = false;
-    const outgoing = send(url, {
+    const outgoing = client.request(url, {
       method: req.method,
       headers,
-      agent: url.protocol === 'https:' ? agents.https : agents.http,
+      agent: (agents[secure ? 'https' : 'http'] ??= new client.Agent({ keepAlive: true })),
     });
     const connectTimer = setTimeout(() => outgoing.destroy(new Error('connect timeout')), CONNECT_TIMEOUT_MS);
     outgoing.on('socket', (socket) => {

@@ -1,14 +1,8 @@
 import type * as Http from 'node:http';
 import type * as Https from 'node:https';
-import { createRequire } from 'node:module';
 import { byteLengthOf } from '../wire/blobs.js';
+import { http, https } from '../wire/node-http.js';
 import { writeChunks } from '../wire/write-stream.js';
-
-// Required, not imported: an ESM import of node:http builds its facade by reading every export, `WebSocket` too,
-// which loads undici (fetch), about 10 MB of memory a proxy never uses; CommonJS reads only what is used.
-const require = createRequire(import.meta.url);
-const http = require('node:http') as typeof Http;
-const https = require('node:https') as typeof Https;
 
 export type HttpMethod = 'GET' | 'POST' | 'DELETE';
 
@@ -70,7 +64,7 @@ export class HttpEndpoint {
         port: url.port || (secure ? 443 : 80),
         path: `${url.pathname}${url.search}`,
         agent: secure
-          ? (this.agents.https ??= new https.Agent({ keepAlive: true }))
+          ? (this.agents.https ??= new (https().Agent)({ keepAlive: true }))
           : (this.agents.http ??= new http.Agent({ keepAlive: true })),
         ...(url.username || url.password
           ? { auth: `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}` }
@@ -100,7 +94,7 @@ export class HttpEndpoint {
       };
       let req: Http.ClientRequest;
       try {
-        req = (target.secure ? https : http).request(options, (res) => {
+        req = (target.secure ? https() : http).request(options, (res) => {
           // Errors of a response are its readers' to see (a stream cut short ends with 'close' all the same).
           res.on('error', () => undefined);
           resolve(res);

@@ -40,23 +40,28 @@ afterEach(async () => {
 afterAll(() => removeArtifactDir());
 
 /**
- * The proxy started with the module log: `args` made for a fresh directory, and `loaded()` the packages (names under
- * node_modules, and node:* built-ins) it has resolved so far.
+ * The proxy started with the module log: `args` made for a fresh directory, `loaded()` the packages (names under
+ * node_modules, and node:* built-ins) it has resolved so far, `lines()` the log as written.
  */
-function loggedProxy(args: (dir: string) => string[]): { cli: CliProcess; loaded(): Set<string> } {
+function loggedProxy(args: (dir: string) => string[]): {
+  cli: CliProcess;
+  loaded(): Set<string>;
+  lines(): string[];
+} {
   const dir = mkdtempSync(join(tmpdir(), 'mcp-offload-modules-'));
   dirs.push(dir);
   const log = join(dir, 'modules');
   const cli = startCli(args(dir), { NODE_OPTIONS: `--import=${HOOK}`, MODULE_LOG: log });
+  const lines = () => readFileSync(`${log}.${cli.pid}`, 'utf8').split('\n');
   const loaded = () => {
     const packages = new Set<string>();
-    for (const url of readFileSync(`${log}.${cli.pid}`, 'utf8').split('\n')) {
+    for (const url of lines()) {
       const match = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\/|^(node:[\w/]+)$/.exec(url);
       if (match) packages.add((match[1] ?? match[2])!);
     }
     return packages;
   };
-  return { cli, loaded };
+  return { cli, loaded, lines };
 }
 
 /** What a stdio proxy loaded through a session of `initialize`, a list, a call. */
@@ -96,8 +101,8 @@ describe('what a proxy loads', () => {
     expect(['jsonc-parser', 'minisearch', 'stemmer', 'sharp'].filter((name) => loaded.has(name))).toEqual([]);
   }, 30_000);
 
-  test('an --http proxy without Redis loads no Redis client', async () => {
-    const { cli, loaded } = loggedProxy((dir) => [
+  test('an --http proxy without Redis loads no Redis client, and node:http without undici', async () => {
+    const { cli, loaded, lines } = loggedProxy((dir) => [
       '--artifact-dir',
       join(dir, 'artifacts'),
       '--http',
@@ -110,5 +115,10 @@ describe('what a proxy loads', () => {
     // The server it serves with is loaded; the client of what replicas share is not.
     expect(loaded()).toContain('node:http');
     expect(['redis', '@redis/client'].filter((name) => loaded().has(name))).toEqual([]);
+    // node:http is required, not imported (wire/node-http.ts): its ESM facade would load undici and http2 (~10 MiB).
+    await cli.stop();
+    const builtins = lines().filter((line) => line.startsWith('builtin:'));
+    expect(builtins).toContain('builtin:NativeModule http');
+    expect(builtins.filter((line) => /undici|http2/.test(line))).toEqual([]);
   }, 30_000);
 });

@@ -112,4 +112,17 @@ describe('the layers of src/', () => {
     }
     expect(found).toEqual([]);
   });
+
+  test('node:http and node:https are required through wire/node-http.ts, never imported as ESM (type imports aside)', () => {
+    // An ESM import of node:http reads every export, and the `WebSocket` getter loads undici and http2 (~10 MiB).
+    const found: string[] = [];
+    for (const file of files(SRC)) {
+      const text = readFileSync(file, 'utf8');
+      for (const match of text.matchAll(
+        /(?:import|export)\s+(?!type\s)[^;]*?from\s+'node:https?'|import\('node:https?'\)/gs,
+      ))
+        found.push(`${relative(SRC, file)}: ${match[0].replace(/\s+/g, ' ')}`);
+    }
+    expect(found).toEqual([]);
+  });
 });

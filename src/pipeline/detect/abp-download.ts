@@ -3,8 +3,8 @@
  * body streams in. Error messages are written for the model that will read them (the caller adds them to
  * the summary), and never contain a query-auth token.
  */
-import { validateHeaderName, validateHeaderValue } from 'node:http';
 import type { BinaryDataReference } from './abp-shapes.js';
+import { http } from '../../wire/node-http.js';
 import { addressPolicy } from './address-policy.js';
 import { DeniedAddressError, guardedGet } from './guarded-get.js';
 
@@ -60,8 +60,8 @@ function requestFor(ref: BinaryDataReference): { url: URL; headers: Record<strin
 function tokenHeader(ref: BinaryDataReference, name: string | undefined): string {
   if (!name) return 'Authorization';
   try {
-    validateHeaderName(name);
-    validateHeaderValue(name, `Bearer ${ref.auth?.token ?? ''}`);
+    http.validateHeaderName(name);
+    http.validateHeaderValue(name, `Bearer ${ref.auth?.token ?? ''}`);
   } catch {
     throw new Error(`download of ${ref.downloadUrl} refused: the token's header is not a valid header`);
   }

@@ -5,10 +5,10 @@
  * being a request of its own. Headers given for the first URL (a bearer token) go to that origin only.
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import type { IncomingMessage } from 'node:http';
 import { isIP, type LookupFunction } from 'node:net';
 import { Readable } from 'node:stream';
+import { http, https } from '../../wire/node-http.js';
 import { deniedAddress, type AddressPolicy } from './address-policy.js';
 
 const MAX_REDIRECTS = 5;
@@ -52,7 +52,7 @@ function getOnce(url: URL, headers: Record<string, string>, options: GuardedGetO
     const why = deniedAddress(host, options.policy);
     if (why) return Promise.reject(new DeniedAddressError(why));
   }
-  const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  const request = url.protocol === 'https:' ? https().request : http.request;
   return new Promise<IncomingMessage>((resolve, reject) => {
     const req = request(url, {
       method: 'GET',
