@@ -3,6 +3,7 @@ import { setAtPath } from './detect/walk.js';
 export { walkJson, SKIP, STOP, type JsonPlace } from './detect/walk.js';
 import { announce, note, outcomeNote, rewrittenText, standInNote } from './blocks.js';
 import type { Blobs } from '../wire/blobs.js';
+import { jsonText } from '../wire/json.js';
 import { canonicalEncoding, encodingOfPieces } from '../codec/base64.js';
 import { formIn } from '../artifacts/literals.js';
 import {
@@ -151,10 +152,10 @@ async function rewriteText(
     const value = await withRecordedLiteral(replacement, range && text.slice(range.start, range.end), doc, run);
     if (value === undefined) continue;
     kept.push({ ...replacement, value });
-    if (range) splices.push({ ...range, json: JSON.stringify(value) });
+    if (range) splices.push({ ...range, json: jsonText(value) });
   }
   const standIns = kept.filter(({ value }) => isReference(value)).length;
-  if (splices.length < kept.length) return { text: JSON.stringify(applyReplacements(doc, kept)), standIns };
+  if (splices.length < kept.length) return { text: jsonText(applyReplacements(doc, kept)), standIns };
   splices.sort((a, b) => b.start - a.start);
   let out = text;
   for (const { start, end, json } of splices) out = out.slice(0, start) + json + out.slice(end);
@@ -306,7 +307,7 @@ export function siblingMetadata(root: unknown, path: JsonPath, blobs: Blobs): Re
     if (
       typeof value === 'object' &&
       value !== null &&
-      (JSON.stringify(value).length > 200 || blobs.hasInlaid(JSON.stringify(value)))
+      (jsonText(value).length > 200 || blobs.hasInlaid(jsonText(value)))
     )
       continue;
     metadata[name] = value;

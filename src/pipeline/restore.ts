@@ -3,6 +3,7 @@ import type { LiteralKind } from '../artifacts/literals.js';
 import { isMintedId } from '../artifacts/names.js';
 import type { ArtifactStore } from '../artifacts/store.js';
 import type { ArtifactRecord } from '../artifacts/types.js';
+import { jsonText } from '../wire/json.js';
 import { findReferences } from './json-locate.js';
 import { isReference } from './reference.js';
 
@@ -34,7 +35,7 @@ const URI = /artifact:\/\/[A-Za-z0-9._~/-]*[A-Za-z0-9](?:#\d+)?/g;
 
 /** Whether the arguments may hold an artifact URI (or a reference carrying one): false means nothing to restore. */
 export function mayHoldArtifactUris(args: Record<string, unknown> | undefined): boolean {
-  return args !== undefined && JSON.stringify(args).includes(ARTIFACT_URI_PREFIX);
+  return args !== undefined && jsonText(args).includes(ARTIFACT_URI_PREFIX);
 }
 
 export async function restoreArguments(

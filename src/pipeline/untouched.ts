@@ -1,6 +1,7 @@
 import { isPlainObject } from '../config/pointer.js';
 import { binaryMinLength, dumpChars, limitOf, type PipelineSettings } from '../pipeline/settings.js';
 import type { Result } from '../pipeline/types.js';
+import { jsonText } from '../wire/json.js';
 
 /** The one string under minBinaryLength that still makes the binary-strings layer look (an ABP download). */
 const REFERENCE_KEY = '"downloadUrl"';
@@ -45,7 +46,7 @@ export function surelyUntouched(result: Result, settings: PipelineSettings, payl
     const value = result[key];
     if (key === 'resultType' && value === 'complete') besides += RESULT_TYPE_JSON_BYTES;
     else if (key === '_meta' && isPlainObject(value))
-      besides += META_KEY_JSON_BYTES + Buffer.byteLength(JSON.stringify(value));
+      besides += META_KEY_JSON_BYTES + Buffer.byteLength(jsonText(value));
     else return false;
   }
   const maxLines = limitOf(settings.lineLimit, 0);

@@ -1,4 +1,5 @@
 import { sameBytes, type BlobView } from './blob-view.js';
+import { mapLeaves } from './map-leaves.js';
 
 /** The bytes pieces of a message are written as: a string's UTF-8 bytes, a buffer's (or a blob view's) length. */
 export function byteLengthOf(pieces: Iterable<string | { readonly length: number }>): number {
@@ -147,25 +148,11 @@ export class Blobs {
   }
 
   private restoreValue(value: unknown, keepInlaid: boolean): unknown {
-    if (typeof value === 'string') {
-      const view = this.view(value);
+    return mapLeaves(value, (leaf) => {
+      if (typeof leaf !== 'string') return leaf;
+      const view = this.view(leaf);
       if (view) return view.text();
-      return keepInlaid ? value : this.restoreInlaid(value);
-    }
-    if (typeof value !== 'object' || value === null) return value;
-    if (Array.isArray(value)) {
-      let copy: unknown[] | undefined;
-      value.forEach((item, i) => {
-        const restored = this.restoreValue(item, keepInlaid);
-        if (restored !== item) (copy ??= [...value])[i] = restored;
-      });
-      return copy ?? value;
-    }
-    let copy: Record<string, unknown> | undefined;
-    for (const [key, item] of Object.entries(value)) {
-      const restored = this.restoreValue(item, keepInlaid);
-      if (restored !== item) (copy ??= { ...(value as Record<string, unknown>) })[key] = restored;
-    }
-    return copy ?? value;
+      return keepInlaid ? leaf : this.restoreInlaid(leaf);
+    });
   }
 }

@@ -1,6 +1,6 @@
 import type { BlobView } from './blob-view.js';
 import { Blobs, byteLengthOf } from './blobs.js';
-import { isExactNumber, parseJson, type ExactNumber } from './json.js';
+import { isExactNumber, jsonText, parseJson, type ExactNumber } from './json.js';
 import { memberValue, objectAt, skipSpace, type Member, type ObjectSpan } from './spans.js';
 
 /** A JSON-RPC id: a string, a number, or a number a double cannot hold (kept as its text). */
@@ -150,9 +150,9 @@ export class Frame {
 
   /** The text to write, blobs not yet put back. */
   private body(): string {
-    if (this.text === undefined) return JSON.stringify(this.message);
+    if (this.text === undefined) return jsonText(this.message);
     if (this.edits === undefined || this.edits.size === 0) return this.text;
-    return splice(this.text, this.edits) ?? JSON.stringify(this.message);
+    return splice(this.text, this.edits) ?? jsonText(this.message);
   }
 
   /** The whole text, blobs put back (a huge payload becomes one string: writers use `chunks`). */
@@ -203,7 +203,7 @@ function splice(text: string, edits: ReadonlyMap<string, Edit | Map<string, Edit
     const [[key, edit]] = edits;
     if (edit !== REMOVED && !(edit instanceof Map)) {
       const value = memberValue(text, key);
-      if (value) return text.slice(0, value.start) + JSON.stringify(edit) + text.slice(value.end);
+      if (value) return text.slice(0, value.start) + jsonText(edit) + text.slice(value.end);
     }
   }
   const top = objectAt(text, skipSpace(text, 0));
@@ -226,11 +226,11 @@ function spliceObject(
   const members = new Map<string, Member>();
   for (const member of span.members) members.set(member.key, member);
   const valueOf = (key: string, edit: Edit | Map<string, Edit>): string | undefined => {
-    if (!(edit instanceof Map)) return JSON.stringify(edit);
+    if (!(edit instanceof Map)) return jsonText(edit);
     const member = members.get(key);
     const inner = member ? objectAt(text, member.valueStart) : undefined;
     // An absent member, or one that is no object, becomes the object of the edits (what the view holds).
-    if (!inner) return JSON.stringify(Object.fromEntries([...edit].filter(([, v]) => v !== REMOVED)));
+    if (!inner) return jsonText(Object.fromEntries([...edit].filter(([, v]) => v !== REMOVED)));
     return spliceObject(text, inner, edit);
   };
   const removes = [...edits].some(([key, edit]) => edit === REMOVED && members.has(key));

@@ -9,6 +9,8 @@
  * numbers, and a text that cannot hold another kind is parsed without a reviver at all.
  */
 
+import { mapLeaves } from './map-leaves.js';
+
 /** A number kept as its source text (what `JSON.rawJSON` makes). */
 export interface ExactNumber {
   readonly rawJSON: string;
@@ -31,7 +33,15 @@ interface ReviverContext {
 /** Parses a JSON text; a number whose value a double would change is an ExactNumber. Throws as JSON.parse does. */
 export function parseJson(text: string): unknown {
   if (!SUSPECT.test(text)) return JSON.parse(text);
-  return JSON.parse(text, exactReviver as (key: string, value: unknown) => unknown);
+  try {
+    return JSON.parse(text, exactReviver as (key: string, value: unknown) => unknown);
+  } catch (error) {
+    // With a reviver V8 walks the parsed value recursively, and some thousands of levels deep that overflows the
+    // stack where JSON.parse alone does not: such a message is read with doubles rather than not at all. What no
+    // interceptor edits is still written from its text, every number as it came.
+    if (!isRangeError(error)) throw error;
+    return JSON.parse(text);
+  }
 }
 
 function exactReviver(_key: string, value: unknown, context?: ReviverContext): unknown {
@@ -56,24 +66,7 @@ export function textOf(value: unknown): string {
  * holds none.
  */
 export function numbersAsDoubles<T>(value: T): T {
-  if (isExactNumber(value)) return Number(value.rawJSON) as T;
-  if (typeof value !== 'object' || value === null) return value;
-  if (Array.isArray(value)) {
-    let copy: unknown[] | undefined;
-    value.forEach((item: unknown, i) => {
-      const read = numbersAsDoubles(item);
-      if (read !== item) (copy ??= [...value])[i] = read;
-    });
-    return (copy ?? value) as T;
-  }
-  let copy: Record<string, unknown> | undefined;
-  for (const [key, item] of Object.entries(value)) {
-    const read = numbersAsDoubles(item);
-    if (read === item) continue;
-    copy ??= { ...(value as Record<string, unknown>) };
-    Object.defineProperty(copy, key, { value: read, enumerable: true, writable: true, configurable: true });
-  }
-  return (copy ?? value) as T;
+  return mapLeaves(value, (leaf) => (isExactNumber(leaf) ? Number(leaf.rawJSON) : leaf)) as T;
 }
 
 /** Whether the double nearest to a number token has the token's decimal value (so JSON.stringify writes it back). */
@@ -115,6 +108,102 @@ function decimal(token: string): { negative: boolean; digits: string; exponent: 
  * `String(value)`). Exact numbers are written as their text, as JSON.stringify does with raw JSON.
  */
 export function stringifyJson(value: unknown, space?: number): string {
-  const json = JSON.stringify(value, null, space) as string | undefined;
+  const json = (space === undefined ? jsonText(value) : JSON.stringify(value, null, space)) as string | undefined;
   return json === undefined ? String(value) : json;
+}
+
+/**
+ * JSON.stringify for a value of any depth. V8's JSON.stringify recurses and throws a RangeError some thousands of
+ * levels down, where JSON.parse does not: a peer can send a message the proxy reads but could not write or measure.
+ * Such a value is written by an explicit stack instead, member by member as JSON.stringify writes them (its leaves
+ * and keys by JSON.stringify itself). undefined for what JSON.stringify answers undefined. Other errors (a cycle, a
+ * BigInt) are thrown as JSON.stringify throws them. Typed as TypeScript types JSON.stringify, to take its place.
+ */
+export function jsonText(value: unknown): string {
+  try {
+    return JSON.stringify(value);
+  } catch (error) {
+    if (!isRangeError(error)) throw error;
+    return deepJsonText(value) as string;
+  }
+}
+
+/** By name: a stack overflow's RangeError is of the realm it happened in (jest runs a test in a context of its own). */
+function isRangeError(error: unknown): boolean {
+  return (error as { name?: unknown } | null)?.name === 'RangeError';
+}
+
+/** Text to write, on the stack between the values still to write; `leaving` the container it closes. */
+class Written {
+  constructor(
+    readonly text: string,
+    readonly leaving?: object,
+  ) {}
+}
+
+const OMITTED = Symbol('omitted');
+
+/** What JSON.stringify writes for `value` in place of itself: its toJSON's answer or the value; OMITTED for nothing. */
+function serializable(value: unknown, key: string): unknown {
+  let v = value;
+  if (v !== null && typeof v === 'object' && typeof (v as { toJSON?: unknown }).toJSON === 'function')
+    v = (v as { toJSON(key: string): unknown }).toJSON(key);
+  if (v === undefined || typeof v === 'function' || typeof v === 'symbol') return OMITTED;
+  return v;
+}
+
+/** A leaf JSON.stringify writes alone: not an array or a plain object (a primitive, raw JSON, a boxed primitive). */
+function isLeaf(value: unknown): boolean {
+  return (
+    value === null ||
+    typeof value !== 'object' ||
+    JSON.isRawJSON(value) ||
+    value instanceof Number ||
+    value instanceof String ||
+    value instanceof Boolean
+  );
+}
+
+/** jsonText's way for a value too deep for JSON.stringify (exported for its tests). */
+export function deepJsonText(root: unknown): string | undefined {
+  const first = serializable(root, '');
+  if (first === OMITTED) return undefined;
+  const out: string[] = [];
+  const stack: unknown[] = [first];
+  const onBranch = new Set<object>();
+  while (stack.length > 0) {
+    const next = stack.pop();
+    if (next instanceof Written) {
+      out.push(next.text);
+      if (next.leaving) onBranch.delete(next.leaving);
+      continue;
+    }
+    if (isLeaf(next)) {
+      out.push(JSON.stringify(next) as string);
+      continue;
+    }
+    const container = next as object;
+    if (onBranch.has(container)) throw new TypeError('Converting circular structure to JSON');
+    onBranch.add(container);
+    // Pushed last-first, so that they pop in order: the opening bracket, the members with their separators, the close.
+    const array = Array.isArray(container);
+    stack.push(new Written(array ? ']' : '}', container));
+    const members: unknown[] = [];
+    if (Array.isArray(container)) {
+      for (let i = 0; i < container.length; i++) {
+        const v = serializable(container[i], String(i));
+        if (i > 0) members.push(new Written(','));
+        members.push(v === OMITTED ? new Written('null') : v);
+      }
+    } else {
+      for (const key of Object.keys(container)) {
+        const v = serializable((container as Record<string, unknown>)[key], key);
+        if (v === OMITTED) continue;
+        members.push(new Written(`${members.length > 0 ? ',' : ''}${JSON.stringify(key)}:`), v);
+      }
+    }
+    for (let i = members.length - 1; i >= 0; i--) stack.push(members[i]);
+    stack.push(new Written(array ? '[' : '{'));
+  }
+  return out.join('');
 }

@@ -36,6 +36,7 @@ import {
 } from '../json-docs.js';
 import { binaryMinLength, type PipelineSettings } from '../settings.js';
 import type { Blobs } from '../../wire/blobs.js';
+import { jsonText } from '../../wire/json.js';
 import { viewIncludes, type BlobView } from '../../wire/blob-view.js';
 import type { Extraction, Layer, LayerContext, Payload, Result } from '../types.js';
 
@@ -52,7 +53,7 @@ export const binaryStringsLayer: Layer = {
   name: 'binary-strings',
   applies: (result, settings, blobs) => {
     const texts = (result.content ?? []).flatMap((block) => (block.type === 'text' ? [block.text] : []));
-    if (result.structuredContent !== undefined) texts.push(JSON.stringify(result.structuredContent));
+    if (result.structuredContent !== undefined) texts.push(jsonText(result.structuredContent));
     return texts.some((text) => mightHold(text, settings, blobs));
   },
   run: async (result, run) => {

@@ -7,7 +7,7 @@ import { countLines } from '../../artifacts/lines.js';
 import { headAndTail } from '../summary/preview.js';
 import { isForReading, textMimeType } from '../text-kind.js';
 import type { Extraction, Layer, LayerContext, Result } from '../types.js';
-import { parseJson, stringifyJson } from '../../wire/json.js';
+import { jsonText, parseJson, stringifyJson } from '../../wire/json.js';
 
 /**
  * Layer 5, the safety net: what is still too long for the client after the other layers is stored (as .json,
@@ -21,10 +21,7 @@ export const sizeLimitLayer: Layer = {
   name: 'size-limit',
   applies: (result, settings) => {
     if ((result.content ?? []).some((block) => isTooLong(block, settings))) return true;
-    if (
-      isContainer(result.structuredContent) &&
-      JSON.stringify(result.structuredContent).length > inlineChars(settings)
-    ) {
+    if (isContainer(result.structuredContent) && jsonText(result.structuredContent).length > inlineChars(settings)) {
       return true;
     }
     return overResultLimit(result, settings);
@@ -69,7 +66,7 @@ function isTooLong(block: ContentBlock, settings: PipelineSettings): boolean {
 
 function overResultLimit(result: Result, settings: PipelineSettings): boolean {
   const limit = limitOf(settings.resultLimit, 0);
-  return limit > 0 && Buffer.byteLength(JSON.stringify(result)) > limit;
+  return limit > 0 && Buffer.byteLength(jsonText(result)) > limit;
 }
 
 /**

@@ -5,6 +5,7 @@ import { belowFloor, inlineChars, limitOf, type PipelineSettings } from '../sett
 import { mapContent, note, placeOutcome } from '../blocks.js';
 import { fitsVision, imagePreview, type ImagePreview } from '../image-preview.js';
 import { jsonBytes } from '../result-bytes.js';
+import { findStringsDeep } from '../detect/walk.js';
 import type { Extraction, Layer, LayerContext, Payload, Result } from '../types.js';
 
 type Block = ContentBlock & Record<string, unknown>;
@@ -84,14 +85,12 @@ function previewBudget(result: Result, run: LayerContext): number {
 function bytesOfCopies(result: Result, payloads: readonly string[], blobs: Blobs): number {
   const lengths = new Set(payloads.map((payload) => blobs.lengthOf(payload)));
   let bytes = 0;
-  const visit = (value: unknown): void => {
-    if (typeof value === 'string') {
-      const length = blobs.lengthOf(value);
-      if (lengths.has(length) && payloads.some((payload) => blobs.same(payload, value))) bytes += length;
-    } else if (Array.isArray(value)) value.forEach(visit);
-    else if (typeof value === 'object' && value !== null) Object.values(value).forEach(visit);
-  };
-  visit(result);
+  // Iterative: a hostile upstream's deep structuredContent must not make the layer fail (the image would pass whole).
+  findStringsDeep(result, (value) => {
+    const length = blobs.lengthOf(value);
+    if (lengths.has(length) && payloads.some((payload) => blobs.same(payload, value))) bytes += length;
+    return true;
+  });
   return bytes;
 }
 
