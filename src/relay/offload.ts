@@ -42,6 +42,8 @@ export class Offload {
   /** The artifact viewer for hosts of MCP Apps, unless the config turns it off. */
   readonly viewer: ArtifactViewer | undefined;
   private gcTimer?: NodeJS.Timeout;
+  /** Tools whose output schema was too deep to rewrite, warned about once. */
+  private readonly tooDeep = new WeakSet<Tool>();
 
   constructor(
     private readonly config: Config,
@@ -139,12 +141,26 @@ export class Offload {
     return result;
   }
 
-  /** The tool as the client sees it: an output schema that accepts what the pipeline may put in. */
+  /**
+   * The tool as the client sees it: an output schema that accepts what the pipeline may put in. A schema nested too
+   * deep to walk (thousands of levels: only a hostile server writes one) is left out, so that a client does not hold
+   * rewritten results to it; the tool is listed without it, and its server's other tools as they are.
+   */
   decorateTool(server: string, tool: Tool): Tool {
     if (!tool.outputSchema) return tool;
     const settings = this.rules.settingsFor(server, tool.name);
     if (settings.mode === 'passthrough') return tool;
-    return { ...tool, outputSchema: rewriteOutputSchema(tool.outputSchema, settings) as Tool['outputSchema'] };
+    try {
+      return { ...tool, outputSchema: rewriteOutputSchema(tool.outputSchema, settings) as Tool['outputSchema'] };
+    } catch (error) {
+      if ((error as { name?: unknown } | null)?.name !== 'RangeError') throw error;
+      if (!this.tooDeep.has(tool)) {
+        this.tooDeep.add(tool);
+        this.log.warn({ server, tool: tool.name }, 'output schema too deeply nested to rewrite; listed without it');
+      }
+      const { outputSchema: _tooDeep, ...rest } = tool;
+      return rest as Tool;
+    }
   }
 
   /** Whether processResult certainly returns this result as it is (known without running a layer). */

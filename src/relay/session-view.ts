@@ -1,3 +1,4 @@
+import { jsonText } from '../wire/json.js';
 import type { Upstream } from '../upstreams/upstream.js';
 import type { Catalog, CatalogSnapshot } from './catalog.js';
 
@@ -44,7 +45,7 @@ export class SessionView {
     this.catalog.rebuild(this.upstreams);
     const changed = new Set<string>();
     for (const key of Object.keys(LIST_CHANGED) as (keyof CatalogSnapshot)[]) {
-      const json = JSON.stringify(this.catalog.snapshot[key]);
+      const json = jsonText(this.catalog.snapshot[key]);
       if (this.lists.get(key) !== json) changed.add(LIST_CHANGED[key]);
       this.lists.set(key, json);
     }

@@ -1,3 +1,4 @@
+import { jsonText } from '../../wire/json.js';
 import type { Implementation } from '@modelcontextprotocol/server';
 import type { Tool } from '@modelcontextprotocol/server';
 
@@ -25,7 +26,7 @@ const tokens = new WeakMap<readonly Tool[], number>();
 export function estimatedTokens(tools: readonly Tool[]): number {
   let n = tokens.get(tools);
   if (n === undefined) {
-    n = Math.ceil(JSON.stringify(tools).length / 4);
+    n = Math.ceil(jsonText(tools).length / 4);
     tokens.set(tools, n);
   }
   return n;

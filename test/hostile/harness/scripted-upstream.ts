@@ -13,6 +13,8 @@ export const SOCKET_UPSTREAM = fileURLToPath(new URL('./socket-upstream.mjs', im
 export interface UpstreamScript {
   /** The tools it lists (default: one tool, `act`). */
   tools?: Array<{ name: string; inputSchema?: Record<string, unknown> }>;
+  /** A `tools/list`, instead of `tools`: as `call`, the result, or `undefined` when the probe answered itself. */
+  list?(connection: UpstreamConnection, id: unknown): Promise<unknown> | unknown;
   /**
    * A `tools/call`: the result to answer with, or `undefined` when the probe answered (or chose not to) itself
    * through `connection`.
@@ -115,13 +117,19 @@ export class UpstreamConnection {
           serverInfo: { name: 'hostile', version: '1.0.0' },
         });
       }
-      case 'tools/list':
+      case 'tools/list': {
+        if (this.script.list) {
+          const result = await this.script.list(this, message.id);
+          if (result !== undefined) await this.answer(message.id, result);
+          return;
+        }
         return this.answer(message.id, {
           tools: (this.script.tools ?? [{ name: 'act' }]).map((tool) => ({
             inputSchema: { type: 'object' },
             ...tool,
           })),
         });
+      }
       case 'tools/call': {
         const result = await this.script.call?.(params, this, message.id);
         if (result !== undefined) await this.answer(message.id, result);
