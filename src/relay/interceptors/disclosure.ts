@@ -1,5 +1,6 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
 import { Frame } from '../../wire/frame.js';
+import { jsonText } from '../../wire/json.js';
 import type { Call } from '../call.js';
 import type { Interceptor, Next } from '../chain.js';
 import type { RelayContext } from '../context.js';
@@ -52,7 +53,7 @@ function found(tools: readonly Tool[]): CallToolResult {
   const structuredContent = {
     tools: tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema })),
   };
-  return { content: [{ type: 'text', text: JSON.stringify(structuredContent) }], structuredContent };
+  return { content: [{ type: 'text', text: jsonText(structuredContent) }], structuredContent };
 }
 
 function failed(text: string): CallToolResult {
