@@ -25,6 +25,7 @@ import { RuleBook } from '../pipeline/rules.js';
 import type { CallInfo } from '../pipeline/types.js';
 import { Codes, RpcError } from '../rpc/errors.js';
 import type { Blobs } from '../wire/blobs.js';
+import { isRangeError } from '../wire/json.js';
 import { abpPresets } from '../upstreams/abp/preset.js';
 
 const GC_INTERVAL_MS = 60 * 60_000;
@@ -153,7 +154,7 @@ export class Offload {
     try {
       return { ...tool, outputSchema: rewriteOutputSchema(tool.outputSchema, settings) as Tool['outputSchema'] };
     } catch (error) {
-      if ((error as { name?: unknown } | null)?.name !== 'RangeError') throw error;
+      if (!isRangeError(error)) throw error;
       if (!this.tooDeep.has(tool)) {
         this.tooDeep.add(tool);
         this.log.warn({ server, tool: tool.name }, 'output schema too deeply nested to rewrite; listed without it');

@@ -128,8 +128,11 @@ export function jsonText(value: unknown): string {
   }
 }
 
-/** By name: a stack overflow's RangeError is of the realm it happened in (jest runs a test in a context of its own). */
-function isRangeError(error: unknown): boolean {
+/**
+ * Whether `error` is the RangeError of a stack overflow (or another RangeError: JSON.parse and JSON.stringify throw
+ * no other kind). By name: it is of the realm it happened in (jest runs a test in a context of its own).
+ */
+export function isRangeError(error: unknown): boolean {
   return (error as { name?: unknown } | null)?.name === 'RangeError';
 }
 
