@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../logger.js';
 import { keyOf } from '../rpc/peer.js';
 import { Frame, type Id } from '../wire/frame.js';
+import { jsonText } from '../wire/json.js';
 import { KEEP_ALIVE, messageEvent, SSE_HEADERS } from '../wire/sse.js';
 import type { FrameContext, SendOptions, Wire } from '../wire/wire.js';
 import { LazyAnswer } from './answer.js';
@@ -255,7 +256,7 @@ export class StreamableSession implements Wire {
       resumed = await events.replayEventsAfter(lastEventId, {
         send: async (eventId, message) => {
           replayed.add(eventId);
-          res.write(`event: message\nid: ${eventId}\ndata: ${JSON.stringify(message)}\n\n`);
+          res.write(`event: message\nid: ${eventId}\ndata: ${jsonText(message)}\n\n`);
         },
       });
     } catch (error) {

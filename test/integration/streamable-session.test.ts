@@ -1,13 +1,16 @@
 // A 2025 Streamable HTTP session (StreamableSession) over a real HTTP server and client, its messages answered by the
-// test: what the session keeps per POST is let go once the POST is answered. Its send queues (one per stream, so that
-// an event's store id comes before the next event) were once never deleted: one settled promise per POST for the
-// life of the session. The queues are private; the test reads them by name because nothing else shows them.
+// test. What the session keeps per POST is let go once the POST is answered: its send queues (one per stream, so that
+// an event's store id comes before the next event) were once never deleted, one settled promise per POST for the
+// life of the session (the queues are private; the test reads them by name because nothing else shows them). And a
+// stream resumed with Last-Event-ID replays what it was sent, however deeply nested.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { MemoryEventStore } from '../../src/http/memory-event-store.js';
 import { StreamableSession } from '../../src/http/streamable-session.js';
 import { silentLogger } from '../../src/logger.js';
 import { Frame } from '../../src/wire/frame.js';
+
+const DEEP = `${'{"a":['.repeat(20_000)}1${']}'.repeat(20_000)}`;
 
 describe('StreamableSession over HTTP', () => {
   let server: Server;
@@ -17,12 +20,14 @@ describe('StreamableSession over HTTP', () => {
   beforeAll(async () => {
     session = new StreamableSession('s1', { events: new MemoryEventStore(), retryMs: 1000, log: silentLogger });
     session.protocolVersion = '2025-11-25';
-    // Every request is answered at once: a list with its result, a call with its arguments echoed.
+    // Every request is answered at once with its method; prompts/list with a value 40 000 levels deep.
     session.onframe = (frame) => {
       if (frame.kind !== 'request') return;
-      void session.send(Frame.result(frame.id as string | number, { echo: frame.method ?? '' }));
+      const deep = frame.method === 'prompts/list' ? { deep: JSON.parse(DEEP) as unknown } : {};
+      void session.send(Frame.result(frame.id as string | number, { echo: frame.method ?? '', ...deep }));
     };
     server = createServer((req, res) => {
+      if (req.method === 'GET') return void session.get(req, res);
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
@@ -64,5 +69,26 @@ describe('StreamableSession over HTTP', () => {
     expect(kept.queues.size).toBe(0);
     expect(kept.streams.size).toBe(0);
     expect(session.busy).toBe(false);
+  });
+
+  test('a stream resumed with Last-Event-ID replays an answer 40 000 levels deep as it was sent', async () => {
+    const listed = await post(500, 'prompts/list');
+    const events = await listed.text();
+    const priming = /^id: (\S+)\n/.exec(events)![1]!;
+    const live = `{"jsonrpc":"2.0","id":500,"result":{"echo":"prompts/list","deep":${DEEP}}}`;
+    expect(events).toContain(`data: ${live}\n\n`);
+    const resumed = await fetch(url, {
+      headers: { accept: 'text/event-stream', 'last-event-id': priming, 'mcp-session-id': 's1' },
+    });
+    expect(resumed.status).toBe(200);
+    const reader = resumed.body!.getReader();
+    let replayed = '';
+    while (!replayed.includes('\n\n', replayed.indexOf('data: '))) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      replayed += Buffer.from(value).toString('utf8');
+    }
+    await reader.cancel();
+    expect(replayed).toContain(`data: ${live}\n\n`);
   });
 });
