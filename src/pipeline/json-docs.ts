@@ -303,13 +303,11 @@ export function siblingMetadata(root: unknown, path: JsonPath, blobs: Blobs): Re
   for (const [name, value] of Object.entries(parent)) {
     if (name === key) continue;
     if (typeof value === 'string' && blobs.lengthOf(value) > 200) continue;
-    // A marker in an object stands for a long string: serialized, it is inlaid.
-    if (
-      typeof value === 'object' &&
-      value !== null &&
-      (jsonText(value).length > 200 || blobs.hasInlaid(jsonText(value)))
-    )
-      continue;
+    if (typeof value === 'object' && value !== null) {
+      // A marker in an object stands for a long string: serialized, it is inlaid.
+      const json = jsonText(value);
+      if (json.length > 200 || blobs.hasInlaid(json)) continue;
+    }
     metadata[name] = value;
   }
   return Object.keys(metadata).length ? metadata : undefined;

@@ -192,9 +192,10 @@ export function deepJsonText(root: unknown): string | undefined {
     const array = Array.isArray(container);
     stack.push(new Written(array ? ']' : '}', container));
     const members: unknown[] = [];
-    if (Array.isArray(container)) {
-      for (let i = 0; i < container.length; i++) {
-        const v = serializable(container[i], String(i));
+    if (array) {
+      const items = container as unknown[];
+      for (let i = 0; i < items.length; i++) {
+        const v = serializable(items[i], String(i));
         if (i > 0) members.push(new Written(','));
         members.push(v === OMITTED ? new Written('null') : v);
       }
