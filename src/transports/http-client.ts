@@ -83,6 +83,8 @@ export class StreamableHttpWire implements Wire {
   private readonly maxBytes: number;
   private readonly inflight = new Map<unknown, Exchange>();
   private listening = false;
+  /** The POST of `notifications/initialized` until answered: the standalone GET waits for it, as the SDK's does. */
+  private initialized: Promise<void> | undefined;
   private closed = false;
 
   constructor(private readonly options: StreamableHttpOptions) {
@@ -139,7 +141,11 @@ export class StreamableHttpWire implements Wire {
     };
     if (exchange.id !== undefined) this.inflight.set(idKey(exchange.id), exchange);
     return whenWritten(
-      (written) => this.post(exchange, written),
+      (written) => {
+        const posted = this.post(exchange, written);
+        if (frame.method === 'notifications/initialized') this.initialized = posted.catch(() => undefined);
+        return posted;
+      },
       (error) => this.failed(exchange, error),
       (error) => error === this.auth.failure,
     ).catch((error: unknown) => {
@@ -157,6 +163,9 @@ export class StreamableHttpWire implements Wire {
   async openStream(): Promise<void> {
     if (this.closed || this.listening) return;
     this.listening = true;
+    // A server may take the GET only once the session is initialized; sent at once, it could arrive first.
+    await this.initialized;
+    if (this.closed) return void (this.listening = false);
     let res: IncomingMessage | undefined;
     try {
       res = await this.getStream(undefined);

@@ -422,6 +422,29 @@ test('openStream: none on 405, an error on 500; otherwise its events are frames,
   expect(seen[1]!.headers['last-event-id']).toBe('n1');
 });
 
+test('openStream waits until notifications/initialized is answered: the GET never reaches the server before it', async () => {
+  // The server holds its 202 to the initialized POST for a while; a GET arriving meanwhile came too early.
+  let initializedOpen = false;
+  const early: string[] = [];
+  const { url, seen } = await serve((req, res, body) => {
+    if (req.method === 'GET') {
+      if (initializedOpen) early.push('GET while the initialized POST was unanswered');
+      return res.writeHead(405).end();
+    }
+    initializedOpen = true;
+    setTimeout(() => {
+      initializedOpen = false;
+      res.writeHead(202).end();
+    }, 150);
+    return body;
+  });
+  const w = streamable(url);
+  await w.wire.send(Frame.notification('notifications/initialized'));
+  await w.wire.openStream();
+  expect(seen.map((s) => s.method)).toEqual(['POST', 'GET']);
+  expect(early).toEqual([]);
+});
+
 // ---- OAuth ----
 
 /** An OAuthClientProvider holding its tokens in memory, as a test's stand-in for the proxy's token file. */
