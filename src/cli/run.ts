@@ -10,6 +10,7 @@ import type { Wire } from '../wire/wire.js';
 import { firstClientOf, type FirstClient } from '../upstreams/client-identity.js';
 import { bannerFacts, bannerText } from './banner.js';
 import type { SharedState } from '../shared/shared-state.js';
+import { tierEarly } from './tiering.js';
 
 /**
  * How long closing sessions and upstreams may take, after the grace for calls in flight, before the process exits
@@ -83,6 +84,9 @@ export async function run(config: Config, tokens: AuthToken[], log: Logger): Pro
   }
   const stdio = config.http ? undefined : serveStdioHeld(gateway, log, () => void shutdown('stdin closed', false));
   await gateway.start(stdio && (await firstClient(stdio.hold)));
+  // After the start-up code ran (it runs once), before the per-message code does (see tiering.ts).
+  const tiering = tierEarly();
+  log.debug({ flags: tiering }, tiering.length ? 'V8 optimizes hot code early' : 'V8 tiering left as the user set it');
   const only = gateway.upstreams.length === 1 ? gateway.upstreams[0] : undefined;
   if (!config.file && only?.state === 'failed') {
     // One wrapped server that cannot be started: nothing to serve, and the client should hear so at once.
