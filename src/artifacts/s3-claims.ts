@@ -11,8 +11,8 @@ export const CLAIM_SETTLE_MS = 1500;
 /** A claim older than this belongs to a collector that died; it no longer holds anyone back. */
 const CLAIM_LEASE_MS = 10 * 60 * 1000;
 const CONCURRENCY = 8;
-/** How often a claim read back half-written is written and read again before it is left to the next collection. */
-const CLAIM_ROUNDS = 3;
+/** How often a claim read back half-written is read, `settleMs` apart, before it is left to the next collection. */
+const CLAIM_READS = 4;
 /** What a claim holds: a token of randomBytes(12). */
 const TOKEN = /^[0-9a-f]{24}$/;
 
@@ -32,24 +32,30 @@ export class GcClaims {
 
   async claim(sha256s: string[]): Promise<Set<string>> {
     if (sha256s.length === 0) return new Set();
-    let pending = (await inBatches(sha256s, async (sha) => ((await this.heldByOther(sha)) ? undefined : sha))).filter(
+    const pending = (await inBatches(sha256s, async (sha) => ((await this.heldByOther(sha)) ? undefined : sha))).filter(
       (sha): sha is string => sha !== undefined,
     );
+    await inBatches(pending, (sha) => this.write(sha));
+    await sleep(this.settleMs);
     const won = new Set<string>();
-    for (let round = 0; pending.length > 0 && round < CLAIM_ROUNDS; round++) {
-      await inBatches(pending, (sha) => this.write(sha));
-      await new Promise((resolve) => setTimeout(resolve, this.settleMs));
-      const unsettled: string[] = [];
-      await inBatches(pending, async (sha) => {
-        const holder = await this.holder(sha);
-        if (holder?.token === this.token) won.add(sha);
-        // Read while another collector's write was under way (services that write objects in place, as s3rver
-        // does, show a half-written one for a moment): it names nobody, so both would lose it. Claimed again.
-        else if (holder && !TOKEN.test(holder.token)) unsettled.push(sha);
-      });
-      pending = unsettled;
-    }
+    await inBatches(pending, async (sha) => {
+      if ((await this.settledHolder(sha))?.token === this.token) won.add(sha);
+    });
     return won;
+  }
+
+  /**
+   * The claim once no write to it is under way. Services that write objects in place (as s3rver does) show one being
+   * written half-written for a moment, naming nobody: it is read again, not written again. Writing again started a
+   * write that the other collector read half-written in turn, and two collectors could keep each other from ever
+   * settling, both losing the claim (the suspected cause of replicas-scale's rare "removed 214 of 250").
+   */
+  private async settledHolder(sha: string): Promise<{ token: string; since: number } | undefined> {
+    for (let read = 1; ; read++) {
+      const holder = await this.holder(sha);
+      if (!holder || TOKEN.test(holder.token) || read >= CLAIM_READS) return holder;
+      await sleep(this.settleMs);
+    }
   }
 
   private async write(sha: string): Promise<void> {
@@ -63,9 +69,19 @@ export class GcClaims {
     });
   }
 
+  /**
+   * Whether another collector holds the claim. One that names nobody (left half-written: its writer died, or was read
+   * mid-write) holds nobody back: writing over it is as safe as over any claim, since the last write wins and every
+   * claimant reads it back before it collects; kept, it would stop every collection for the lease.
+   */
   private async heldByOther(sha: string): Promise<boolean> {
     const held = await this.holder(sha);
-    return held !== undefined && held.token !== this.token && Date.now() - held.since < CLAIM_LEASE_MS;
+    return (
+      held !== undefined &&
+      TOKEN.test(held.token) &&
+      held.token !== this.token &&
+      Date.now() - held.since < CLAIM_LEASE_MS
+    );
   }
 
   private async holder(sha: string): Promise<{ token: string; since: number } | undefined> {
@@ -82,6 +98,8 @@ export class GcClaims {
     return `${this.prefix}claims/${sha}`;
   }
 }
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function inBatches<T, R>(items: T[], task: (item: T) => Promise<R>): Promise<R[]> {
   const out: R[] = [];
