@@ -3,11 +3,12 @@
 // while another collector writes it is empty for a moment: these tests put such a claim in the bucket themselves.
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
-import { S3Client } from '@aws-sdk/client-s3';
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { GcClaims } from '../../src/artifacts/s3-claims.js';
 import { S3_KEY, S3_SECRET, startRelay, startS3, type S3Relay, type S3Server } from '../helpers/s3.js';
 
-const SETTLE_MS = 200;
+// Long enough that the test empties a claim before the collector reads it back, also on a loaded machine.
+const SETTLE_MS = 500;
 let s3: S3Server;
 const closing: Array<() => Promise<void> | void> = [];
 
@@ -46,13 +47,23 @@ async function written(key: string): Promise<string> {
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
+/** Puts `text` under `key` (an empty body with its length said, which the SDK would otherwise warn about). */
+const put = (key: string, text: string) =>
+  s3.client.send(
+    new PutObjectCommand({
+      Bucket: s3.bucket,
+      Key: key,
+      Body: Buffer.from(text),
+      ContentLength: Buffer.byteLength(text),
+    }),
+  );
 const puts = (relay: S3Relay) => relay.requests.filter((r) => r.startsWith('PUT ')).length;
 
 test("another collector's claim holds this one back; one that names nobody (left half-written) does not", async () => {
   const { claims } = await collector('a/');
   const [held, empty, cut] = [sha(), sha(), sha()];
   await s3.putText(`a/claims/${held}`, otherToken());
-  await s3.putText(`a/claims/${empty}`, '');
+  await put(`a/claims/${empty}`, '');
   await s3.putText(`a/claims/${cut}`, otherToken().slice(0, 10));
   const won = await claims.claim([held, empty, cut]);
   expect([...won].sort()).toEqual([empty, cut].sort());
@@ -68,8 +79,8 @@ test('a claim read back half-written is read again, not written again: the write
   const claiming = claims.claim([theirs, mine]);
   const ownToken = await written(`b/claims/${mine}`);
   await written(`b/claims/${theirs}`);
-  await s3.putText(`b/claims/${theirs}`, '');
-  await s3.putText(`b/claims/${mine}`, '');
+  await put(`b/claims/${theirs}`, '');
+  await put(`b/claims/${mine}`, '');
   setTimeout(() => {
     void s3.putText(`b/claims/${theirs}`, otherToken());
     void s3.putText(`b/claims/${mine}`, ownToken);
