@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { isMissing } from './s3-client.js';
 
@@ -98,8 +99,6 @@ export class GcClaims {
     return `${this.prefix}claims/${sha}`;
   }
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function inBatches<T, R>(items: T[], task: (item: T) => Promise<R>): Promise<R[]> {
   const out: R[] = [];

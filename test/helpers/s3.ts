@@ -91,7 +91,9 @@ export async function startS3(bucket = 'offload-test'): Promise<S3Server> {
     getText: async (key) =>
       (await (await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }))).Body!.transformToString()) ?? '',
     putText: async (key, text) => {
-      await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: text }));
+      // Bytes with their length: an empty string as the body would make the SDK warn of a stream of unknown length.
+      const body = Buffer.from(text, 'utf8');
+      await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentLength: body.length }));
     },
     stop: async () => {
       client.destroy();

@@ -3,8 +3,9 @@
 // while another collector writes it is empty for a moment: these tests put such a claim in the bucket themselves.
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
-import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { S3Client } from '@aws-sdk/client-s3';
 import { GcClaims } from '../../src/artifacts/s3-claims.js';
+import { waitFor } from '../helpers/fixtures.js';
 import { S3_KEY, S3_SECRET, startRelay, startS3, type S3Relay, type S3Server } from '../helpers/s3.js';
 
 // Long enough that the test empties a claim before the collector reads it back, also on a loaded machine.
@@ -39,23 +40,17 @@ async function collector(prefix: string): Promise<{ claims: GcClaims; relay: S3R
 
 const sha = () => randomBytes(32).toString('hex');
 const otherToken = () => randomBytes(12).toString('hex');
+const TOKEN = /^[0-9a-f]{24}$/;
 /** The token a claim holds once its write is in. */
-async function written(key: string): Promise<string> {
-  for (;;) {
-    const text = await s3.getText(key).catch(() => '');
-    if (/^[0-9a-f]{24}$/.test(text)) return text;
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-/** Puts `text` under `key` (an empty body with its length said, which the SDK would otherwise warn about). */
-const put = (key: string, text: string) =>
-  s3.client.send(
-    new PutObjectCommand({
-      Bucket: s3.bucket,
-      Key: key,
-      Body: Buffer.from(text),
-      ContentLength: Buffer.byteLength(text),
-    }),
+const written = (key: string): Promise<string> =>
+  waitFor(
+    async () => {
+      const text = await s3.getText(key).catch(() => '');
+      return TOKEN.test(text) ? text : '';
+    },
+    5000,
+    5,
+    `a token in ${key}`,
   );
 const puts = (relay: S3Relay) => relay.requests.filter((r) => r.startsWith('PUT ')).length;
 
@@ -63,7 +58,7 @@ test("another collector's claim holds this one back; one that names nobody (left
   const { claims } = await collector('a/');
   const [held, empty, cut] = [sha(), sha(), sha()];
   await s3.putText(`a/claims/${held}`, otherToken());
-  await put(`a/claims/${empty}`, '');
+  await s3.putText(`a/claims/${empty}`, '');
   await s3.putText(`a/claims/${cut}`, otherToken().slice(0, 10));
   const won = await claims.claim([held, empty, cut]);
   expect([...won].sort()).toEqual([empty, cut].sort());
@@ -79,8 +74,8 @@ test('a claim read back half-written is read again, not written again: the write
   const claiming = claims.claim([theirs, mine]);
   const ownToken = await written(`b/claims/${mine}`);
   await written(`b/claims/${theirs}`);
-  await put(`b/claims/${theirs}`, '');
-  await put(`b/claims/${mine}`, '');
+  await s3.putText(`b/claims/${theirs}`, '');
+  await s3.putText(`b/claims/${mine}`, '');
   setTimeout(() => {
     void s3.putText(`b/claims/${theirs}`, otherToken());
     void s3.putText(`b/claims/${mine}`, ownToken);

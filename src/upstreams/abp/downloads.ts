@@ -6,6 +6,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Browser, CDPSession, HTTPRequest, Page } from 'puppeteer-core';
 import { mimeTypeForFilename, resolveMimeType } from '../../artifacts/mime.js';
 import type { Logger } from '../../logger.js';
@@ -26,8 +27,6 @@ interface TrackedDownload {
   settled: Promise<void>;
   settle(): void;
 }
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class DownloadInterceptor {
   #downloads = new Map<string, TrackedDownload>();
