@@ -1,5 +1,5 @@
 import { findStringsDeep, pathText } from './detect/walk.js';
-import { previewMarkIn } from './preview-mark.js';
+import { MIN_CHARS as PREVIEW_MIN_CHARS, previewMarkIn } from './preview-mark.js';
 
 /**
  * Text the proxy handed a client in place of content: a summary of a stored payload, or a preview that leaves part
@@ -30,6 +30,15 @@ const LEFT_OUT = /^… \[\d+ lines?, \d+ characters not shown\] …\r?$/m;
 const CUT = /… \[cut at \d+ of \d+ characters; narrow the range or query\]/;
 // Every signature holds one of these; a string without any is passed over at the cost of three searches.
 const HINTS = ['Resource: artifact://', 'characters not shown] …', '… [cut at '];
+
+/**
+ * Whether arguments read as they are in `text` (Frame.plainText: no escapes) may carry a summary or preview: every
+ * signature holds a hint, and an image preview is a string of PREVIEW_MIN_CHARS or more, which a shorter text cannot
+ * hold. False answers for the arguments without a walk of them (findHandedOut would find nothing).
+ */
+export function textMayHoldHandedOut(text: string): boolean {
+  return text.length >= PREVIEW_MIN_CHARS || HINTS.some((hint) => text.includes(hint));
+}
 
 /** The first summary or preview of the proxy's in the arguments, or undefined when they carry none. */
 export function findHandedOut(args: Record<string, unknown> | undefined): HandedOut | undefined {

@@ -48,7 +48,7 @@ export function markPreview(bytes: Buffer, uri: string): Buffer {
 }
 
 /** Shorter strings are not images worth a look: a preview is kilobytes. */
-const MIN_CHARS = 1024;
+export const MIN_CHARS = 1024;
 /** Base64 characters of the head searched: 64 KiB of bytes, well past the metadata that precedes the pixels. */
 const HEAD_CHARS = 21846 * 4;
 const DATA_URI = /^data:image\/[\w.+-]{1,40}(?:;[\w=.+-]{1,80}){0,4};base64,/;

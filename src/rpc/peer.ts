@@ -42,6 +42,8 @@ export class Peer {
   private readonly progress = new Map<string, (params: Record<string, unknown>) => void>();
   private readonly deadlines = new Deadlines();
   private ended = false;
+  /** Answered requests whose deadline and abort listener are still to be let go (tidy). */
+  private untidy: Array<{ deadline: Deadline | undefined; signal: AbortSignal | undefined; onAbort: () => void }> = [];
 
   constructor(
     readonly wire: Wire,
@@ -99,8 +101,12 @@ export class Peer {
       const key = keyOf(id);
       this.pending.set(key, {
         resolve: (answer) => {
-          settle();
+          // Answered: no longer pending at once (a timeout or an abort from now on finds nothing to cancel); the
+          // timer and the listener are let go once this turn has written the answer on (see tidy).
+          this.pending.delete(key);
+          if (token !== undefined) this.progress.delete(token);
           resolve(answer);
+          if (deadline || signal) this.tidy(deadline, signal, onAbort);
         },
         reject: (error) => {
           settle();
@@ -126,6 +132,26 @@ export class Peer {
       }
       signal?.addEventListener('abort', onAbort, { once: true });
     });
+  }
+
+  /**
+   * Forgets an answered request's deadline and abort listener after this turn of the event loop (setImmediate runs
+   * once the turn's I/O callbacks and their promise jobs are done): the answer goes on through the chain and out on
+   * the other wire first. Work before that write is latency the client waits for; work after it is done while the
+   * other side reads (bench/results.md, the small-calls group). Batched, one immediate for every answer of the turn.
+   */
+  private tidy(deadline: Deadline | undefined, signal: AbortSignal | undefined, onAbort: () => void): void {
+    this.untidy.push({ deadline, signal, onAbort });
+    if (this.untidy.length === 1) setImmediate(() => this.tidyUp());
+  }
+
+  private tidyUp(): void {
+    const done = this.untidy;
+    this.untidy = [];
+    for (const { deadline, signal, onAbort } of done) {
+      if (deadline) this.deadlines.forget(deadline);
+      signal?.removeEventListener('abort', onAbort);
+    }
   }
 
   notify(frame: Frame, options?: SendOptions): Promise<void> {

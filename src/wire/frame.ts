@@ -49,6 +49,9 @@ export class Frame {
     readonly blobs: Blobs,
   ) {}
 
+  /** Whether the text has no backslash (plainText), found once. */
+  private plain: boolean | undefined;
+
   /** A frame read from `text` (one JSON value); throws SyntaxError when it is not JSON. */
   static read(text: string, blobs: Blobs = Blobs.NONE): Frame {
     const value = parseJson(text);
@@ -104,6 +107,19 @@ export class Frame {
   /** Whether the frame is still written from the text it came as (the relay changed no more than a few members). */
   get verbatim(): boolean {
     return this.text !== undefined;
+  }
+
+  /**
+   * The text the message was read from, when every string of the message reads in it as it is (the frame is
+   * verbatim, unedited, holds no blobs, and the text has no backslash, so no escape such as `\/` or `\u0061` hides
+   * what a string holds): a search of it answers for every string of the message at once, without a walk. Else
+   * undefined, and the caller walks the message.
+   */
+  get plainText(): string | undefined {
+    const text = this.text;
+    if (text === undefined || this.edits !== undefined || this.blobs.size > 0) return undefined;
+    if (this.plain === undefined) this.plain = !text.includes('\\');
+    return this.plain ? text : undefined;
   }
 
   /**

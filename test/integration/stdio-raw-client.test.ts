@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { removeArtifactDir, startCli, stopAllCli, type CliProcess } from '../helpers/cli.js';
 import { NODE, waitFor } from '../helpers/fixtures.js';
+import { markPreview } from '../../src/pipeline/preview-mark.js';
+import { makePng } from '../fixtures/pdf.mjs';
 
 const SERVER = fileURLToPath(new URL('../fixtures/legacy-probe-server.mjs', import.meta.url));
 const dirs: string[] = [];
@@ -223,5 +225,41 @@ describe('a legacy stdio client, as raw JSON lines', () => {
     expect(links.map((block) => block.uri)).toEqual([expect.stringMatching(/^artifact:\/\//)]);
     expect(answerTo(p.lines(), 'txt')!.result).toEqual({ content: [{ type: 'text', text: 'echo: plain' }] });
     expect(p.lines().some((m) => m.method === 'notifications/resources/list_changed')).toBe(true);
+  });
+
+  // The relay reads a call's text for what its arguments may hold (Frame.plainText) and walks them only when the text
+  // may hold it: an escape in the text can hide it from such a search, so a text with a backslash is walked.
+  test('arguments that spell an artifact URI or a cut answer with escapes are still caught, and never sent', async () => {
+    const p = await proxy();
+    const stale = String.raw`artifact:\/\/probe\/echo_0123456789ab.png`;
+    const cut = String.raw`\u2026 [cut at 100 of 5000 characters; narrow the range or query]`;
+    const plainCut = '… [cut at 100 of 5000 characters; narrow the range or query]';
+    const raw = (id: string, text: string) =>
+      `{"jsonrpc":"2.0","id":"${id}","method":"tools/call","params":{"name":"echo","arguments":{"text":"${text}"}}}\n`;
+    // An image preview of the proxy's, as base64 (nothing escaped, no hint: known by its length, then its mark).
+    const preview = markPreview(makePng(60, 40, 5), 'artifact://probe/echo_0123456789ab.png').toString('base64');
+    expect(preview.length).toBeGreaterThan(1024);
+    p.cli.child.stdin!.write(
+      raw('uri', stale) +
+        raw('plain-uri', 'artifact://probe/echo_0123456789ab.png') +
+        raw('cut', cut) +
+        raw('plain-cut', plainCut) +
+        raw('preview', preview) +
+        raw('ok', 'fine'),
+    );
+    const ids = ['uri', 'plain-uri', 'cut', 'plain-cut', 'preview', 'ok'];
+    await waitFor(() => ids.every((id) => answerTo(p.lines(), id)), 15_000);
+    const said = (id: string) => JSON.stringify(answerTo(p.lines(), id)!.result);
+    expect(said('uri')).toContain('which mcp-offload does not hold for this client');
+    expect(said('plain-uri')).toContain('which mcp-offload does not hold for this client');
+    expect(said('cut')).toContain('mcp-offload did not send this call');
+    expect(said('plain-cut')).toContain('mcp-offload did not send this call');
+    expect(said('preview')).toContain(
+      'holds an image preview mcp-offload made of artifact://probe/echo_0123456789ab.png',
+    );
+    expect(answerTo(p.lines(), 'ok')!.result).toEqual({ content: [{ type: 'text', text: 'echo: fine' }] });
+    // Upstream, only the ordinary call arrived.
+    const sent = p.record().filter((m) => m.method === 'tools/call');
+    expect(sent.map((m) => (m.params!.arguments as { text: string }).text)).toEqual(['fine']);
   });
 });

@@ -4,6 +4,7 @@
 import { describe, expect, test } from '@jest/globals';
 import fc from 'fast-check';
 import { Frame, type Path } from '../../src/wire/frame.js';
+import { LineReader } from '../../src/wire/lines.js';
 import { isExactNumber, parseJson } from '../../src/wire/json.js';
 import { memberValue, objectAt, skipSpace, stringEnd, valueEndAt } from '../../src/wire/spans.js';
 
@@ -197,6 +198,41 @@ describe('with(): a member changed, every other byte as it came', () => {
         '{"jsonrpc":"2.0", "id":1.0, "method":"x", "params":{"_meta":{"progressToken":"t"}}}',
       );
     }
+  });
+});
+
+describe('plainText: the text a search of every string can use', () => {
+  const text =
+    '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","arguments":{"x":"artifact://s/t"}}}';
+
+  test('a frame read from a text without escapes is its text', () => {
+    expect(Frame.read(text).plainText).toBe(text);
+    expect(Frame.read(` ${text}\n`).plainText).toBe(` ${text}\n`);
+  });
+
+  test('a backslash anywhere (an escape may hide what a string holds) gives none', () => {
+    expect(Frame.read(text.replace('artifact://', String.raw`artifact:\/\/`)).plainText).toBeUndefined();
+    expect(Frame.read(text.replace('"a"', String.raw`"\u0061"`)).plainText).toBeUndefined();
+  });
+
+  test('an edited frame, a frame the proxy built and a frame with blobs give none', () => {
+    expect(Frame.read(text).with(['id'], 2).plainText).toBeUndefined();
+    expect(Frame.read(text).with(['params', 'name'], 'b').plainText).toBeUndefined();
+    expect(Frame.of(parseJson(text) as never).plainText).toBeUndefined();
+    // A long literal read as a blob: the text holds a marker in its place, not what the string holds.
+    const frames: Frame[] = [];
+    const reader = new LineReader(
+      { frame: (f) => frames.push(f), noise: () => {}, oversize: () => {} },
+      undefined,
+      true,
+      64,
+    );
+    const line = Buffer.from(`{"jsonrpc":"2.0","id":1,"result":{"data":"${'QUJD'.repeat(64)}"}}\n`);
+    // In two chunks, the literal crossing between them (as a stream gives a long one).
+    reader.push(line.subarray(0, 100));
+    reader.push(line.subarray(100));
+    expect(frames[0]!.blobs.size).toBe(1);
+    expect(frames[0]!.plainText).toBeUndefined();
   });
 });
 

@@ -3,6 +3,7 @@
 // and everything else the other side sends reaching the handlers as the frame it came as.
 // cspell:ignore onframe
 import { afterEach, describe, expect, test } from '@jest/globals';
+import { getEventListeners } from 'node:events';
 import { CancelledError, ConnectionClosedError, TimeoutError } from '../../src/rpc/errors.js';
 import { Peer, type PeerHandlers } from '../../src/rpc/peer.js';
 import { Frame } from '../../src/wire/frame.js';
@@ -333,6 +334,21 @@ describe('cancellation, timeouts, the end of the connection', () => {
     await tick();
     await tick();
     expect(clientSide.notifications).toEqual([]);
+  });
+
+  test('an answered request lets its abort listener go after the turn; an abort or a timeout after it sends nothing', async () => {
+    const { client, serverWire, serverSide } = opened();
+    const abort = new AbortController();
+    const asked = client.request(Frame.request(0, 'x'), { signal: abort.signal, timeoutMs: 60 });
+    await until(() => (serverSide.requests.length ? true : undefined), 'request');
+    expect(getEventListeners(abort.signal, 'abort')).toHaveLength(1);
+    await serverWire.send(Frame.result(1, { ok: true }));
+    expect((await asked).message.result).toEqual({ ok: true });
+    await tick();
+    expect(getEventListeners(abort.signal, 'abort')).toHaveLength(0);
+    abort.abort('too late');
+    await sleep(100);
+    expect(serverSide.notifications).toEqual([]);
   });
 
   test('pending requests fail with ConnectionClosedError when the wire closes; the handlers hear it once', async () => {

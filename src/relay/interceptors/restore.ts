@@ -1,3 +1,4 @@
+import { ARTIFACT_URI_PREFIX } from '../../artifacts/metadata.js';
 import type { Frame } from '../../wire/frame.js';
 import { notSent } from '../results.js';
 import type { CallInfo } from '../../pipeline/types.js';
@@ -18,6 +19,9 @@ export function restore({ offload }: RelayContext): Interceptor {
     takes: (method, fromClient) => fromClient && method === 'tools/call',
     request(call, next) {
       if (!call.upstream || !call.report) return next(call);
+      // Most calls name no artifact, which their text tells without serializing the arguments (argumentsAsSent).
+      const plain = call.frame.plainText;
+      if (plain !== undefined && !plain.includes(ARTIFACT_URI_PREFIX)) return next(call);
       const info = callInfo(call);
       if (offload.argumentsAsSent(info)) return next(call);
       return restored(call, next, info);

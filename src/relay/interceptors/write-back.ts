@@ -1,3 +1,4 @@
+import { textMayHoldHandedOut } from '../../pipeline/handed-out.js';
 import { notSent } from '../results.js';
 import type { Interceptor } from '../chain.js';
 import type { RelayContext } from '../context.js';
@@ -14,6 +15,9 @@ export function writeBack({ offload }: RelayContext): Interceptor {
     takes: (method, fromClient) => fromClient && method === 'tools/call',
     request(call, next) {
       if (!call.upstream || !call.report) return next(call);
+      // Most calls carry nothing of the kind, which their text tells without a walk of the arguments.
+      const plain = call.frame.plainText;
+      if (plain !== undefined && !textMayHoldHandedOut(plain)) return next(call);
       const refused = offload.handedOutIn(callInfo(call));
       if (refused === undefined) return next(call);
       return Promise.resolve(notSent(call.received.id!, refused));
