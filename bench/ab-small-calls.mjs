@@ -8,6 +8,7 @@
 // --warmup: calls made before each process is timed (default 100, as the small-calls group); a few thousand measure
 // the steady state of a process that has compiled its hot code, which a proxy living as long as its client reaches.
 //
+// --modern: the stdio modes with the SDK v2 client pinned to 2026-07-28 before test/fixtures/modern-server.mjs.
 // stdio modes: direct, relay (bench/lib/stdio-relay.mjs), json-relay, a, b. With --http: direct-http
 // (server-everything streamableHttp), a-http, b-http (mcp-offload --http over the stdio server) instead. With --url:
 // direct-http, relay-url (a TCP byte relay in front of it), http-relay (a minimal HTTP proxy in front of it), a-url,
@@ -35,6 +36,7 @@ const { values } = parseArgs({
     warmup: { type: 'string' },
     http: { type: 'boolean', default: false },
     url: { type: 'boolean', default: false },
+    modern: { type: 'boolean', default: false },
   },
 });
 if (!values.a) {
@@ -104,6 +106,16 @@ const modes = values.url
   : values.http
     ? ['direct-http', 'a-http', 'b-http']
     : (process.env.AB_MODES?.split(',') ?? ['direct', 'relay', 'json-relay', 'a', 'b']);
+// --modern: the stdio modes with the SDK v2 client pinned to 2026-07-28 before the SDK v2 fixture server, as the
+// small-calls group's v2m-stdio modes.
+const MODERN_SERVER = 'test/fixtures/modern-server.mjs';
+const modern = (job) => ({
+  ...job,
+  client: 'v2-modern',
+  spawn: { ...job.spawn, args: [...job.spawn.args.slice(0, -2), MODERN_SERVER] },
+  call: { name: 'echo', arguments: { text: 'hello' } },
+  expect: 'echo: {arg}',
+});
 const rounds = Number(values.rounds);
 const calls = Number(values.calls);
 const phases = { sequential: 'seq', concurrent: 'conc' };
@@ -115,12 +127,13 @@ for (let round = 1; round <= rounds; round++) {
   for (const mode of modes) {
     const tmp = mkdtempSync(join(tmpdir(), 'mcp-offload-ab-'));
     try {
-      const job = {
+      const plain = {
         label: mode,
         ...MODES[mode](tmp),
         ...echoJob({ sequential: calls, concurrent: calls, concurrency: 16 }),
         ...(values.warmup ? { warmup: Number(values.warmup) } : {}),
       };
+      const job = values.modern ? modern(plain) : plain;
       const run = spawnSync(NODE, [join(ROOT, 'bench/lib/latency-worker.mjs'), JSON.stringify(job)], {
         cwd: ROOT,
         encoding: 'utf8',
