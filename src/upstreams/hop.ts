@@ -1,6 +1,12 @@
 import type { Tool } from '@modelcontextprotocol/client';
 import type { RequestEnvelope } from '../protocol/envelope.js';
-import { ENVELOPE_KEYS, withoutEnvelope } from '../protocol/envelope.js';
+import {
+  CLIENT_CAPABILITIES_KEY,
+  CLIENT_INFO_KEY,
+  LOG_LEVEL_KEY,
+  PROTOCOL_VERSION_KEY,
+  withoutEnvelope,
+} from '../protocol/envelope.js';
 import type { ProtocolEra } from '../protocol/versions.js';
 import type { Frame } from '../wire/frame.js';
 import type { ClientIdentity } from './client-identity.js';
@@ -28,14 +34,20 @@ export function forHop(frame: Frame, hop: Hop, envelope: RequestEnvelope | undef
   const own =
     meta !== null && typeof meta === 'object' && !Array.isArray(meta) ? (meta as Record<string, unknown>) : undefined;
   if (hop.era === 'modern') {
-    const identity: ClientIdentity = {
-      clientInfo: envelope?.clientInfo ?? hop.identity.clientInfo,
-      capabilities: envelope?.clientCapabilities ?? hop.identity.capabilities,
-    };
-    const next = envelopeMeta(identity, hop.protocolVersion, envelope?.logLevel ?? hop.logLevel);
+    const clientInfo = envelope?.clientInfo ?? hop.identity.clientInfo;
+    const capabilities = envelope?.clientCapabilities ?? hop.identity.capabilities;
+    const logLevel = envelope?.logLevel ?? hop.logLevel;
     // A 2026-07-28 client before a server of its version: the request carries this very envelope (the same values,
-    // lifted from it), and goes as it came.
-    if (own && ENVELOPE_KEYS.every((key) => own[key] === next[key])) return frame;
+    // lifted from it), and goes as it came. (Compared member by member: this is every such call's way.)
+    if (
+      own &&
+      own[PROTOCOL_VERSION_KEY] === hop.protocolVersion &&
+      own[CLIENT_INFO_KEY] === clientInfo &&
+      own[CLIENT_CAPABILITIES_KEY] === capabilities &&
+      own[LOG_LEVEL_KEY] === logLevel
+    )
+      return frame;
+    const next = envelopeMeta({ clientInfo, capabilities }, hop.protocolVersion, logLevel);
     return frame.with(['params', '_meta'], { ...(own ? withoutEnvelope(own) : {}), ...next });
   }
   if (!own) return frame;

@@ -303,14 +303,15 @@ export class Upstream {
       throw new RpcError(Codes.InvalidParams, `Tool ${String(frame.params.name)} is left out (SEP-2243): ${unusable}`);
     const params = paramHeaders ? paramHeadersOf(frame, this.catalog.tools) : undefined;
     const headers = options.headers ? { ...options.headers, ...params } : params;
-    const request: RequestOptions = {
-      timeoutMs: timeout,
-      ...(options.signal ? { signal: options.signal } : {}),
-      ...(options.onprogress ? { onprogress: options.onprogress } : {}),
-      ...(headers || options.onpause
-        ? { send: { ...(headers ? { headers } : {}), ...(options.onpause ? { onpause: options.onpause } : {}) } }
-        : {}),
-    };
+    // Member by member, not spread from conditional literals: this runs before every call is written upstream.
+    const request: RequestOptions = { timeoutMs: timeout };
+    if (options.signal) request.signal = options.signal;
+    if (options.onprogress) request.onprogress = options.onprogress;
+    if (headers || options.onpause) {
+      request.send = {};
+      if (headers) request.send.headers = headers;
+      if (options.onpause) request.send.onpause = options.onpause;
+    }
     const authBefore = (connection.wire as RemoteWire).authFailure;
     try {
       const answer = await connection.peer.request(outgoing, request);
@@ -379,12 +380,9 @@ export class Upstream {
   }
 
   private hopOf(connection: Connection): Hop {
-    return {
-      era: connection.era,
-      protocolVersion: connection.protocolVersion,
-      identity: this.identity,
-      ...(this.logLevel !== undefined ? { logLevel: this.logLevel } : {}),
-    };
+    const hop: Hop = { era: connection.era, protocolVersion: connection.protocolVersion, identity: this.identity };
+    if (this.logLevel !== undefined) hop.logLevel = this.logLevel;
+    return hop;
   }
 
   /**
