@@ -138,7 +138,7 @@ export class Peer {
    * Forgets an answered request's deadline and abort listener after this turn of the event loop (setImmediate runs
    * once the turn's I/O callbacks and their promise jobs are done): the answer goes on through the chain and out on
    * the other wire first. Work before that write is latency the client waits for; work after it is done while the
-   * other side reads (bench/results.md, the small-calls group). Batched, one immediate for every answer of the turn.
+   * other side reads (docs/performance.md, "Work before the write"). Batched: one immediate for the turn's answers.
    */
   private tidy(deadline: Deadline | undefined, signal: AbortSignal | undefined, onAbort: () => void): void {
     this.untidy.push({ deadline, signal, onAbort });

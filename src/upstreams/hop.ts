@@ -38,7 +38,8 @@ export function forHop(frame: Frame, hop: Hop, envelope: RequestEnvelope | undef
     const capabilities = envelope?.clientCapabilities ?? hop.identity.capabilities;
     const logLevel = envelope?.logLevel ?? hop.logLevel;
     // A 2026-07-28 client before a server of its version: the request carries this very envelope (the same values,
-    // lifted from it), and goes as it came. (Compared member by member: this is every such call's way.)
+    // lifted from it), and goes as it came. (Each of the four ENVELOPE_KEYS compared in turn, without building the
+    // envelope it is compared with: this is every such call's way.)
     if (
       own &&
       own[PROTOCOL_VERSION_KEY] === hop.protocolVersion &&
