@@ -458,6 +458,13 @@ export class ArtifactStore {
         // Two replicas collecting at once split the work: each removes only what it claimed.
         candidates = wouldCollect(candidates, expired, quota, this.totalBytes);
         claimed = await this.backend.claim(candidates.map((r) => r.sha256));
+        // What an operator (and a test that counts removals over replicas) needs to tell a lost claim from a record
+        // this replica saw differently.
+        if (candidates.length > 0)
+          this.log.info(
+            { candidates: candidates.length, claimed: claimed.size },
+            'claimed what to collect; another replica collecting at the same time takes the rest',
+          );
       }
       try {
         for (const r of candidates) {
