@@ -467,8 +467,14 @@ export class ArtifactStore {
           );
       }
       try {
-        for (const r of candidates) {
-          if (claimed && !claimed.has(r.sha256)) continue;
+        for (const candidate of candidates) {
+          if (claimed && !claimed.has(candidate.sha256)) continue;
+          // Over a shared bucket, the index's record for these bytes now: the refresh every REFRESH_MS puts a new copy
+          // of each record in the index, and one during a long collection left every candidate after it "not
+          // current", skipped and not counted (replicas-scale: 248 of 250 claimed removed). removeShared reads the
+          // record from the bucket again before it removes anything; gone from the index means collected elsewhere.
+          const r = this.backend.shared ? this.index.byContent(candidate.sha256) : candidate;
+          if (!r) continue;
           // A record being put again right now is about to be handed to a client.
           if ((!expired(r) && !over()) || this.lock.busy(r.sha256)) continue;
           const freed = await this.remove(r, (fresh) => expired(fresh) || over());

@@ -90,6 +90,20 @@ test('expired everywhere, it goes: record first, then owners and bytes, and the 
   expect(await b.find(record.uri, 'alice')).toBeUndefined();
 });
 
+test('a refresh in the middle of a collection (every 30 s, a long one meets it) does not make it skip the rest', async () => {
+  let clock = Date.now();
+  const a = await replica('refreshed/', () => clock);
+  const COUNT = 30;
+  for (let i = 0; i < COUNT; i++) await put(a, `expired ${i}`, 'alice');
+  clock += 2 * HOUR;
+  const collecting = a.gc(clock);
+  // Once the first is gone, the refresh puts a new copy of every record in the index, as the timer's would.
+  await waitFor(async () => (await s3.keys('refreshed/content/')).length < COUNT, 20_000, 5, 'a first removal');
+  await a.refresh();
+  expect((await collecting).removed).toBe(COUNT);
+  expect(await s3.keys('refreshed/')).toEqual([]);
+});
+
 test('bytes deleted under a record are uploaded again by the next put of them', async () => {
   const a = await replica('healed/');
   const record = await put(a, 'lost and found', 'alice');
