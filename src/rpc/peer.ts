@@ -42,8 +42,8 @@ export class Peer {
   private readonly progress = new Map<string, (params: Record<string, unknown>) => void>();
   private readonly deadlines = new Deadlines();
   private ended = false;
-  /** Answered requests whose deadline and abort listener are still to be let go (tidy). */
-  private untidy: Array<{ deadline: Deadline | undefined; signal: AbortSignal | undefined; onAbort: () => void }> = [];
+  /** Answered requests' `letGo`: their deadline and abort listener, still to be let go (tidy). */
+  private untidy: Array<() => void> = [];
 
   constructor(
     readonly wire: Wire,
@@ -79,11 +79,18 @@ export class Peer {
     }
     return new Promise<Frame>((resolve, reject) => {
       let deadline: Deadline | undefined;
-      const settle = () => {
+      // No longer pending: a timeout or an abort from now on finds nothing to cancel.
+      const forget = () => {
         this.pending.delete(key);
         if (token !== undefined) this.progress.delete(token);
+      };
+      const letGo = () => {
         if (deadline) this.deadlines.forget(deadline);
         signal?.removeEventListener('abort', onAbort);
+      };
+      const settle = () => {
+        forget();
+        letGo();
       };
       const cancel = (reason: unknown, error: Error) => {
         if (!this.pending.has(key)) return;
@@ -101,12 +108,11 @@ export class Peer {
       const key = keyOf(id);
       this.pending.set(key, {
         resolve: (answer) => {
-          // Answered: no longer pending at once (a timeout or an abort from now on finds nothing to cancel); the
-          // timer and the listener are let go once this turn has written the answer on (see tidy).
-          this.pending.delete(key);
-          if (token !== undefined) this.progress.delete(token);
+          // Answered: forgotten at once; the timer and the listener are let go once this turn has written the
+          // answer on (see tidy).
+          forget();
           resolve(answer);
-          if (deadline || signal) this.tidy(deadline, signal, onAbort);
+          if (deadline || signal) this.tidy(letGo);
         },
         reject: (error) => {
           settle();
@@ -140,18 +146,15 @@ export class Peer {
    * the other wire first. Work before that write is latency the client waits for; work after it is done while the
    * other side reads (docs/performance.md, "Work before the write"). Batched: one immediate for the turn's answers.
    */
-  private tidy(deadline: Deadline | undefined, signal: AbortSignal | undefined, onAbort: () => void): void {
-    this.untidy.push({ deadline, signal, onAbort });
+  private tidy(letGo: () => void): void {
+    this.untidy.push(letGo);
     if (this.untidy.length === 1) setImmediate(() => this.tidyUp());
   }
 
   private tidyUp(): void {
     const done = this.untidy;
     this.untidy = [];
-    for (const { deadline, signal, onAbort } of done) {
-      if (deadline) this.deadlines.forget(deadline);
-      signal?.removeEventListener('abort', onAbort);
-    }
+    for (const letGo of done) letGo();
   }
 
   notify(frame: Frame, options?: SendOptions): Promise<void> {
