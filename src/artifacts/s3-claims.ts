@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { inParallel } from './in-parallel.js';
 import { isMissing } from './s3-client.js';
 
 /**
@@ -33,13 +34,13 @@ export class GcClaims {
 
   async claim(sha256s: string[]): Promise<Set<string>> {
     if (sha256s.length === 0) return new Set();
-    const pending = (await inBatches(sha256s, async (sha) => ((await this.heldByOther(sha)) ? undefined : sha))).filter(
-      (sha): sha is string => sha !== undefined,
-    );
-    await inBatches(pending, (sha) => this.write(sha));
+    const pending = (
+      await inParallel(sha256s, CONCURRENCY, async (sha) => ((await this.heldByOther(sha)) ? undefined : sha))
+    ).filter((sha): sha is string => sha !== undefined);
+    await inParallel(pending, CONCURRENCY, (sha) => this.write(sha));
     await sleep(this.settleMs);
     const won = new Set<string>();
-    await inBatches(pending, async (sha) => {
+    await inParallel(pending, CONCURRENCY, async (sha) => {
       if ((await this.settledHolder(sha))?.token === this.token) won.add(sha);
     });
     return won;
@@ -64,7 +65,7 @@ export class GcClaims {
   }
 
   async release(sha256s: string[]): Promise<void> {
-    await inBatches(sha256s, async (sha) => {
+    await inParallel(sha256s, CONCURRENCY, async (sha) => {
       if ((await this.holder(sha))?.token === this.token)
         await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.key(sha) }));
     });
@@ -98,11 +99,4 @@ export class GcClaims {
   private key(sha: string): string {
     return `${this.prefix}claims/${sha}`;
   }
-}
-
-async function inBatches<T, R>(items: T[], task: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = [];
-  for (let i = 0; i < items.length; i += CONCURRENCY)
-    out.push(...(await Promise.all(items.slice(i, i + CONCURRENCY).map(task))));
-  return out;
 }

@@ -7,6 +7,7 @@ import { describeFsError } from './atomic-write.js';
 import { ContentGone, type ArtifactBackend, type Content } from './backend.js';
 import { backendLocation, createBackend } from './backends.js';
 import { hashBytes } from './hash.js';
+import { inParallel } from './in-parallel.js';
 import { defaultArtifactDir } from './directory.js';
 import { KeyedLock } from './key-lock.js';
 import { ARTIFACT_URI_PREFIX, newRecord } from './metadata.js';
@@ -32,6 +33,8 @@ const notFound = (id: string, why = 'no such artifact'): ArtifactStoreError =>
 
 /** A shared bucket's records are read again this often, so lists show what other replicas stored. */
 const REFRESH_MS = 30_000;
+/** Removals a collection runs at once. */
+const REMOVALS_AT_ONCE = 8;
 
 /**
  * Content-addressed artifacts plus one metadata record each, indexed in memory. Where bytes and records
@@ -448,7 +451,10 @@ export class ArtifactStore {
       const ttl = this.options.ttlMs;
       const quota = this.options.quotaBytes;
       const expired = (r: ArtifactRecord) => ttl > 0 && now - activity(r) > ttl;
-      const over = () => quota > 0 && this.totalBytes > quota;
+      // Bytes of removals under way: with several at once, each counts what the others are about to free, so a
+      // collection over the quota removes no more than it must.
+      let freeing = 0;
+      const over = (own = 0) => quota > 0 && this.totalBytes - (freeing - own) > quota;
       let candidates = this.index
         .all()
         .filter((r) => !keep.has(r.sha256))
@@ -467,22 +473,28 @@ export class ArtifactStore {
           );
       }
       try {
-        for (const candidate of candidates) {
-          if (claimed && !claimed.has(candidate.sha256)) continue;
+        // Several at once, started oldest first: over a bucket each removal is four requests or more, and 250 of them
+        // one after another took over a minute on a loaded machine (replicas-scale's gc timed out in CI).
+        await inParallel(candidates, REMOVALS_AT_ONCE, async (candidate) => {
+          if (claimed && !claimed.has(candidate.sha256)) return;
           // Over a shared bucket, the index's record for these bytes now: the refresh every REFRESH_MS puts a new copy
           // of each record in the index, and one during a long collection left every candidate after it "not
           // current", skipped and not counted (replicas-scale: 248 of 250 claimed removed). removeShared reads the
           // record from the bucket again before it removes anything; gone from the index means collected elsewhere.
           const r = this.backend.shared ? this.index.byContent(candidate.sha256) : candidate;
-          if (!r) continue;
+          if (!r) return;
           // A record being put again right now is about to be handed to a client.
-          if ((!expired(r) && !over()) || this.lock.busy(r.sha256)) continue;
-          const freed = await this.remove(r, (fresh) => expired(fresh) || over());
-          if (freed !== undefined) {
+          if ((!expired(r) && !over()) || this.lock.busy(r.sha256)) return;
+          freeing += r.size;
+          try {
+            const freed = await this.remove(r, (fresh) => expired(fresh) || over(r.size));
+            if (freed === undefined) return;
             result.removed++;
             result.freedBytes += freed;
+          } finally {
+            freeing -= r.size;
           }
-        }
+        });
       } finally {
         if (claimed?.size) await this.backend.release?.([...claimed]).catch(() => undefined);
       }

@@ -107,6 +107,8 @@ export interface S3Relay {
   endpoint: string;
   /** `METHOD /path?query` of each request relayed. */
   requests: string[];
+  /** The most requests under way at once among those `which` picks (by `METHOD /path?query`). */
+  atOnce(which: (request: string) => boolean): number;
   /** While true, every connection is cut at once: the bucket is unreachable. */
   down: boolean;
   close(): Promise<void>;
@@ -116,13 +118,24 @@ export interface S3Relay {
 export async function startRelay(target: string): Promise<S3Relay> {
   const to = new URL(target);
   const sockets = new Set<Socket>();
-  const relay: S3Relay = { endpoint: '', requests: [], down: false, close: async () => undefined };
+  // Each request's start (+1) and end (-1), in the order they happened.
+  const steps: { request: string; step: 1 | -1 }[] = [];
+  const atOnce = (which: (request: string) => boolean): number => {
+    let now = 0;
+    let most = 0;
+    for (const { request, step } of steps) if (which(request)) most = Math.max(most, (now += step));
+    return most;
+  };
+  const relay: S3Relay = { endpoint: '', requests: [], atOnce, down: false, close: async () => undefined };
   const server: Server = createServer((req, res) => {
     if (relay.down) {
       req.socket.destroy();
       return;
     }
-    relay.requests.push(`${req.method} ${req.url}`);
+    const line = `${req.method} ${req.url}`;
+    relay.requests.push(line);
+    steps.push({ request: line, step: 1 });
+    res.once('close', () => steps.push({ request: line, step: -1 }));
     const upstream = request(
       { host: to.hostname, port: to.port, method: req.method, path: req.url, headers: req.headers },
       (answer) => {

@@ -9,7 +9,7 @@ import { ArtifactStore } from '../../src/artifacts/store.js';
 import type { S3StoreOptions, StoreOptions } from '../../src/artifacts/types.js';
 import { silentLogger } from '../../src/logger.js';
 import { waitFor } from '../helpers/fixtures.js';
-import { S3_KEY, S3_SECRET, startS3, type S3Server } from '../helpers/s3.js';
+import { S3_KEY, S3_SECRET, startRelay, startS3, type S3Server } from '../helpers/s3.js';
 
 const HOUR = 3_600_000;
 const dir = mkdtempSync(join(tmpdir(), 'mcp-offload-s3-store-'));
@@ -29,12 +29,17 @@ afterAll(async () => {
 
 let run = 0;
 /** A replica's store over the bucket under this test's prefix, with its own clock. */
-async function replica(prefix: string, now: () => number = Date.now, quotaBytes = 0): Promise<ArtifactStore> {
+async function replica(
+  prefix: string,
+  now: () => number = Date.now,
+  quotaBytes = 0,
+  endpoint = s3.endpoint,
+): Promise<ArtifactStore> {
   const bucket: S3StoreOptions = {
     bucket: s3.bucket,
     prefix,
     region: 'us-east-1',
-    endpoint: s3.endpoint,
+    endpoint,
     forcePathStyle: true,
     accessKeyId: S3_KEY,
     secretAccessKey: S3_SECRET,
@@ -102,6 +107,24 @@ test('a refresh in the middle of a collection (every 30 s, a long one meets it) 
   await a.refresh();
   expect((await collecting).removed).toBe(COUNT);
   expect(await s3.keys('refreshed/')).toEqual([]);
+});
+
+test('a collection removes several artifacts at once, each once (one after another, 250 took over a minute)', async () => {
+  let clock = Date.now();
+  const relay = await startRelay(s3.endpoint);
+  try {
+    const a = await replica('parallel/', () => clock, 0, relay.endpoint);
+    const COUNT = 24;
+    for (let i = 0; i < COUNT; i++) await put(a, `parallel ${i}`, 'alice');
+    clock += 2 * HOUR;
+    expect((await a.gc(clock)).removed).toBe(COUNT);
+    expect(await s3.keys('parallel/')).toEqual([]);
+    const contentDelete = (r: string) => r.startsWith('DELETE ') && r.includes('/parallel/content/');
+    expect(relay.requests.filter(contentDelete)).toHaveLength(COUNT);
+    expect(relay.atOnce(contentDelete)).toBeGreaterThan(1);
+  } finally {
+    await relay.close();
+  }
 });
 
 test('bytes deleted under a record are uploaded again by the next put of them', async () => {
