@@ -72,16 +72,20 @@ function relayCoreGoals(rows) {
     });
   return [
     ...stdio('a 2025 client, fresh process', 'stdio-mcp-offload', 'stdio-relay', ['stdio-json-relay']),
-    ...stdio('a 2025 client, steady state', 'stdio-mcp-offload-steady', 'stdio-relay-steady'),
+    ...stdio('a 2025 client, steady state', 'stdio-mcp-offload-steady', 'stdio-relay-steady', [
+      'stdio-json-relay-steady',
+    ]),
     ...stdio(
       'a 2026-07-28 client (SDK v2) before a 2026-07-28 server, fresh process',
       'v2m-stdio-mcp-offload',
       'v2m-stdio-relay',
+      ['v2m-stdio-json-relay'],
     ),
     ...stdio(
       'a 2026-07-28 client (SDK v2) before a 2026-07-28 server, steady state',
       'v2m-stdio-mcp-offload-steady',
       'v2m-stdio-relay-steady',
+      ['v2m-stdio-json-relay-steady'],
     ),
     // Bridged to server-everything, which speaks only 2025: the relay carries the same client in its 2025 mode.
     ...stdio(

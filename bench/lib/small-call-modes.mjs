@@ -197,6 +197,18 @@ MODES.push(
     }),
   },
   {
+    id: 'v2m-stdio-json-relay',
+    transport: 'v2m-stdio',
+    mode: 'stdio-json-relay (floor for a proxy that reads messages)',
+    baseline: 'v2m-stdio-direct',
+    calls: modernEcho,
+    job: () => ({
+      transport: 'stdio',
+      client: 'v2-modern',
+      spawn: { command: NODE, args: [JSON_RELAY, '--stringify', '--', NODE, MODERN_SERVER] },
+    }),
+  },
+  {
     id: 'v2m-stdio-mcp-offload',
     transport: 'v2m-stdio',
     mode: 'mcp-offload',
@@ -227,8 +239,8 @@ MODES.push(
 // warm-up calls: stdio for a 2025 client and for a 2026-07-28 one (before a 2026-07-28 server), and HTTP in front of a
 // Streamable HTTP server, each with its floors.
 const STEADY = [
-  ...['stdio-direct', 'stdio-relay', 'stdio-mcp-offload'],
-  ...['v2m-stdio-direct', 'v2m-stdio-relay', 'v2m-stdio-mcp-offload'],
+  ...['stdio-direct', 'stdio-relay', 'stdio-json-relay', 'stdio-mcp-offload'],
+  ...['v2m-stdio-direct', 'v2m-stdio-relay', 'v2m-stdio-json-relay', 'v2m-stdio-mcp-offload'],
   ...['url-direct', 'url-relay', 'url-http-relay', 'url-mcp-offload'],
 ];
 for (const id of STEADY) {

@@ -20,10 +20,11 @@
 //                                      url-direct,url-relay,url-http-relay,url-mcp-offload,
 //                                      v2-stdio-direct,v2-stdio-relay,v2-stdio-mcp-offload,v2-stdio-mcp-offload-modern,
 //                                      v2-http-direct,v2-http-mcp-offload,v2-http-mcp-offload-modern,
-//                                      v2m-stdio-direct,v2m-stdio-relay,v2m-stdio-mcp-offload,
+//                                      v2m-stdio-direct,v2m-stdio-relay,v2m-stdio-json-relay,v2m-stdio-mcp-offload,
 //                                      v2m-url-direct,v2m-url-relay,v2m-url-http-relay,v2m-url-mcp-offload,
-//                                      and with -steady appended: stdio-direct, stdio-relay, stdio-mcp-offload,
-//                                      v2m-stdio-direct, v2m-stdio-relay, v2m-stdio-mcp-offload,
+//                                      and with -steady appended: stdio-direct, stdio-relay, stdio-json-relay,
+//                                      stdio-mcp-offload, v2m-stdio-direct, v2m-stdio-relay, v2m-stdio-json-relay,
+//                                      v2m-stdio-mcp-offload,
 //                                      url-direct, url-relay, url-http-relay, url-mcp-offload
 //                                      (a mode's "added" needs its baseline, the direct mode of its section, run too)
 import { EVERYTHING, WARMUP, collect, echoJob, intFromEnv } from '../lib/echo-calls.mjs';
@@ -74,10 +75,10 @@ export default {
   2025 mode direct.
 - **SDK v2 client before a 2026-07-28 server**: the v2 client pinned to 2026-07-28 calls \`echo {text}\` of the SDK v2 fixture
   server (\`node test/fixtures/modern-server.mjs\`, \`McpServer\` on \`serveStdio\`; every answer checked: \`echo: hello <i>\`) directly,
-  through the stdio byte relay, and through mcp-offload, which speaks 2026-07-28 to it too; and the same over HTTP: the
+  through the stdio byte relay, through the JSON relay, and through mcp-offload, which speaks 2026-07-28 to it too; and the same over HTTP: the
   fixture's own Streamable HTTP (\`--http <port>\`, \`createMcpHandler\`), a TCP byte relay, the minimal HTTP proxy and \`mcp-offload
   --http --url\` before it (\`bench/lib/http-front.mjs --server modern\`).
-- **steady state**: stdio direct, byte relay and mcp-offload for both clients (server-everything with the SDK 1 client, the fixture
+- **steady state**: stdio direct, byte relay, JSON relay and mcp-offload for both clients (server-everything with the SDK 1 client, the fixture
   server with the v2 client pinned to 2026-07-28), and over HTTP the direct, TCP relay, minimal HTTP proxy and mcp-offload fronts
   before server-everything, once more, each after 5000 warm-up calls (\`BENCH_SMALL_CALLS_STEADY_WARMUP\`) instead of ${WARMUP}: a fresh Node process runs its hot code interpreted until
   V8 has optimized it, which takes the proxy (and the server, and the client) a few thousand calls; a proxy lives as long as its
