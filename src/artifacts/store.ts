@@ -451,10 +451,16 @@ export class ArtifactStore {
       const ttl = this.options.ttlMs;
       const quota = this.options.quotaBytes;
       const expired = (r: ArtifactRecord) => ttl > 0 && now - activity(r) > ttl;
-      // Bytes of removals under way: with several at once, each counts what the others are about to free, so a
-      // collection over the quota removes no more than it must.
-      let freeing = 0;
-      const over = (own = 0) => quota > 0 && this.totalBytes - (freeing - own) > quota;
+      // Removals under way (hash → size): with several at once, each counts the bytes the others are about to free,
+      // so a collection over the quota removes no more than it must. Only while still indexed: once gone, they have
+      // left totalBytes already.
+      const underWay = new Map<string, number>();
+      const over = (own?: string) => {
+        if (quota <= 0) return false;
+        let freeing = 0;
+        for (const [sha256, size] of underWay) if (sha256 !== own && this.index.byContent(sha256)) freeing += size;
+        return this.totalBytes - freeing > quota;
+      };
       let candidates = this.index
         .all()
         .filter((r) => !keep.has(r.sha256))
@@ -485,14 +491,14 @@ export class ArtifactStore {
           if (!r) return;
           // A record being put again right now is about to be handed to a client.
           if ((!expired(r) && !over()) || this.lock.busy(r.sha256)) return;
-          freeing += r.size;
+          underWay.set(r.sha256, r.size);
           try {
-            const freed = await this.remove(r, (fresh) => expired(fresh) || over(r.size));
+            const freed = await this.remove(r, (fresh) => expired(fresh) || over(r.sha256));
             if (freed === undefined) return;
             result.removed++;
             result.freedBytes += freed;
           } finally {
-            freeing -= r.size;
+            underWay.delete(r.sha256);
           }
         });
       } finally {
