@@ -1,6 +1,7 @@
 import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import type { Logger } from '../logger.js';
+import { inParallel } from './in-parallel.js';
 import { extensionForFile } from './mime.js';
 import { artifactId, isWellFormedId, sanitizeFilename } from './names.js';
 import type { ArtifactInput, ArtifactName, ArtifactRecord } from './types.js';
@@ -165,8 +166,6 @@ export async function loadRecords(dir: string, metaDir: string, log: Logger): Pr
       records.push(parsed);
     }
   };
-  for (let i = 0; i < names.length; i += LOAD_CONCURRENCY) {
-    await Promise.all(names.slice(i, i + LOAD_CONCURRENCY).map(loadOne));
-  }
+  await inParallel(names, LOAD_CONCURRENCY, loadOne);
   return records;
 }

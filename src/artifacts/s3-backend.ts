@@ -16,6 +16,7 @@ import type { Logger } from '../logger.js';
 import { ContentGone, type ArtifactBackend, type Content } from './backend.js';
 import { prepareDirectory } from './directory.js';
 import { parseRecord, serializeRecord } from './metadata.js';
+import { inParallel } from './in-parallel.js';
 import { goesBy } from './record-index.js';
 import { GcClaims } from './s3-claims.js';
 import { createS3Client, describeBucket, describeS3Error, isMissing } from './s3-client.js';
@@ -254,8 +255,7 @@ export class S3Backend implements ArtifactBackend {
       record.owners = [...new Set([...record.owners, ...(owners.get(sha) ?? [])])];
       records.push(record);
     };
-    for (let i = 0; i < recordKeys.length; i += FETCH_CONCURRENCY)
-      await Promise.all(recordKeys.slice(i, i + FETCH_CONCURRENCY).map(load));
+    await inParallel(recordKeys, FETCH_CONCURRENCY, load);
     return records;
   }
 
