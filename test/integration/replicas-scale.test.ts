@@ -38,7 +38,9 @@ interface Replica {
 
 async function startReplica(): Promise<Replica> {
   const cli = startCli(['--http', '127.0.0.1:0', '--config', config]);
-  const [, base] = await cli.waitForStderr(/^mcp-offload listening on (http:\/\/127\.0\.0\.1:\d+)\/mcp$/m, 20_000);
+  // Generous: a replica reads every record of the bucket before it listens (1,000 GETs after the run), answered by
+  // s3rver in this process, one CPU-bound request at a time; on a loaded 2-core machine that once took over 20 s.
+  const [, base] = await cli.waitForStderr(/^mcp-offload listening on (http:\/\/127\.0\.0\.1:\d+)\/mcp$/m, 60_000);
   return { cli, base: base! };
 }
 
