@@ -19,7 +19,10 @@ export interface ArtifactBackend {
    */
   readonly shared: boolean;
 
-  /** Prepares the medium (fails with a clear message when it cannot be used) and answers the records it holds. */
+  /**
+   * Prepares the medium (fails with a clear message when it cannot be used) and answers the records it holds; a
+   * shared one answers none, the store reading them with listRecords once it is open (store.ts init).
+   */
   open(): Promise<ArtifactRecord[]>;
   /** `record.path` for an id: the file on disk, or the object's `s3://` URI. */
   pathFor(id: string, sha256: string): string;

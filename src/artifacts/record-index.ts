@@ -47,6 +47,8 @@ export class RecordIndex {
   private readonly byId = new Map<string, ArtifactRecord>();
   private readonly byHash = new Map<string, ArtifactRecord>();
   private bytes = 0;
+  /** Told of each content whose record is added, removed or named anew. */
+  onChange?: (sha256: string) => void;
 
   get totalBytes(): number {
     return this.bytes;
@@ -83,6 +85,7 @@ export class RecordIndex {
     for (const name of record.names ?? []) if (!this.byId.has(name.id)) this.byId.set(name.id, record);
     this.byHash.set(record.sha256, record);
     this.bytes += record.size;
+    this.onChange?.(record.sha256);
   }
 
   delete(record: ArtifactRecord): void {
@@ -91,6 +94,7 @@ export class RecordIndex {
     for (const name of record.names ?? []) if (this.byId.get(name.id) === record) this.byId.delete(name.id);
     this.byHash.delete(record.sha256);
     this.bytes -= record.size;
+    this.onChange?.(record.sha256);
   }
 
   /** Each record once, under its first name. */
@@ -101,6 +105,7 @@ export class RecordIndex {
   /** Another name for a record already here (a put of the same bytes by another tool). */
   addName(record: ArtifactRecord, id: string): void {
     if (!this.byId.has(id)) this.byId.set(id, record);
+    this.onChange?.(record.sha256);
   }
 
   /** Newest first. */

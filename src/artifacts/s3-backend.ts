@@ -87,7 +87,8 @@ export class S3Backend implements ArtifactBackend {
       const probe = `${this.prefix}.probe-${process.pid}-${Date.now()}`;
       await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: probe, Body: EMPTY }));
       await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: probe }));
-      return await this.listRecords(new Map());
+      // The records are read by the store's first refresh, which a replica does not wait for (store.ts init).
+      return [];
     } catch (err) {
       throw new ArtifactStoreError('unwritable', `${where} is not usable: ${describeS3Error(err)}`);
     }

@@ -57,6 +57,13 @@ export class ArtifactStore {
   onCollected?: (result: GcResult) => void;
   private ready = false;
   private opening?: Promise<void>;
+  /** The first reading of a shared bucket's records, which init starts and does not wait for (see loaded). */
+  private firstLoad: Promise<void> = Promise.resolve();
+  /**
+   * Contents whose record changed here while a refresh was reading the bucket: what that reading found of them is
+   * older than the index (a put that added an owner, a removal), and must not undo it.
+   */
+  private changedWhileReading?: Set<string>;
   /** Undoes this store's spool directory (see init). */
   private releaseSpool?: () => void;
 
@@ -66,6 +73,7 @@ export class ArtifactStore {
   ) {
     this.dir = backendLocation(options);
     this.now = options.now ?? Date.now;
+    this.index.onChange = (sha256) => this.changedWhileReading?.add(sha256);
     configureSpool({ log });
   }
 
@@ -78,7 +86,14 @@ export class ArtifactStore {
     return this.options.s3 !== undefined;
   }
 
-  /** Creates and checks the directory or bucket, then loads the records of earlier runs (or other replicas). */
+  /**
+   * Creates and checks the directory or bucket, and loads the records of earlier runs (or other replicas). A
+   * directory's are read before init resolves. A shared bucket's are read after: one request per record, which for a
+   * bucket of many thousands would hold a replica's start (and its health check) for minutes. Meanwhile an artifact is
+   * found all the same, looked up in the bucket as one another replica stored a moment ago is (find), a put of bytes
+   * already there finds their record, and the lists wait for the reading (loaded); a collection reads the records
+   * again first in any case.
+   */
   async init(): Promise<void> {
     this.backend ??= await createBackend(this.options, this.log);
     for (const record of await this.backend.open()) {
@@ -91,8 +106,27 @@ export class ArtifactStore {
     if (this.backend.shared && !this.refreshTimer) {
       this.refreshTimer = setInterval(() => void this.refresh().catch(() => undefined), REFRESH_MS);
       this.refreshTimer.unref();
+      const started = Date.now();
+      this.firstLoad = this.refresh().then(
+        () =>
+          this.log.debug(
+            { dir: this.dir, artifacts: this.index.size, bytes: this.totalBytes, ms: Date.now() - started },
+            'artifact records read',
+          ),
+        (err: unknown) =>
+          this.log.warn({ err: String(err), dir: this.dir }, 'artifact records not read; trying again every 30 s'),
+      );
     }
     this.log.debug({ dir: this.dir, artifacts: this.index.size, bytes: this.totalBytes }, 'artifact store ready');
+  }
+
+  /**
+   * Resolves once the records the store opened with are all indexed: at once for a directory; for a shared bucket,
+   * once its first reading is done (or failed: the index then holds what this replica has seen). For what lists
+   * artifacts, rather than finding one.
+   */
+  loaded(): Promise<void> {
+    return this.firstLoad;
   }
 
   close(): void {
@@ -203,6 +237,7 @@ export class ArtifactStore {
     const { owner } = input;
     if (owner !== undefined && !record.owners.includes(owner)) record.owners.push(owner);
     record.lastStored = new Date(this.now()).toISOString();
+    this.changedWhileReading?.add(record.sha256);
     const id = this.nameFor(record, input);
     if (this.backend.shared) {
       // Other replicas learn the owner only from the bucket: without it the artifact is not theirs to serve.
@@ -357,14 +392,17 @@ export class ArtifactStore {
 
   private async reload(): Promise<void> {
     const known = new Map(this.index.all().map((r) => [r.sha256, r]));
-    const records = await this.backend.listRecords!(known);
-    const seen = new Set(records.map((r) => r.sha256));
-    for (const r of records) {
-      const current = this.index.byContent(r.sha256);
-      // A put or a removal of this content in progress here knows better than the listing started before it.
-      if (current !== r && !this.lock.busy(r.sha256)) this.adopt(r);
+    const changed = (this.changedWhileReading = new Set());
+    try {
+      const records = await this.backend.listRecords!(known);
+      const seen = new Set(records.map((r) => r.sha256));
+      // A put or a removal of this content in progress here, or done since the listing began, knows better than it.
+      const newer = (sha256: string) => this.lock.busy(sha256) || changed.has(sha256);
+      for (const r of records) if (this.index.byContent(r.sha256) !== r && !newer(r.sha256)) this.adopt(r);
+      for (const r of known.values()) if (!seen.has(r.sha256) && !newer(r.sha256)) this.index.delete(r);
+    } finally {
+      this.changedWhileReading = undefined;
     }
-    for (const r of known.values()) if (!seen.has(r.sha256) && !this.lock.busy(r.sha256)) this.index.delete(r);
   }
 
   async read(idOrUri: string, range?: ByteRange): Promise<Buffer> {

@@ -92,6 +92,7 @@ export async function callArtifactTool(call: ArtifactToolCall): Promise<CallTool
 
 async function listArtifacts({ store, owner, args, links }: ArtifactToolCall): Promise<CallToolResult> {
   const limit = typeof args.limit === 'number' ? args.limit : 50;
+  await store.loaded();
   const records = store.listNames({ owner, server: str(args.server), tool: str(args.tool) }).slice(0, limit);
   if (!records.length) return { content: [{ type: 'text', text: 'No artifacts stored in this session.' }] };
   const where = async (r: ArtifactRecord) =>

@@ -31,6 +31,7 @@ export async function statsReport(
   await store.init();
   let tools: ToolSavings[];
   try {
+    await store.loaded();
     tools = ledger.rows(store.list());
   } finally {
     store.close();

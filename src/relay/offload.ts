@@ -43,6 +43,8 @@ export class Offload {
   /** The artifact viewer for hosts of MCP Apps, unless the config turns it off. */
   readonly viewer: ArtifactViewer | undefined;
   private gcTimer?: NodeJS.Timeout;
+  /** Set by stop: a collection still running then is let go quietly. */
+  private stopped = false;
   /** Tools whose output schema was too deep to rewrite, warned about once. */
   private readonly tooDeep = new WeakSet<Tool>();
 
@@ -72,12 +74,16 @@ export class Offload {
       this.log.error({ err: error instanceof Error ? error.message : String(error) }, 'artifact store unavailable');
       return;
     }
-    await this.collect();
+    // Over a shared bucket the collection reads every record first, and looks at every one: the gateway serves
+    // meanwhile (a replica that waited had its start, and its health check, held for as long as the bucket is large).
+    if (this.store.shared) void this.collect();
+    else await this.collect();
     this.gcTimer = setInterval(() => void this.collect(), GC_INTERVAL_MS);
     this.gcTimer.unref();
   }
 
   stop(): void {
+    this.stopped = true;
     clearInterval(this.gcTimer);
     this.store.close();
   }
@@ -88,6 +94,8 @@ export class Offload {
       const result = await this.store.gc();
       if (result.removed) this.log.info(result, 'artifacts collected');
     } catch (error) {
+      // A collection cut short by the gateway stopping is no failure worth a warning.
+      if (this.stopped) return;
       this.log.warn({ err: error instanceof Error ? error.message : String(error) }, 'artifact collection failed');
     }
   }

@@ -1,7 +1,7 @@
 // A real S3 server for the tests: s3rver (npm) on 127.0.0.1 over a temp directory, and a relay in front
 // of it that records each request and can play an outage.
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, request, type Server } from 'node:http';
+import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { createHash } from 'node:crypto';
@@ -111,6 +111,10 @@ export interface S3Relay {
   atOnce(which: (request: string) => boolean): number;
   /** While true, every connection is cut at once: the bucket is unreachable. */
   down: boolean;
+  /** Requests it picks (by `METHOD /path?query`) wait, unanswered, until `release`. */
+  hold?: (request: string) => boolean;
+  /** Sends the held requests on, and holds no more. */
+  release(): void;
   close(): Promise<void>;
 }
 
@@ -126,7 +130,18 @@ export async function startRelay(target: string): Promise<S3Relay> {
     for (const { request, step } of steps) if (which(request)) most = Math.max(most, (now += step));
     return most;
   };
-  const relay: S3Relay = { endpoint: '', requests: [], atOnce, down: false, close: async () => undefined };
+  const held: Array<() => void> = [];
+  const relay: S3Relay = {
+    endpoint: '',
+    requests: [],
+    atOnce,
+    down: false,
+    release: () => {
+      relay.hold = undefined;
+      for (const send of held.splice(0)) send();
+    },
+    close: async () => undefined,
+  };
   const server: Server = createServer((req, res) => {
     if (relay.down) {
       req.socket.destroy();
@@ -136,6 +151,11 @@ export async function startRelay(target: string): Promise<S3Relay> {
     relay.requests.push(line);
     steps.push({ request: line, step: 1 });
     res.once('close', () => steps.push({ request: line, step: -1 }));
+    // The body is read on by the upstream request once it is sent; meanwhile it waits in the socket.
+    if (relay.hold?.(line)) held.push(() => send(req, res));
+    else send(req, res);
+  });
+  const send = (req: IncomingMessage, res: ServerResponse): void => {
     const upstream = request(
       { host: to.hostname, port: to.port, method: req.method, path: req.url, headers: req.headers },
       (answer) => {
@@ -145,7 +165,7 @@ export async function startRelay(target: string): Promise<S3Relay> {
     );
     upstream.on('error', () => res.destroy());
     req.pipe(upstream);
-  });
+  };
   server.on('connection', (socket) => {
     if (relay.down) return socket.destroy();
     sockets.add(socket);

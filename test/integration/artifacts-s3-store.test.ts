@@ -127,6 +127,76 @@ test('a collection removes several artifacts at once, each once (one after anoth
   }
 });
 
+test('a replica opens without reading every record first: meanwhile an artifact is found, a put of stored bytes finds their record, and the lists wait for the reading', async () => {
+  const writer = await replica('opening/');
+  const records = [];
+  for (let i = 0; i < 6; i++) records.push(await put(writer, `opened ${i}`, 'alice'));
+  const relay = await startRelay(s3.endpoint);
+  try {
+    // The reading of the first record waits: the replica must open all the same (reading every record before it
+    // opened held a replica's start for as long as the bucket is large).
+    const first = records[0]!;
+    relay.hold = (request) => request.startsWith('GET ') && request.includes(`/opening/records/${first.sha256}.json`);
+    const late = await Promise.race([
+      replica('opening/', Date.now, 0, relay.endpoint),
+      new Promise<never>((_, reject) =>
+        setTimeout(() => reject(new Error('the replica did not open while a record read was held')), 10_000).unref(),
+      ),
+    ]);
+    let listed = false;
+    void late.loaded().then(() => (listed = true));
+    await waitFor(() => relay.requests.some((r) => relay.hold?.(r) ?? false), 10_000, 5, 'the held record read');
+    expect(listed).toBe(false);
+    // Another artifact, not yet indexed here, is found in the bucket, with its bytes; stored bytes put again are
+    // the same artifact, with the new owner added.
+    const other = records[3]!;
+    expect((await late.find(other.uri, 'alice'))?.id).toBe(other.id);
+    expect((await late.read(other.id)).toString()).toBe('opened 3');
+    const again = await put(late, 'opened 4', 'bob');
+    expect(again.id).toBe(records[4]!.id);
+    expect(again.owners.sort()).toEqual(['alice', 'bob']);
+    expect(listed).toBe(false);
+    relay.release();
+    await late.loaded();
+    expect(
+      late
+        .list({ owner: 'alice' })
+        .map((r) => r.id)
+        .sort(),
+    ).toEqual(records.map((r) => r.id).sort());
+    expect(late.list({ owner: 'bob' }).map((r) => r.id)).toEqual([again.id]);
+  } finally {
+    relay.release();
+    await relay.close();
+  }
+});
+
+test('what a refresh reads of the bucket does not undo an owner a put added here while it was reading', async () => {
+  const writer = await replica('reading/');
+  const known = await put(writer, 'known here', 'alice');
+  const relay = await startRelay(s3.endpoint);
+  try {
+    const b = await replica('reading/', Date.now, 0, relay.endpoint);
+    await b.loaded();
+    expect(b.get(known.id)?.owners).toEqual(['alice']);
+    // A record new to b: its read waits, and holds the refresh after b's listing.
+    const fresh = await put(writer, 'new there', 'alice');
+    relay.hold = (request) => request.startsWith('GET ') && request.includes(`/reading/records/${fresh.sha256}.json`);
+    const refreshed = b.refresh();
+    await waitFor(() => relay.requests.some((r) => relay.hold?.(r) ?? false), 10_000, 5, 'the held record read');
+    // Meanwhile bob gets the known bytes on b: the record b holds gains him in place.
+    await put(b, 'known here', 'bob');
+    relay.release();
+    await refreshed;
+    expect(b.get(known.id)?.owners.sort()).toEqual(['alice', 'bob']);
+    expect(b.list({ owner: 'bob' }).map((r) => r.id)).toEqual([known.id]);
+    expect(b.get(fresh.id)).toBeDefined();
+  } finally {
+    relay.release();
+    await relay.close();
+  }
+});
+
 test('bytes deleted under a record are uploaded again by the next put of them', async () => {
   const a = await replica('healed/');
   const record = await put(a, 'lost and found', 'alice');

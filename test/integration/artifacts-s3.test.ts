@@ -225,6 +225,33 @@ describe('artifacts in S3: two gateways sharing the bucket', () => {
   });
 });
 
+describe('artifacts in S3: a gateway starting over a full bucket', () => {
+  test('it serves before it has read every record: an artifact is read meanwhile, and resources/list and artifact_list wait for the reading', async () => {
+    const aliceA = await connect(a.base, ALICE);
+    const [first] = linksOf(await aliceA.client.callTool({ name: 'art__image', arguments: { tag: 'early-1' } }));
+    const [second] = linksOf(await aliceA.client.callTool({ name: 'art__image', arguments: { tag: 'early-2' } }));
+    const slow = await startRelay(s3.endpoint);
+    try {
+      // The read of the second's record waits: before, the gateway read every record before it listened.
+      slow.hold = (request) => request.startsWith('GET ') && request.includes(`/records/${sha(png('early-2'))}.json`);
+      const c = await serve(writeConfig('c.yaml', { endpoint: slow.endpoint }));
+      const aliceC = await connect(c.base, ALICE);
+      expect(sha(await readBlob(aliceC, first!))).toBe(sha(png('early-1')));
+      let listed = false;
+      const resources = aliceC.client.listResources().finally(() => (listed = true));
+      const tool = aliceC.client.callTool({ name: 'artifact_list', arguments: {} }).finally(() => (listed = true));
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(listed).toBe(false);
+      slow.release();
+      expect((await resources).resources.map((r) => r.uri)).toEqual(expect.arrayContaining([first, second]));
+      expect(textsOf(await tool)).toContain(second!.slice('artifact://'.length));
+    } finally {
+      slow.release();
+      await slow.close();
+    }
+  });
+});
+
 describe('artifacts in S3: presigned links', () => {
   test('with links.via presigned the summary links the bucket itself, and a plain GET downloads the bytes', async () => {
     const c = await serve(writeConfig('c.yaml', { endpoint: s3.endpoint, via: 'presigned' }));

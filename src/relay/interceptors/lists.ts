@@ -43,6 +43,8 @@ export function lists({ offload, config }: RelayContext): Interceptor {
     async request(call) {
       const list = LISTS.get(call.method)!;
       const session = call.session!;
+      // A replica just started over a shared bucket lists the artifacts once it has read them all (store.ts init).
+      if (list.key === 'resources') await offload.store.loaded();
       const { catalog } = session.view;
       const merged = list.key === 'tools' && call.hostsApps ? catalog.appHostTools : catalog.snapshot[list.key];
       const mine = own(list.key, session, call.hostsApps);
