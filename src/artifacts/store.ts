@@ -56,6 +56,7 @@ export class ArtifactStore {
   /** Told after a collection that removed something (for metrics). */
   onCollected?: (result: GcResult) => void;
   private ready = false;
+  private closed = false;
   private opening?: Promise<void>;
   /** The first reading of a shared bucket's records, which init starts and does not wait for (see loaded). */
   private firstLoad: Promise<void> = Promise.resolve();
@@ -113,8 +114,11 @@ export class ArtifactStore {
             { dir: this.dir, artifacts: this.index.size, bytes: this.totalBytes, ms: Date.now() - started },
             'artifact records read',
           ),
-        (err: unknown) =>
-          this.log.warn({ err: String(err), dir: this.dir }, 'artifact records not read; trying again every 30 s'),
+        (err: unknown) => {
+          // A store closed meanwhile (a gateway stopped as it started) cut the reading short itself.
+          if (!this.closed)
+            this.log.warn({ err: String(err), dir: this.dir }, 'artifact records not read; trying again every 30 s');
+        },
       );
     }
     this.log.debug({ dir: this.dir, artifacts: this.index.size, bytes: this.totalBytes }, 'artifact store ready');
@@ -130,6 +134,7 @@ export class ArtifactStore {
   }
 
   close(): void {
+    this.closed = true;
     this.releaseSpool?.();
     this.releaseSpool = undefined;
     clearInterval(this.refreshTimer);
@@ -393,16 +398,18 @@ export class ArtifactStore {
   private async reload(): Promise<void> {
     const known = new Map(this.index.all().map((r) => [r.sha256, r]));
     const changed = (this.changedWhileReading = new Set());
+    let records: ArtifactRecord[];
     try {
-      const records = await this.backend.listRecords!(known);
-      const seen = new Set(records.map((r) => r.sha256));
-      // A put or a removal of this content in progress here, or done since the listing began, knows better than it.
-      const newer = (sha256: string) => this.lock.busy(sha256) || changed.has(sha256);
-      for (const r of records) if (this.index.byContent(r.sha256) !== r && !newer(r.sha256)) this.adopt(r);
-      for (const r of known.values()) if (!seen.has(r.sha256) && !newer(r.sha256)) this.index.delete(r);
+      records = await this.backend.listRecords!(known);
     } finally {
+      // What follows is this reading's own changes.
       this.changedWhileReading = undefined;
     }
+    const seen = new Set(records.map((r) => r.sha256));
+    // A put or a removal of this content in progress here, or done since the listing began, knows better than it.
+    const newer = (sha256: string) => this.lock.busy(sha256) || changed.has(sha256);
+    for (const r of records) if (this.index.byContent(r.sha256) !== r && !newer(r.sha256)) this.adopt(r);
+    for (const r of known.values()) if (!seen.has(r.sha256) && !newer(r.sha256)) this.index.delete(r);
   }
 
   async read(idOrUri: string, range?: ByteRange): Promise<Buffer> {

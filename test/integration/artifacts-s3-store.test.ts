@@ -9,7 +9,7 @@ import { ArtifactStore } from '../../src/artifacts/store.js';
 import type { S3StoreOptions, StoreOptions } from '../../src/artifacts/types.js';
 import { silentLogger } from '../../src/logger.js';
 import { waitFor } from '../helpers/fixtures.js';
-import { S3_KEY, S3_SECRET, startRelay, startS3, type S3Server } from '../helpers/s3.js';
+import { S3_KEY, S3_SECRET, startRelay, startS3, type S3Relay, type S3Server } from '../helpers/s3.js';
 
 const HOUR = 3_600_000;
 const dir = mkdtempSync(join(tmpdir(), 'mcp-offload-s3-store-'));
@@ -63,6 +63,23 @@ async function replica(
 const put = (store: ArtifactStore, text: string, owner: string) =>
   store.put({ data: { bytes: Buffer.from(text) }, server: 's', tool: 't', owner });
 
+/** Runs `test` with an S3 relay before the bucket (requests seen, some held), closed after. */
+async function withRelay(test: (relay: S3Relay) => Promise<void>): Promise<void> {
+  const relay = await startRelay(s3.endpoint);
+  try {
+    await test(relay);
+  } finally {
+    relay.release();
+    await relay.close();
+  }
+}
+
+/** Holds the read of `sha256`'s record under `prefix`; the function answered waits until that read has come. */
+function holdRecordRead(relay: S3Relay, prefix: string, sha256: string): () => Promise<unknown> {
+  relay.hold = (request) => request.startsWith('GET ') && request.includes(`/${prefix}records/${sha256}.json`);
+  return () => waitFor(() => relay.requests.some((r) => relay.hold?.(r) ?? false), 10_000, 5, 'the held record read');
+}
+
 test('a collection keeps bytes another replica stored again since this one last looked', async () => {
   let clock = Date.now();
   const a = await replica('stale/', () => clock);
@@ -109,10 +126,9 @@ test('a refresh in the middle of a collection (every 30 s, a long one meets it) 
   expect(await s3.keys('refreshed/')).toEqual([]);
 });
 
-test('a collection removes several artifacts at once, each once (one after another, 250 took over a minute)', async () => {
-  let clock = Date.now();
-  const relay = await startRelay(s3.endpoint);
-  try {
+test('a collection removes several artifacts at once, each once (one after another, 250 took over a minute)', () =>
+  withRelay(async (relay) => {
+    let clock = Date.now();
     const a = await replica('parallel/', () => clock, 0, relay.endpoint);
     const COUNT = 24;
     for (let i = 0; i < COUNT; i++) await put(a, `parallel ${i}`, 'alice');
@@ -122,21 +138,16 @@ test('a collection removes several artifacts at once, each once (one after anoth
     const contentDelete = (r: string) => r.startsWith('DELETE ') && r.includes('/parallel/content/');
     expect(relay.requests.filter(contentDelete)).toHaveLength(COUNT);
     expect(relay.atOnce(contentDelete)).toBeGreaterThan(1);
-  } finally {
-    await relay.close();
-  }
-});
+  }));
 
-test('a replica opens without reading every record first: meanwhile an artifact is found, a put of stored bytes finds their record, and the lists wait for the reading', async () => {
-  const writer = await replica('opening/');
-  const records = [];
-  for (let i = 0; i < 6; i++) records.push(await put(writer, `opened ${i}`, 'alice'));
-  const relay = await startRelay(s3.endpoint);
-  try {
+test('a replica opens without reading every record first: meanwhile an artifact is found, a put of stored bytes finds their record, and the lists wait for the reading', () =>
+  withRelay(async (relay) => {
+    const writer = await replica('opening/');
+    const records = [];
+    for (let i = 0; i < 6; i++) records.push(await put(writer, `opened ${i}`, 'alice'));
     // The reading of the first record waits: the replica must open all the same (reading every record before it
     // opened held a replica's start for as long as the bucket is large).
-    const first = records[0]!;
-    relay.hold = (request) => request.startsWith('GET ') && request.includes(`/opening/records/${first.sha256}.json`);
+    const arrived = holdRecordRead(relay, 'opening/', records[0]!.sha256);
     const late = await Promise.race([
       replica('opening/', Date.now, 0, relay.endpoint),
       new Promise<never>((_, reject) =>
@@ -145,7 +156,7 @@ test('a replica opens without reading every record first: meanwhile an artifact 
     ]);
     let listed = false;
     void late.loaded().then(() => (listed = true));
-    await waitFor(() => relay.requests.some((r) => relay.hold?.(r) ?? false), 10_000, 5, 'the held record read');
+    await arrived();
     expect(listed).toBe(false);
     // Another artifact, not yet indexed here, is found in the bucket, with its bytes; stored bytes put again are
     // the same artifact, with the new owner added.
@@ -158,32 +169,23 @@ test('a replica opens without reading every record first: meanwhile an artifact 
     expect(listed).toBe(false);
     relay.release();
     await late.loaded();
-    expect(
-      late
-        .list({ owner: 'alice' })
-        .map((r) => r.id)
-        .sort(),
-    ).toEqual(records.map((r) => r.id).sort());
-    expect(late.list({ owner: 'bob' }).map((r) => r.id)).toEqual([again.id]);
-  } finally {
-    relay.release();
-    await relay.close();
-  }
-});
+    const ids = (owner: string) => late.list({ owner }).map((r) => r.id);
+    expect(ids('alice').sort()).toEqual(records.map((r) => r.id).sort());
+    expect(ids('bob')).toEqual([again.id]);
+  }));
 
-test('what a refresh reads of the bucket does not undo an owner a put added here while it was reading', async () => {
-  const writer = await replica('reading/');
-  const known = await put(writer, 'known here', 'alice');
-  const relay = await startRelay(s3.endpoint);
-  try {
+test('what a refresh reads of the bucket does not undo an owner a put added here while it was reading', () =>
+  withRelay(async (relay) => {
+    const writer = await replica('reading/');
+    const known = await put(writer, 'known here', 'alice');
     const b = await replica('reading/', Date.now, 0, relay.endpoint);
     await b.loaded();
     expect(b.get(known.id)?.owners).toEqual(['alice']);
     // A record new to b: its read waits, and holds the refresh after b's listing.
     const fresh = await put(writer, 'new there', 'alice');
-    relay.hold = (request) => request.startsWith('GET ') && request.includes(`/reading/records/${fresh.sha256}.json`);
+    const arrived = holdRecordRead(relay, 'reading/', fresh.sha256);
     const refreshed = b.refresh();
-    await waitFor(() => relay.requests.some((r) => relay.hold?.(r) ?? false), 10_000, 5, 'the held record read');
+    await arrived();
     // Meanwhile bob gets the known bytes on b: the record b holds gains him in place.
     await put(b, 'known here', 'bob');
     relay.release();
@@ -191,11 +193,7 @@ test('what a refresh reads of the bucket does not undo an owner a put added here
     expect(b.get(known.id)?.owners.sort()).toEqual(['alice', 'bob']);
     expect(b.list({ owner: 'bob' }).map((r) => r.id)).toEqual([known.id]);
     expect(b.get(fresh.id)).toBeDefined();
-  } finally {
-    relay.release();
-    await relay.close();
-  }
-});
+  }));
 
 test('bytes deleted under a record are uploaded again by the next put of them', async () => {
   const a = await replica('healed/');
