@@ -133,6 +133,11 @@ export class ArtifactStore {
     return this.firstLoad;
   }
 
+  /** Closed (the gateway stopped): what is still running against the backend is cut short by it. */
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
   close(): void {
     this.closed = true;
     this.releaseSpool?.();

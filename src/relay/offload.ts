@@ -43,8 +43,6 @@ export class Offload {
   /** The artifact viewer for hosts of MCP Apps, unless the config turns it off. */
   readonly viewer: ArtifactViewer | undefined;
   private gcTimer?: NodeJS.Timeout;
-  /** Set by stop: a collection still running then is let go quietly. */
-  private stopped = false;
   /** Tools whose output schema was too deep to rewrite, warned about once. */
   private readonly tooDeep = new WeakSet<Tool>();
 
@@ -83,7 +81,6 @@ export class Offload {
   }
 
   stop(): void {
-    this.stopped = true;
     clearInterval(this.gcTimer);
     this.store.close();
   }
@@ -95,7 +92,7 @@ export class Offload {
       if (result.removed) this.log.info(result, 'artifacts collected');
     } catch (error) {
       // A collection cut short by the gateway stopping is no failure worth a warning.
-      if (this.stopped) return;
+      if (this.store.isClosed) return;
       this.log.warn({ err: error instanceof Error ? error.message : String(error) }, 'artifact collection failed');
     }
   }

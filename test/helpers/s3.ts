@@ -118,6 +118,17 @@ export interface S3Relay {
   close(): Promise<void>;
 }
 
+/** Runs `test` with a relay to `target` (requests seen, some held), closed after, whatever it held let go. */
+export async function withRelay(target: string, test: (relay: S3Relay) => Promise<void>): Promise<void> {
+  const relay = await startRelay(target);
+  try {
+    await test(relay);
+  } finally {
+    relay.release();
+    await relay.close();
+  }
+}
+
 /** A plain HTTP relay to `target`: what the proxy sends to S3 is seen, and an outage is one flag. */
 export async function startRelay(target: string): Promise<S3Relay> {
   const to = new URL(target);

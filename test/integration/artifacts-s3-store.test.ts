@@ -9,7 +9,7 @@ import { ArtifactStore } from '../../src/artifacts/store.js';
 import type { S3StoreOptions, StoreOptions } from '../../src/artifacts/types.js';
 import { silentLogger } from '../../src/logger.js';
 import { waitFor } from '../helpers/fixtures.js';
-import { S3_KEY, S3_SECRET, startRelay, startS3, type S3Relay, type S3Server } from '../helpers/s3.js';
+import { S3_KEY, S3_SECRET, startS3, withRelay, type S3Relay, type S3Server } from '../helpers/s3.js';
 
 const HOUR = 3_600_000;
 const dir = mkdtempSync(join(tmpdir(), 'mcp-offload-s3-store-'));
@@ -62,17 +62,6 @@ async function replica(
 
 const put = (store: ArtifactStore, text: string, owner: string) =>
   store.put({ data: { bytes: Buffer.from(text) }, server: 's', tool: 't', owner });
-
-/** Runs `test` with an S3 relay before the bucket (requests seen, some held), closed after. */
-async function withRelay(test: (relay: S3Relay) => Promise<void>): Promise<void> {
-  const relay = await startRelay(s3.endpoint);
-  try {
-    await test(relay);
-  } finally {
-    relay.release();
-    await relay.close();
-  }
-}
 
 /** Holds the read of `sha256`'s record under `prefix`; the function answered waits until that read has come. */
 function holdRecordRead(relay: S3Relay, prefix: string, sha256: string): () => Promise<unknown> {
@@ -127,7 +116,7 @@ test('a refresh in the middle of a collection (every 30 s, a long one meets it) 
 });
 
 test('a collection removes several artifacts at once, each once (one after another, 250 took over a minute)', () =>
-  withRelay(async (relay) => {
+  withRelay(s3.endpoint, async (relay) => {
     let clock = Date.now();
     const a = await replica('parallel/', () => clock, 0, relay.endpoint);
     const COUNT = 24;
@@ -141,7 +130,7 @@ test('a collection removes several artifacts at once, each once (one after anoth
   }));
 
 test('a replica opens without reading every record first: meanwhile an artifact is found, a put of stored bytes finds their record, and the lists wait for the reading', () =>
-  withRelay(async (relay) => {
+  withRelay(s3.endpoint, async (relay) => {
     const writer = await replica('opening/');
     const records = [];
     for (let i = 0; i < 6; i++) records.push(await put(writer, `opened ${i}`, 'alice'));
@@ -175,7 +164,7 @@ test('a replica opens without reading every record first: meanwhile an artifact 
   }));
 
 test('what a refresh reads of the bucket does not undo an owner a put added here while it was reading', () =>
-  withRelay(async (relay) => {
+  withRelay(s3.endpoint, async (relay) => {
     const writer = await replica('reading/');
     const known = await put(writer, 'known here', 'alice');
     const b = await replica('reading/', Date.now, 0, relay.endpoint);

@@ -15,7 +15,7 @@ import {
   type CliProcess,
 } from '../helpers/cli.js';
 import { FIXTURES, NODE } from '../helpers/fixtures.js';
-import { S3_KEY, S3_SECRET, startRelay, startS3, type S3Relay, type S3Server } from '../helpers/s3.js';
+import { S3_KEY, S3_SECRET, startRelay, startS3, withRelay, type S3Relay, type S3Server } from '../helpers/s3.js';
 import { bearer, connectHttp, downloadUrlOf, linksOf, textsOf, type HttpClient } from '../helpers/sidecar.js';
 // @ts-expect-error: a fixture module without types; taggedPng(tag) is the PNG the image tool answers.
 import { taggedPng } from '../fixtures/artifact-server.mjs';
@@ -230,8 +230,7 @@ describe('artifacts in S3: a gateway starting over a full bucket', () => {
     const aliceA = await connect(a.base, ALICE);
     const [first] = linksOf(await aliceA.client.callTool({ name: 'art__image', arguments: { tag: 'early-1' } }));
     const [second] = linksOf(await aliceA.client.callTool({ name: 'art__image', arguments: { tag: 'early-2' } }));
-    const slow = await startRelay(s3.endpoint);
-    try {
+    await withRelay(s3.endpoint, async (slow) => {
       // The read of the second's record waits: before, the gateway read every record before it listened.
       slow.hold = (request) => request.startsWith('GET ') && request.includes(`/records/${sha(png('early-2'))}.json`);
       const c = await serve(writeConfig('c.yaml', { endpoint: slow.endpoint }));
@@ -245,10 +244,7 @@ describe('artifacts in S3: a gateway starting over a full bucket', () => {
       slow.release();
       expect((await resources).resources.map((r) => r.uri)).toEqual(expect.arrayContaining([first, second]));
       expect(textsOf(await tool)).toContain(second!.slice('artifact://'.length));
-    } finally {
-      slow.release();
-      await slow.close();
-    }
+    });
   });
 });
 

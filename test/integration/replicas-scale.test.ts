@@ -38,8 +38,9 @@ interface Replica {
 
 async function startReplica(): Promise<Replica> {
   const cli = startCli(['--http', '127.0.0.1:0', '--config', config]);
-  // Generous: a replica reads every record of the bucket before it listens (1,000 GETs after the run), answered by
-  // s3rver in this process, one CPU-bound request at a time; on a loaded 2-core machine that once took over 20 s.
+  // Generous: s3rver answers in this process, one CPU-bound request at a time, and a replica's first reading of the
+  // bucket (1,000 GETs after the run) runs beside its start; on a loaded 2-core machine, when a replica still read
+  // every record before it listened, one start took over 20 s.
   const [, base] = await cli.waitForStderr(/^mcp-offload listening on (http:\/\/127\.0\.0\.1:\d+)\/mcp$/m, 60_000);
   return { cli, base: base! };
 }
