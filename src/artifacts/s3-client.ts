@@ -32,6 +32,9 @@ export function createS3Client(options: S3StoreOptions, log: Logger): S3Client {
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
     maxAttempts: 3,
+    // Without limits the SDK waits for ever for a service that accepted a request and went silent. `socketTimeout`
+    // counts inactivity, not the whole request: a large upload or download that keeps moving is not cut short.
+    requestHandler: { connectionTimeout: options.timeoutMs, socketTimeout: options.timeoutMs },
   };
   if (options.endpoint) config.endpoint = options.endpoint;
   if (options.accessKeyId && options.secretAccessKey) {

@@ -220,6 +220,12 @@ function normalizeArtifacts(doc: ConfigDoc['artifacts'], env: NodeJS.ProcessEnv)
   return artifacts;
 }
 
+/**
+ * The AWS SDK waits for an S3 response without limit: a service that accepts a request and never answers would hold
+ * a store, a read or a list for good (and resources/list, which waits for a replica's first reading of the bucket).
+ */
+const DEFAULT_S3_TIMEOUT_MS = 30_000;
+
 function normalizeS3(doc: S3Doc, env: NodeJS.ProcessEnv): S3StoreOptions {
   const prefix = (doc.prefix ?? '').replace(/^\/+/, '');
   return {
@@ -235,6 +241,7 @@ function normalizeS3(doc: S3Doc, env: NodeJS.ProcessEnv): S3StoreOptions {
     ...(doc.sessionToken ? { sessionToken: doc.sessionToken } : {}),
     partSizeBytes: doc.partSizeBytes ?? 8 * 1024 * 1024,
     uploadConcurrency: doc.uploadConcurrency ?? 4,
+    timeoutMs: doc.timeoutMs ?? DEFAULT_S3_TIMEOUT_MS,
   };
 }
 

@@ -216,6 +216,7 @@ export interface S3Doc {
   sessionToken?: string;
   partSizeBytes?: number;
   uploadConcurrency?: number;
+  timeoutMs?: number;
 }
 
 /**
@@ -443,4 +444,6 @@ export interface S3StoreOptions {
   partSizeBytes: number;
   /** Parts uploaded at once: memory per upload is about partSizeBytes × this. */
   uploadConcurrency: number;
+  /** A request's limit to connect, and to go without a byte once connected (each of its 3 attempts). */
+  timeoutMs: number;
 }

@@ -163,7 +163,8 @@ export async function startRelay(target: string): Promise<S3Relay> {
     steps.push({ request: line, step: 1 });
     res.once('close', () => steps.push({ request: line, step: -1 }));
     // The body is read on by the upstream request once it is sent; meanwhile it waits in the socket.
-    if (relay.hold?.(line)) held.push(() => send(req, res));
+    // A held request whose client gave up waiting (a timeout) is not sent on when let go.
+    if (relay.hold?.(line)) held.push(() => !res.destroyed && send(req, res));
     else send(req, res);
   });
   const send = (req: IncomingMessage, res: ServerResponse): void => {
@@ -175,6 +176,8 @@ export async function startRelay(target: string): Promise<S3Relay> {
       },
     );
     upstream.on('error', () => res.destroy());
+    // A client that goes away ends its request to the bucket too (else the bucket's server waits for it at its stop).
+    res.once('close', () => upstream.destroy());
     req.pipe(upstream);
   };
   server.on('connection', (socket) => {

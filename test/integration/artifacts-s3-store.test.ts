@@ -34,6 +34,7 @@ async function replica(
   now: () => number = Date.now,
   quotaBytes = 0,
   endpoint = s3.endpoint,
+  timeoutMs = 30_000,
 ): Promise<ArtifactStore> {
   const bucket: S3StoreOptions = {
     bucket: s3.bucket,
@@ -45,6 +46,7 @@ async function replica(
     secretAccessKey: S3_SECRET,
     partSizeBytes: 5 * 1024 * 1024,
     uploadConcurrency: 2,
+    timeoutMs,
   };
   const options: StoreOptions = {
     dir: join(dir, `r${run++}`),
@@ -182,6 +184,29 @@ test('what a refresh reads of the bucket does not undo an owner a put added here
     expect(b.get(known.id)?.owners.sort()).toEqual(['alice', 'bob']);
     expect(b.list({ owner: 'bob' }).map((r) => r.id)).toEqual([known.id]);
     expect(b.get(fresh.id)).toBeDefined();
+  }));
+
+test('a bucket that takes a request and never answers: the request fails after timeoutMs, each of its 3 attempts, and the store goes on', () =>
+  withRelay(s3.endpoint, async (relay) => {
+    const writer = await replica('silent/');
+    const record = await put(writer, 'held bytes', 'alice');
+    // The SDK alone waits for ever: a read, and the first reading of the bucket that the lists wait for, would hang.
+    const recordRead = (r: string) => r.startsWith('GET ') && r.includes(`/silent/records/${record.sha256}.json`);
+    relay.hold = recordRead;
+    const a = await replica('silent/', Date.now, 0, relay.endpoint, 300);
+    await a.loaded();
+    expect(relay.requests.filter(recordRead)).toHaveLength(3);
+    expect(a.list({ owner: 'alice' })).toEqual([]);
+    // The record answers now, the bytes do not.
+    const contentRead = (r: string) => r.startsWith('GET ') && r.includes(`/silent/content/${record.sha256}`);
+    relay.hold = contentRead;
+    await a.refresh();
+    expect(a.list({ owner: 'alice' }).map((r) => r.id)).toEqual([record.id]);
+    await expect(a.read(record.id)).rejects.toThrow(/cannot read artifact from .*TimeoutError.*300 ms of inactivity/);
+    expect(relay.requests.filter(contentRead)).toHaveLength(3);
+    // Once the bucket answers again, so does the store.
+    relay.release();
+    expect((await a.read(record.id)).toString()).toBe('held bytes');
   }));
 
 test('bytes deleted under a record are uploaded again by the next put of them', async () => {

@@ -36,6 +36,33 @@ function onlyServer<K extends 'stdio' | 'http'>(config: Config, kind: K) {
 }
 
 describe('parseConfig: normalization', () => {
+  test('artifacts.s3: what is left out gets its default, a request timeout among them; one under 100 ms is refused at its line', () => {
+    const s3 = (...more: string[]) =>
+      yaml(
+        'servers:',
+        '  everything:',
+        '    command: npx',
+        'artifacts:',
+        '  backend: s3',
+        '  s3:',
+        '    bucket: team-bucket',
+        '    endpoint: http://127.0.0.1:9000/',
+        ...more,
+      );
+    expect(parse(s3()).artifacts.s3).toEqual({
+      bucket: 'team-bucket',
+      prefix: '',
+      region: 'us-east-1',
+      endpoint: 'http://127.0.0.1:9000',
+      forcePathStyle: true,
+      partSizeBytes: 8 * 1024 * 1024,
+      uploadConcurrency: 4,
+      timeoutMs: 30_000,
+    });
+    expect(parse(s3('    timeoutMs: 5000')).artifacts.s3?.timeoutMs).toBe(5000);
+    expect(problems(s3('    timeoutMs: 50'))).toEqual([expect.stringMatching(/^9:\d+ .*timeoutMs.*100/)]);
+  });
+
   test('a minimal stdio server gets every default', () => {
     const config = parse(yaml('servers:', '  everything:', '    command: npx'));
     expect(config).toEqual({
