@@ -1,7 +1,8 @@
-import { readdir, readFile, rm, stat } from 'node:fs/promises';
+import { readFileSync, statSync, type Stats } from 'node:fs';
+import { readdir, rm, stat } from 'node:fs/promises';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { join, sep } from 'node:path';
 import type { Logger } from '../logger.js';
-import { inParallel } from './in-parallel.js';
 import { extensionForFile } from './mime.js';
 import { artifactId, isWellFormedId, sanitizeFilename } from './names.js';
 import type { ArtifactInput, ArtifactName, ArtifactRecord } from './types.js';
@@ -10,8 +11,13 @@ import { parseJson, stringifyJson } from '../wire/json.js';
 
 export const ARTIFACT_URI_PREFIX = 'artifact://';
 const META_NAME = /^([0-9a-f]{64})\.json$/;
-// Reading thousands of small files one by one is slow; all at once can exhaust file descriptors.
-const LOAD_CONCURRENCY = 32;
+/**
+ * Records read at a time, synchronously, before the event loop gets a turn. Read asynchronously, each record cost five
+ * round trips through libuv's thread pool (open, stat, read, close, and a stat of its bytes): 20,000 records took
+ * 2.5 to 3 s where reading them synchronously takes 0.6 to 0.9 s (bench/store-open.mjs). A batch takes some
+ * milliseconds, so the loop is never held longer than that.
+ */
+const LOAD_BATCH = 256;
 // Longer than any put takes; younger metadata without its file is left for its writer.
 const IN_PROGRESS_MS = 60 * 60 * 1000;
 
@@ -140,12 +146,13 @@ function parseNames(raw: unknown): ArtifactName[] | undefined {
 export async function loadRecords(dir: string, metaDir: string, log: Logger): Promise<ArtifactRecord[]> {
   const names = (await readdir(metaDir)).filter((n) => META_NAME.test(n));
   const records: ArtifactRecord[] = [];
-  const loadOne = async (name: string): Promise<void> => {
+  const removals: Promise<unknown>[] = [];
+  const loadOne = (name: string): void => {
     const file = join(metaDir, name);
     const sha256 = META_NAME.exec(name)![1]!;
     let parsed: ArtifactRecord | string;
     try {
-      parsed = parseRecord(dir, sha256, await readFile(file, 'utf8'));
+      parsed = parseRecord(dir, sha256, readFileSync(file, 'utf8'));
     } catch (err) {
       parsed = `unreadable: ${(err as Error).message}`;
     }
@@ -153,19 +160,33 @@ export async function loadRecords(dir: string, metaDir: string, log: Logger): Pr
       log.warn({ file, problem: parsed }, 'ignoring invalid artifact metadata');
       return;
     }
-    const size = await fileSize(parsed.path);
+    const content = statNow(parsed.path);
+    const size = content?.isFile() ? content.size : undefined;
     if (size === undefined) {
       // Metadata is written before the file, so fresh metadata may be another proxy's put in progress.
-      const metaAge = Date.now() - ((await stat(file).catch(() => undefined))?.mtimeMs ?? 0);
+      const metaAge = Date.now() - (statNow(file)?.mtimeMs ?? 0);
       if (metaAge < IN_PROGRESS_MS) return;
       log.debug({ file, path: parsed.path }, 'artifact file is gone; dropping its metadata');
-      await rm(file, { force: true }).catch(() => undefined);
+      removals.push(rm(file, { force: true }).catch(() => undefined));
     } else if (size !== parsed.size) {
       log.warn({ path: parsed.path, expected: parsed.size, actual: size }, 'artifact file was changed; ignoring it');
     } else {
       records.push(parsed);
     }
   };
-  await inParallel(names, LOAD_CONCURRENCY, loadOne);
+  for (let start = 0; start < names.length; start += LOAD_BATCH) {
+    if (start > 0) await nextTurn();
+    for (const name of names.slice(start, start + LOAD_BATCH)) loadOne(name);
+  }
+  await Promise.all(removals);
   return records;
+}
+
+/** What stat says of `path` now, or undefined when it cannot say (absent, unreadable). */
+function statNow(path: string): Stats | undefined {
+  try {
+    return statSync(path, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
 }

@@ -72,10 +72,10 @@ export class Offload {
       this.log.error({ err: error instanceof Error ? error.message : String(error) }, 'artifact store unavailable');
       return;
     }
-    // Over a shared bucket the collection reads every record first, and looks at every one: the gateway serves
-    // meanwhile (a replica that waited had its start, and its health check, held for as long as the bucket is large).
-    if (this.store.shared) void this.collect();
-    else await this.collect();
+    // The startup collection runs beside serving, as the hourly one does: it looks at every record's bytes (a listing
+    // of a bucket, a stat per file of a directory: 0.8 s for 20,000) and removes what expired while the proxy was not
+    // running, which held the start, and a replica's health check, for as long as the store was large.
+    void this.collect();
     this.gcTimer = setInterval(() => void this.collect(), GC_INTERVAL_MS);
     this.gcTimer.unref();
   }

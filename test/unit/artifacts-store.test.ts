@@ -426,6 +426,35 @@ describe('persistence', () => {
     expect(await readdir(meta)).toHaveLength(4);
   });
 
+  test('a directory of more records than one batch: all are read; a file gone or changed by hand is dealt with', async () => {
+    // Records are read in synchronous batches of 256 (metadata.ts, LOAD_BATCH): more than one batch here.
+    const first = await openStore();
+    const COUNT = 300;
+    const records = [];
+    for (let i = 0; i < COUNT; i++)
+      records.push(await first.put({ data: { bytes: Buffer.from(`record ${i}`) }, server: 's', tool: 't' }));
+    const meta = (sha256: string) => join(options.dir, '.meta', `${sha256}.json`);
+    // Bytes deleted by hand, long ago: the record goes, its metadata too. Recently: another proxy's put may be
+    // writing them, the metadata stays. Bytes changed by hand: the record is ignored, with a warning.
+    const [gone, writing, changed] = records;
+    await rm(gone!.path);
+    const twoHoursAgo = new Date(Date.now() - 2 * HOUR);
+    await utimes(meta(gone!.sha256), twoHoursAgo, twoHoursAgo);
+    await rm(writing!.path);
+    await writeFile(changed!.path, 'changed by hand, and longer');
+    const { log, lines } = capturingLogger();
+    const second = await openStore({}, log);
+    expect(second.list().length).toBe(COUNT - 3);
+    for (const record of records.slice(3)) expect(second.get(record.id)?.sha256).toBe(record.sha256);
+    await expect(stat(meta(gone!.sha256))).rejects.toThrow(/ENOENT/);
+    expect((await stat(meta(writing!.sha256))).isFile()).toBe(true);
+    expect(
+      lines()
+        .filter((l) => l.msg === 'artifact file was changed; ignoring it')
+        .map((l) => l.path),
+    ).toEqual([changed!.path]);
+  });
+
   test('stale temp files are cleaned at init, fresh ones (another process writing) are not', async () => {
     await openStore();
     const old = join(options.dir, '.tmp', 'old');
