@@ -8,7 +8,8 @@
 // --warmup: calls made before each process is timed (default 100, as the small-calls group); a few thousand measure
 // the steady state of a process that has compiled its hot code, which a proxy living as long as its client reaches.
 //
-// --modern: the stdio modes with the SDK v2 client pinned to 2026-07-28 before test/fixtures/modern-server.mjs.
+// --modern: the SDK v2 client pinned to 2026-07-28 before test/fixtures/modern-server.mjs: over stdio, or with --url
+// the fronts before that server's own Streamable HTTP.
 // stdio modes: direct, relay (bench/lib/stdio-relay.mjs), json-relay, a, b. With --http: direct-http
 // (server-everything streamableHttp), a-http, b-http (mcp-offload --http over the stdio server) instead. With --url:
 // direct-http, relay-url (a TCP byte relay in front of it), http-relay (a minimal HTTP proxy in front of it), a-url,
@@ -106,13 +107,23 @@ const modes = values.url
   : values.http
     ? ['direct-http', 'a-http', 'b-http']
     : (process.env.AB_MODES?.split(',') ?? ['direct', 'relay', 'json-relay', 'a', 'b']);
-// --modern: the stdio modes with the SDK v2 client pinned to 2026-07-28 before the SDK v2 fixture server, as the
-// small-calls group's v2m-stdio modes.
+// --modern: the SDK v2 client pinned to 2026-07-28 before the SDK v2 fixture server, as the small-calls group's
+// v2m-stdio modes.
 const MODERN_SERVER = 'test/fixtures/modern-server.mjs';
-const modern = (job) => ({
+// With --url: the fronts before the fixture server over its own Streamable HTTP (the small-calls v2m-url modes).
+const URL_FRONTS = {
+  'direct-http': ['direct'],
+  'relay-url': ['relay'],
+  'http-relay': ['http-relay'],
+  'a-url': ['offload', A],
+  'b-url': ['offload', ROOT],
+};
+const modern = (job, mode) => ({
   ...job,
   client: 'v2-modern',
-  spawn: { ...job.spawn, args: [...job.spawn.args.slice(0, -2), MODERN_SERVER] },
+  ...(values.url
+    ? httpFrontJob(URL_FRONTS[mode][0], URL_FRONTS[mode][1], 'modern')
+    : { spawn: { ...job.spawn, args: [...job.spawn.args.slice(0, -2), MODERN_SERVER] } }),
   call: { name: 'echo', arguments: { text: 'hello' } },
   expect: 'echo: {arg}',
 });
@@ -133,7 +144,7 @@ for (let round = 1; round <= rounds; round++) {
         ...echoJob({ sequential: calls, concurrent: calls, concurrency: 16 }),
         ...(values.warmup ? { warmup: Number(values.warmup) } : {}),
       };
-      const job = values.modern ? modern(plain) : plain;
+      const job = values.modern ? modern(plain, mode) : plain;
       const run = spawnSync(NODE, [join(ROOT, 'bench/lib/latency-worker.mjs'), JSON.stringify(job)], {
         cwd: ROOT,
         encoding: 'utf8',
