@@ -50,14 +50,16 @@ export class Dispatcher {
     }
     if (session.pausable) call.pause = (retryMs, resume) => session.pause(id, retryMs, resume);
     this.run(call, (answer) => {
+      // Answered, the call is no longer the session's to cancel: a wire that ends with its answer (a 2026-07-28 POST)
+      // closes the session as the answer is written, which would abort the finished call.
+      if (session.calls.get(key) === call) session.calls.delete(key);
       // A cancelled request is not answered (MCP: the asker no longer waits for it). The answer is written first, the
-      // bookkeeping after: nothing below changes what the client gets.
+      // rest of the bookkeeping after: nothing below changes what the client gets.
       if (answer)
         void session
           .answer(id, answer)
           .finally(() => answer.blobs.dispose())
           .catch(() => undefined);
-      if (session.calls.get(key) === call) session.calls.delete(key);
       frame.blobs.dispose();
       this.finished(call, answer);
     });

@@ -104,7 +104,11 @@ export class Peer {
         ).catch(() => undefined);
         reject(error);
       };
-      const onAbort = () => cancel(signal?.reason, new CancelledError(signal?.reason));
+      // An error is made only for a request still pending: an abort after the answer (its listener is let go a turn
+      // later, see tidy) would capture a stack trace for nothing.
+      const onAbort = () => {
+        if (this.pending.has(key)) cancel(signal?.reason, new CancelledError(signal?.reason));
+      };
       const key = keyOf(id);
       this.pending.set(key, {
         resolve: (answer) => {
