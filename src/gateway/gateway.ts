@@ -108,9 +108,10 @@ export class Gateway implements RelayContext {
     const tracing = tracingSettings(this.config.tracing, process.env, (message) => this.log.warn(message));
     // The SDK is loaded only now, and only when tracing is on.
     if (tracing) this.tracing = await (await import('../tracing/start.js')).startTracing(tracing, this.log);
-    await this.offload.init();
     const as = this.oneClient ? first : undefined;
-    await this.withinStartup(Promise.all(this.upstreams.map((u) => u.start(as))));
+    // The store opens while the upstreams start: over a directory of many records its opening takes a second or more,
+    // and neither needs the other (a call reaches the pipeline only once the gateway serves).
+    await Promise.all([this.offload.init(), this.withinStartup(Promise.all(this.upstreams.map((u) => u.start(as))))]);
     const down = this.upstreams.filter((u) => u.state === 'down' || u.state === 'connecting').map((u) => u.name);
     const failed = this.upstreams.filter((u) => u.state === 'failed').map((u) => u.name);
     if (down.length) this.log.warn({ down }, 'serving without some upstreams; they are retried in the background');
