@@ -92,7 +92,9 @@ export class Peer {
         forget();
         letGo();
       };
-      const cancel = (reason: unknown, error: Error) => {
+      // The error is made only for a request still pending: an abort after the answer (its listener is let go a turn
+      // later, see tidy) would capture a stack trace for nothing.
+      const cancel = (reason: unknown, error: () => Error) => {
         if (!this.pending.has(key)) return;
         settle();
         const why = typeof reason === 'string' ? reason : reason instanceof Error ? reason.message : undefined;
@@ -102,13 +104,9 @@ export class Peer {
             ...(why !== undefined ? { reason: why } : {}),
           }),
         ).catch(() => undefined);
-        reject(error);
+        reject(error());
       };
-      // An error is made only for a request still pending: an abort after the answer (its listener is let go a turn
-      // later, see tidy) would capture a stack trace for nothing.
-      const onAbort = () => {
-        if (this.pending.has(key)) cancel(signal?.reason, new CancelledError(signal?.reason));
-      };
+      const onAbort = () => cancel(signal?.reason, () => new CancelledError(signal?.reason));
       const key = keyOf(id);
       this.pending.set(key, {
         resolve: (answer) => {
@@ -131,7 +129,7 @@ export class Peer {
       if (!this.pending.has(key)) return;
       const ms = options.timeoutMs;
       if (ms !== undefined)
-        deadline = this.deadlines.add(ms, () => cancel(`timed out after ${ms} ms`, new TimeoutError(ms)));
+        deadline = this.deadlines.add(ms, () => cancel(`timed out after ${ms} ms`, () => new TimeoutError(ms)));
       if (token !== undefined) {
         const onprogress = options.onprogress!;
         const live = deadline;
