@@ -50,8 +50,10 @@ const A = resolve(values.a);
 const NODE = process.execPath;
 const offload = (root, tmp) => [join(root, 'dist/cli.js'), '--log-level', 'warn', '--artifact-dir', tmp];
 const httpReady = { stream: 'stderr', pattern: '^mcp-offload listening on (\\S+)' };
-/** server-everything over HTTP behind `front` (bench/lib/http-front.mjs). */
-const httpFront = (front, root = ROOT) => httpFrontJob(front, root);
+/** With --url --modern, the fronts stand before the SDK v2 fixture server (the small-calls group's v2m-url modes). */
+const URL_SERVER = values.url && values.modern ? 'modern' : undefined;
+/** server-everything (or the fixture server) over HTTP behind `front` (bench/lib/http-front.mjs). */
+const httpFront = (front, root = ROOT) => httpFrontJob(front, root, URL_SERVER);
 const MODES = {
   direct: () => ({ transport: 'stdio', spawn: { command: NODE, args: [EVERYTHING, 'stdio'] } }),
   relay: () => ({
@@ -81,12 +83,15 @@ const MODES = {
     transport: 'stdio',
     spawn: { command: NODE, args: [...offload(ROOT, tmp), '--', NODE, EVERYTHING, 'stdio'] },
   }),
-  'direct-http': () => ({
-    transport: 'http',
-    spawn: { command: NODE, args: [EVERYTHING, 'streamableHttp'], env: { PORT: '{port}' } },
-    ready: { stream: 'stderr', pattern: 'Streamable HTTP Server listening on port' },
-    url: 'http://127.0.0.1:{port}/mcp',
-  }),
+  'direct-http': () =>
+    URL_SERVER
+      ? httpFront('direct')
+      : {
+          transport: 'http',
+          spawn: { command: NODE, args: [EVERYTHING, 'streamableHttp'], env: { PORT: '{port}' } },
+          ready: { stream: 'stderr', pattern: 'Streamable HTTP Server listening on port' },
+          url: 'http://127.0.0.1:{port}/mcp',
+        },
   'a-http': (tmp) => ({
     transport: 'http',
     spawn: { command: NODE, args: [...offload(A, tmp), '--http', '127.0.0.1:0', '--', NODE, EVERYTHING, 'stdio'] },
@@ -110,20 +115,11 @@ const modes = values.url
 // --modern: the SDK v2 client pinned to 2026-07-28 before the SDK v2 fixture server, as the small-calls group's
 // v2m-stdio modes.
 const MODERN_SERVER = 'test/fixtures/modern-server.mjs';
-// With --url: the fronts before the fixture server over its own Streamable HTTP (the small-calls v2m-url modes).
-const URL_FRONTS = {
-  'direct-http': ['direct'],
-  'relay-url': ['relay'],
-  'http-relay': ['http-relay'],
-  'a-url': ['offload', A],
-  'b-url': ['offload', ROOT],
-};
-const modern = (job, mode) => ({
+// With --url, MODES made the fronts before the fixture server already (URL_SERVER).
+const modern = (job) => ({
   ...job,
   client: 'v2-modern',
-  ...(values.url
-    ? httpFrontJob(URL_FRONTS[mode][0], URL_FRONTS[mode][1], 'modern')
-    : { spawn: { ...job.spawn, args: [...job.spawn.args.slice(0, -2), MODERN_SERVER] } }),
+  ...(values.url ? {} : { spawn: { ...job.spawn, args: [...job.spawn.args.slice(0, -2), MODERN_SERVER] } }),
   call: { name: 'echo', arguments: { text: 'hello' } },
   expect: 'echo: {arg}',
 });
@@ -144,7 +140,7 @@ for (let round = 1; round <= rounds; round++) {
         ...echoJob({ sequential: calls, concurrent: calls, concurrency: 16 }),
         ...(values.warmup ? { warmup: Number(values.warmup) } : {}),
       };
-      const job = values.modern ? modern(plain, mode) : plain;
+      const job = values.modern ? modern(plain) : plain;
       const run = spawnSync(NODE, [join(ROOT, 'bench/lib/latency-worker.mjs'), JSON.stringify(job)], {
         cwd: ROOT,
         encoding: 'utf8',

@@ -26,13 +26,13 @@ const { values } = parseArgs({
 });
 const RECORDS = Number(values.records);
 const builds = { this: ROOT, ...(values.a ? { a: resolve(values.a) } : {}) };
-const silent = { level: 'silent', debug() {}, info() {}, warn() {}, error() {}, child: () => silent };
 
 const dir = mkdtempSync(join(tmpdir(), 'mcp-offload-bench-open-'));
 try {
   const { ArtifactStore } = await import(join(ROOT, 'dist/artifacts/store.js'));
+  const { silentLogger } = await import(join(ROOT, 'dist/logger.js'));
   const options = { dir, maxArtifactBytes: 0, quotaBytes: 0, ttlMs: 0 };
-  const filling = new ArtifactStore(options, silent);
+  const filling = new ArtifactStore(options, silentLogger);
   await filling.init();
   const filled = performance.now();
   for (let i = 0; i < RECORDS; i++)
@@ -63,8 +63,8 @@ try {
 /** A store of `root`'s build opened over the directory, in a process of its own (nothing cached from the last). */
 function openTime(root) {
   const script = `const { ArtifactStore } = await import(${JSON.stringify(join(root, 'dist/artifacts/store.js'))});
-const silent = { debug() {}, info() {}, warn() {}, error() {}, child: () => silent };
-const store = new ArtifactStore({ dir: ${JSON.stringify(dir)}, maxArtifactBytes: 0, quotaBytes: 0, ttlMs: 0 }, silent);
+const { silentLogger } = await import(${JSON.stringify(join(root, 'dist/logger.js'))});
+const store = new ArtifactStore({ dir: ${JSON.stringify(dir)}, maxArtifactBytes: 0, quotaBytes: 0, ttlMs: 0 }, silentLogger);
 const t = performance.now(); await store.init(); process.stdout.write(String(performance.now() - t)); store.close();`;
   return run(process.execPath, ['--input-type=module', '-e', script]).then(Number);
 }
