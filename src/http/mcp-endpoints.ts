@@ -1,26 +1,25 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { classifyInboundRequest, type InitializeRequest } from '@modelcontextprotocol/server';
+import type { InitializeRequest } from '@modelcontextprotocol/server';
 import type { Who } from '../relay/events.js';
 import { BodyTooLargeError, readBody } from './read-body.js';
 import type { Session, SessionIdentity } from '../relay/session.js';
 import { LEGACY_PROTOCOL_VERSIONS } from '../protocol/versions.js';
 import type { SessionRecord } from '../shared/session-directory.js';
 import { Frame } from '../wire/frame.js';
-import { isExactNumber, numbersAsDoubles } from '../wire/json.js';
 import type { FrameContext } from '../wire/wire.js';
 import { presignedArtifactUrl, signedArtifactUrl, signedGalleryUrl } from './artifact-paths.js';
 import { baseUrl, header, rpcError, sendJson, type HttpContext } from './context.js';
 import { principalOwner, sessionOwner } from './artifact-owner.js';
 import { IdleSessions } from './idle-sessions.js';
 import { ModernPosts, originOf } from './modern-posts.js';
+import { PostEras } from './post-era.js';
 import { sessionEventStore, type SessionEventStore } from './session-event-store.js';
 import { FORWARDED_HEADER, forwardRequest } from './session-forwarder.js';
 import { SessionQuota } from './session-quota.js';
 import { SessionRouting } from './session-routing.js';
 import { SseSession } from './sse-session.js';
 import { StreamableSession } from './streamable-session.js';
-import { surelyLegacy } from './surely-legacy.js';
 
 /** The legacy SSE transport's POST endpoint (the GET stream is at /sse). */
 export const SSE_MESSAGES_PATH = '/messages';
@@ -45,6 +44,7 @@ export class McpEndpoints {
   /** Sessions per principal, against http.maxSessionsPerPrincipal. */
   private readonly quota: SessionQuota;
   private readonly modern: ModernPosts;
+  private readonly eras = new PostEras();
   /** With redis: requests for sessions other replicas hold. */
   private readonly routing?: SessionRouting;
   /** True while the replica shuts down: its sessions are let go for other replicas, not ended. */
@@ -106,17 +106,11 @@ export class McpEndpoints {
       const value = req.headers[name];
       return Array.isArray(value) ? value.join(', ') : value;
     };
-    const versionHeader = text('mcp-protocol-version');
-    const outcome: Classified =
-      !body.batch && surelyLegacy(frames[0]!.message, versionHeader)
-        ? LEGACY
-        : classifyInboundRequest({
-            httpMethod: 'POST',
-            ...optional('protocolVersionHeader', versionHeader),
-            ...optional('mcpMethodHeader', text('mcp-method')),
-            ...optional('mcpNameHeader', text('mcp-name')),
-            body: body.batch ? frames.map((f) => classifiable(f.message)) : classifiable(frames[0]!.message),
-          });
+    const outcome = this.eras.of(frames, body.batch, {
+      protocolVersion: text('mcp-protocol-version'),
+      mcpMethod: text('mcp-method'),
+      mcpName: text('mcp-name'),
+    });
     if (outcome.kind === 'reject') {
       return sendJson(res, outcome.httpStatus, {
         jsonrpc: '2.0',
@@ -471,26 +465,8 @@ function bodyOf(raw: Buffer): { frames: Frame[]; batch: boolean } | undefined {
   return { frames: value.map((item) => Frame.of(item as Frame['message'])), batch: true };
 }
 
-type Classified = ReturnType<typeof classifyInboundRequest>;
-
-/** What classifyInboundRequest says of a POST that surelyLegacy recognizes. */
-const LEGACY: Classified = { kind: 'legacy', reason: 'no-claim' };
-
-/**
- * A message as the SDK's classification reads it: numbers as doubles, and an id no double holds as 0 (the id does not
- * decide the era, and the SDK's schema refuses an integer past 2^53).
- */
-function classifiable(message: Frame['message']): unknown {
-  const plain = numbersAsDoubles(message) as Record<string, unknown>;
-  return isExactNumber(message.id) ? { ...plain, id: 0 } : plain;
-}
-
 function isJsonType(type: string | undefined): boolean {
   return (type ?? '').split(';')[0]!.trim().toLowerCase() === 'application/json';
-}
-
-function optional<K extends string>(key: K, value: string | undefined): Partial<Record<K, string>> {
-  return value === undefined ? {} : ({ [key]: value } as Record<K, string>);
 }
 
 export { originOf };
