@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// A stdio proxy's start over an artifact directory of many records: how long until it answers `initialize`, and how
-// long the store takes to open. A one-line wrap is started by its client on every launch, over a directory that
-// keeps a week of artifacts (the default TTL), so its start grows with what the directory holds.
+// A stdio proxy's start over an artifact directory of many records: how long until it answers `initialize`, how
+// long the store takes to open, and its first collection after (which runs beside the first calls). A one-line wrap
+// is started by its client on every launch, over a directory that keeps a week of artifacts (the default TTL), so
+// its start grows with what the directory holds.
 //
 //   npm run build && node bench/store-open.mjs [--records 20000] [--rounds 3] [--a <another built checkout>]
 //
@@ -40,33 +41,42 @@ try {
   filling.close();
   console.log(`${RECORDS} records written in ${((performance.now() - filled) / 1000).toFixed(1)} s`);
 
-  const times = Object.fromEntries(Object.keys(builds).map((name) => [name, { open: [], initialize: [] }]));
+  const times = Object.fromEntries(
+    Object.keys(builds).map((name) => [name, { open: [], collection: [], initialize: [] }]),
+  );
   for (let round = 1; round <= Number(values.rounds); round++) {
     for (const [name, root] of Object.entries(builds)) {
-      const open = await openTime(root);
+      const { open, collection } = await openTime(root);
       const initialize = await initializeTime(root);
       times[name].open.push(open);
+      times[name].collection.push(collection);
       times[name].initialize.push(initialize);
       console.log(
-        `round ${round} ${name}: store open ${open.toFixed(0)} ms, initialize answered ${initialize.toFixed(0)} ms`,
+        `round ${round} ${name}: store open ${open.toFixed(0)} ms, first collection ${collection.toFixed(0)} ms, ` +
+          `initialize answered ${initialize.toFixed(0)} ms`,
       );
     }
   }
-  for (const [name, { open, initialize }] of Object.entries(times))
+  for (const [name, { open, collection, initialize }] of Object.entries(times))
     console.log(
-      `${name}: store open median ${median(open).toFixed(0)} ms, initialize answered median ${median(initialize).toFixed(0)} ms`,
+      `${name}: store open median ${median(open).toFixed(0)} ms, first collection median ` +
+        `${median(collection).toFixed(0)} ms, initialize answered median ${median(initialize).toFixed(0)} ms`,
     );
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
 
-/** A store of `root`'s build opened over the directory, in a process of its own (nothing cached from the last). */
+/**
+ * A store of `root`'s build opened over the directory, in a process of its own (nothing cached from the last), and its
+ * first collection (nothing expires here: what it costs is looking at the records).
+ */
 function openTime(root) {
   const script = `const { ArtifactStore } = await import(${JSON.stringify(join(root, 'dist/artifacts/store.js'))});
 const { silentLogger } = await import(${JSON.stringify(join(root, 'dist/logger.js'))});
 const store = new ArtifactStore({ dir: ${JSON.stringify(dir)}, maxArtifactBytes: 0, quotaBytes: 0, ttlMs: 0 }, silentLogger);
-const t = performance.now(); await store.init(); process.stdout.write(String(performance.now() - t)); store.close();`;
-  return run(process.execPath, ['--input-type=module', '-e', script]).then(Number);
+const t = performance.now(); await store.init(); const opened = performance.now(); await store.gc();
+process.stdout.write(JSON.stringify({ open: opened - t, collection: performance.now() - opened })); store.close();`;
+  return run(process.execPath, ['--input-type=module', '-e', script]).then(JSON.parse);
 }
 
 /** From spawning `root`'s proxy over the directory to its answer to `initialize` (the upstream starts meanwhile). */

@@ -20,8 +20,9 @@ export interface ArtifactBackend {
   readonly shared: boolean;
 
   /**
-   * Prepares the medium (fails with a clear message when it cannot be used) and answers the records it holds; a
-   * shared one answers none, the store reading them with listRecords once it is open (store.ts init).
+   * Prepares the medium (fails with a clear message when it cannot be used) and answers the records it holds, each
+   * with its bytes there as it answers (the store's first collection does not look again); a shared one answers none,
+   * the store reading them with listRecords once it is open (store.ts init).
    */
   open(): Promise<ArtifactRecord[]>;
   /** `record.path` for an id: the file on disk, or the object's `s3://` URI. */

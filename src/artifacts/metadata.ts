@@ -71,12 +71,11 @@ export function serializeRecord(record: ArtifactRecord): string {
 
 /** Size of a regular file, or undefined when there is none (deleted by hand, replaced by a directory). */
 export async function fileSize(path: string): Promise<number | undefined> {
-  try {
-    const st = await stat(path);
-    return st.isFile() ? st.size : undefined;
-  } catch {
-    return undefined;
-  }
+  return sizeOf(await stat(path).catch(() => undefined));
+}
+
+function sizeOf(stats: Stats | undefined): number | undefined {
+  return stats?.isFile() ? stats.size : undefined;
 }
 
 function isString(v: unknown): v is string {
@@ -160,8 +159,7 @@ export async function loadRecords(dir: string, metaDir: string, log: Logger): Pr
       log.warn({ file, problem: parsed }, 'ignoring invalid artifact metadata');
       return;
     }
-    const content = statNow(parsed.path);
-    const size = content?.isFile() ? content.size : undefined;
+    const size = sizeOf(statNow(parsed.path));
     if (size === undefined) {
       // Metadata is written before the file, so fresh metadata may be another proxy's put in progress.
       const metaAge = Date.now() - (statNow(file)?.mtimeMs ?? 0);

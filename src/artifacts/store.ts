@@ -61,6 +61,11 @@ export class ArtifactStore {
   /** The first reading of a shared bucket's records, which init starts and does not wait for (see loaded). */
   private firstLoad: Promise<void> = Promise.resolve();
   /**
+   * The records a directory opened with, whose bytes it looked at as it opened (backend.ts `open`): the first
+   * collection does not stat them all again (for 20,000 it took 1.0 s instead of 0.2, beside the first calls).
+   */
+  private seenAtOpen?: Set<ArtifactRecord>;
+  /**
    * Contents whose record changed here while a refresh was reading the bucket: what that reading found of them is
    * older than the index (a put that added an owner, a removal), and must not undo it.
    */
@@ -97,9 +102,13 @@ export class ArtifactStore {
    */
   async init(): Promise<void> {
     this.backend ??= await createBackend(this.options, this.log);
+    const seen = new Set<ArtifactRecord>();
     for (const record of await this.backend.open()) {
-      if (!this.index.hasId(record.id)) this.index.add(record);
+      if (this.index.hasId(record.id)) continue;
+      this.index.add(record);
+      seen.add(record);
     }
+    if (seen.size > 0) this.seenAtOpen = seen;
     // Long literals the readers spool (wire/spool.ts) go where their payloads will be stored: the disk meant for
     // them, in a directory made private, rather than the system's temporary directory.
     this.releaseSpool ??= configureSpool({ dir: this.backend.tmpDir });
@@ -488,10 +497,13 @@ export class ArtifactStore {
       // Another replica's artifacts count toward the quota and may have expired too.
       if (this.backend.shared) await this.refresh();
       if (verify) {
-        // One listing instead of a request per record; a record it shows without bytes is looked at again.
+        // One listing instead of a request per record; a record it shows without bytes is looked at again. Bytes
+        // deleted by hand between the opening and the first collection are found by the next one, or by a read.
         const stored = await this.backend.listContent?.();
+        const seen = this.seenAtOpen;
+        this.seenAtOpen = undefined;
         for (const r of this.index.all()) {
-          if (stored?.has(r.sha256)) continue;
+          if (stored?.has(r.sha256) || seen?.has(r)) continue;
           if ((await this.backend.contentSize(r)) === undefined && (await this.remove(r, () => true)) !== undefined)
             result.forgotten++;
         }

@@ -72,9 +72,9 @@ export class Offload {
       this.log.error({ err: error instanceof Error ? error.message : String(error) }, 'artifact store unavailable');
       return;
     }
-    // The startup collection runs beside serving, as the hourly one does: it looks at every record's bytes (a listing
-    // of a bucket, a stat per file of a directory: 0.8 s for 20,000) and removes what expired while the proxy was not
-    // running, which held the start, and a replica's health check, for as long as the store was large.
+    // The startup collection runs beside serving, as the hourly one does: it removes what expired while the proxy was
+    // not running (and lists a bucket's bytes), which held the start, and a replica's health check, for as long as
+    // the store was large. A directory's records had their bytes looked at as the store opened; it does not again.
     void this.collect();
     this.gcTimer = setInterval(() => void this.collect(), GC_INTERVAL_MS);
     this.gcTimer.unref();

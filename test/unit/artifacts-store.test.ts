@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals';
 import { createHash } from 'node:crypto';
 import { chmod, chown, mkdir, readdir, readFile, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -6,6 +7,7 @@ import { pino } from 'pino';
 import { describeFsError } from '../../src/artifacts/atomic-write.js';
 import { runGc } from '../../src/artifacts/gc-command.js';
 import { artifactId } from '../../src/artifacts/names.js';
+import { LocalBackend } from '../../src/artifacts/local-backend.js';
 import { ArtifactStore } from '../../src/artifacts/store.js';
 import { ArtifactStoreError, type StoreOptions } from '../../src/artifacts/types.js';
 import { silentLogger } from '../../src/logger.js';
@@ -580,6 +582,28 @@ describe('garbage collection', () => {
     expect(store.get(c.id)).toBeUndefined();
     expect((await store.gc(clock + 2 * HOUR)).removed).toBe(1);
     expect(await files()).toEqual([]);
+  });
+
+  test('the first collection does not look again at the bytes the store just opened with', async () => {
+    const first = await openStore({ ttlMs: HOUR });
+    const loaded = [];
+    for (let i = 0; i < 3; i++) loaded.push(await first.put({ data: { bytes: png(1, 1, i) }, server: 's', tool: 't' }));
+    first.close();
+    const looked = jest.spyOn(LocalBackend.prototype, 'contentSize');
+    try {
+      const store = await openStore({ ttlMs: HOUR });
+      const added = await store.put({ data: { bytes: png(1, 1, 9) }, server: 's', tool: 't' });
+      looked.mockClear();
+      // Gone after the opening looked: the first collection misses it, the next one finds it.
+      await rm(loaded[0]!.path);
+      expect(await store.gc()).toMatchObject({ forgotten: 0, remaining: 4 });
+      expect(looked.mock.calls.map(([r]) => r.id)).toEqual([added.id]);
+      looked.mockClear();
+      expect(await store.gc()).toMatchObject({ forgotten: 1, remaining: 3 });
+      expect(looked).toHaveBeenCalledTimes(4);
+    } finally {
+      looked.mockRestore();
+    }
   });
 
   test('runGc reports in one line', async () => {
