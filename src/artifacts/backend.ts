@@ -48,7 +48,7 @@ export interface ArtifactBackend {
   fetchRecord?(sha256: string): Promise<ArtifactRecord | undefined>;
   /** Shared backends: the record with this id, written by any process. */
   findId?(id: string): Promise<ArtifactRecord | undefined>;
-  /** Shared backends: every record, for the index. */
+  /** Shared backends: every record, for the index; a record of `known` nothing changed is answered as itself. */
   listRecords?(known: ReadonlyMap<string, ArtifactRecord>): Promise<ArtifactRecord[]>;
   /** Shared backends: the contents this process may collect now, no other collector having claimed them. */
   claim?(sha256s: string[]): Promise<Set<string>>;

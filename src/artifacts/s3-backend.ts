@@ -250,11 +250,14 @@ export class S3Backend implements ArtifactBackend {
       const sha = RECORD_KEY.exec(key)?.[1];
       if (!sha) return;
       const cached = known.get(sha);
-      const record =
-        cached && etag !== undefined && this.etags.get(sha) === etag ? { ...cached } : await this.readRecord(sha);
+      const unchanged = cached && etag !== undefined && this.etags.get(sha) === etag ? cached : undefined;
+      const record = unchanged ?? (await this.readRecord(sha));
       if (!record) return;
-      record.owners = [...new Set([...record.owners, ...(owners.get(sha) ?? [])])];
-      records.push(record);
+      const merged = [...new Set([...record.owners, ...(owners.get(sha) ?? [])])];
+      // The index's own record when nothing about it changed: the store then has nothing to replace (store.ts reload),
+      // where a copy of each of 20,000 records every 30 s was put in the index in place of the same.
+      if (unchanged && merged.length === unchanged.owners.length) records.push(unchanged);
+      else records.push({ ...record, owners: merged });
     };
     await inParallel(recordKeys, FETCH_CONCURRENCY, load);
     return records;

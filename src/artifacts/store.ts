@@ -546,9 +546,10 @@ export class ArtifactStore {
         await inParallel(candidates, REMOVALS_AT_ONCE, async (candidate) => {
           if (claimed && !claimed.has(candidate.sha256)) return;
           // Over a shared bucket, the index's record for these bytes now: the refresh every REFRESH_MS puts a new copy
-          // of each record in the index, and one during a long collection left every candidate after it "not
-          // current", skipped and not counted (replicas-scale: 248 of 250 claimed removed). removeShared reads the
-          // record from the bucket again before it removes anything; gone from the index means collected elsewhere.
+          // of each record another replica changed in the index, and one during a long collection left every
+          // candidate after it "not current", skipped and not counted (replicas-scale: 248 of 250 claimed removed).
+          // removeShared reads the record from the bucket again before it removes anything; gone from the index means
+          // collected elsewhere.
           const r = this.backend.shared ? this.index.byContent(candidate.sha256) : candidate;
           if (!r) return;
           // A record being put again right now is about to be handed to a client.

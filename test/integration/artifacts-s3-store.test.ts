@@ -110,8 +110,10 @@ test('a refresh in the middle of a collection (every 30 s, a long one meets it) 
   for (let i = 0; i < COUNT; i++) await put(a, `expired ${i}`, 'alice');
   clock += 2 * HOUR;
   const collecting = a.gc(clock);
-  // Once the first is gone, the refresh puts a new copy of every record in the index, as the timer's would.
+  // Once the first is gone, the refresh puts a new copy of every record in the index, as the timer's would when
+  // other replicas changed them all: here by forgetting which versions it read (the ETags it keeps per record).
   await waitFor(async () => (await s3.keys('refreshed/content/')).length < COUNT, 20_000, 5, 'a first removal');
+  (a as unknown as { backend: { etags: Map<string, string> } }).backend.etags.clear();
   await a.refresh();
   expect((await collecting).removed).toBe(COUNT);
   expect(await s3.keys('refreshed/')).toEqual([]);
@@ -164,6 +166,32 @@ test('a replica opens without reading every record first: meanwhile an artifact 
     expect(ids('alice').sort()).toEqual(records.map((r) => r.id).sort());
     expect(ids('bob')).toEqual([again.id]);
   }));
+
+test('a refresh leaves the records nothing changed as they are, and replaces those another replica changed', async () => {
+  const a = await replica('kept/');
+  const b = await replica('kept/');
+  const one = await put(a, 'one', 'alice');
+  const two = await put(a, 'two', 'alice');
+  // The index's own records: what a refresh would put in their place is what this test is about.
+  const indexed = (sha256: string) =>
+    (b as unknown as { index: { byContent(sha256: string): object | undefined } }).index.byContent(sha256);
+  await b.refresh();
+  const [first, second] = [indexed(one.sha256), indexed(two.sha256)];
+  expect(first).toBeDefined();
+  await b.refresh();
+  expect(indexed(one.sha256)).toBe(first);
+  expect(indexed(two.sha256)).toBe(second);
+  await put(a, 'two', 'bob');
+  await b.refresh();
+  expect(indexed(one.sha256)).toBe(first);
+  expect(indexed(two.sha256)).not.toBe(second);
+  expect(b.get(two.id)?.owners.sort()).toEqual(['alice', 'bob']);
+  // An owner alone (its own key, as a replica adds one) changes the record too.
+  await s3.putText(`kept/owners/${one.sha256}/${Buffer.from('carol').toString('base64url')}`, '');
+  await b.refresh();
+  expect(indexed(one.sha256)).not.toBe(first);
+  expect(b.get(one.id)?.owners.sort()).toEqual(['alice', 'carol']);
+});
 
 test('what a refresh reads of the bucket does not undo an owner a put added here while it was reading', () =>
   withRelay(s3.endpoint, async (relay) => {
