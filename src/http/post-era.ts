@@ -2,8 +2,8 @@ import { classifyInboundRequest } from '@modelcontextprotocol/server';
 import { CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, LOG_LEVEL_KEY, PROTOCOL_VERSION_KEY } from '../protocol/envelope.js';
 import type { Frame } from '../wire/frame.js';
 import { isExactNumber, numbersAsDoubles } from '../wire/json.js';
-import { requestParts, trimmed } from './request-shape.js';
-import { surelyLegacy } from './surely-legacy.js';
+import { requestParts, trimmed, type RequestParts } from './request-shape.js';
+import { legacyParts } from './surely-legacy.js';
 
 /** What the SDK's classification of a POST says: its era, or the rejection to answer it with. */
 export type PostEra = { kind: 'legacy' } | { kind: 'modern' } | Extract<Classified, { kind: 'reject' }>;
@@ -42,8 +42,11 @@ export class PostEras {
         headers,
       );
     const message = frames[0]!.message;
-    if (surelyLegacy(message, headers.protocolVersion)) return LEGACY;
-    const text = modernEnvelopeText(message, headers);
+    // Read once for both glances.
+    const parts = requestParts(message);
+    const version = trimmed(headers.protocolVersion);
+    if (legacyParts(parts, version)) return LEGACY;
+    const text = modernEnvelopeText(parts, version, trimmed(headers.mcpMethod));
     if (text !== undefined && this.accepted.has(text)) return MODERN;
     const era = this.sdk(classifiable(message), headers);
     // What the SDK accepted is remembered only for a body these checks read as a request with its claim: the SDK calls
@@ -69,20 +72,21 @@ export class PostEras {
 
 /**
  * The text of a request's envelope members the SDK's envelope schema checks (client info, capabilities, log level),
- * when the body is a request these plain checks are sure of (not `initialize`, which the SDK treats apart) with a
- * version claim, and the headers agree with it as the SDK requires; else undefined.
+ * when the body's parts are those of a request these plain checks are sure of (not `initialize`, which the SDK treats
+ * apart) with a version claim, and the (trimmed) headers agree with it as the SDK requires; else undefined.
  * Two envelopes of one text are one envelope to the schema: members keep their order, a number its text (and so its
  * double), and an absent member writes nothing where a null one writes `null`.
  */
-function modernEnvelopeText(body: unknown, headers: EraHeaders): string | undefined {
-  const parts = requestParts(body);
+function modernEnvelopeText(
+  parts: RequestParts | undefined,
+  versionHeader: string | undefined,
+  methodHeader: string | undefined,
+): string | undefined {
   if (parts === undefined || parts.method === 'initialize' || parts.meta === undefined) return undefined;
   const { meta, method } = parts;
   const version = meta[PROTOCOL_VERSION_KEY];
   if (typeof version !== 'string') return undefined;
-  const header = trimmed(headers.protocolVersion);
-  if (header !== undefined && header !== version) return undefined;
-  const methodHeader = trimmed(headers.mcpMethod);
+  if (versionHeader !== undefined && versionHeader !== version) return undefined;
   if (methodHeader !== undefined && methodHeader !== method) return undefined;
   return JSON.stringify({ i: meta[CLIENT_INFO_KEY], c: meta[CLIENT_CAPABILITIES_KEY], l: meta[LOG_LEVEL_KEY] });
 }

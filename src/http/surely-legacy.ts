@@ -1,6 +1,6 @@
 import { PROTOCOL_VERSION_KEY } from '../protocol/envelope.js';
 import { isModernVersion } from '../protocol/versions.js';
-import { requestParts, trimmed } from './request-shape.js';
+import { requestParts, trimmed, type RequestParts } from './request-shape.js';
 
 /**
  * Whether the SDK's `classifyInboundRequest` would call this POST a 2025 request, told from a few plain checks: a
@@ -11,9 +11,12 @@ import { requestParts, trimmed } from './request-shape.js';
  * holds the two to the same answer.
  */
 export function surelyLegacy(body: unknown, protocolVersionHeader: string | undefined): boolean {
-  const header = trimmed(protocolVersionHeader);
+  return legacyParts(requestParts(body), trimmed(protocolVersionHeader));
+}
+
+/** surelyLegacy for a body's parts already read and its header already trimmed (PostEras reads them once). */
+export function legacyParts(parts: RequestParts | undefined, header: string | undefined): boolean {
   if (header !== undefined && isModernVersion(header)) return false;
-  const parts = requestParts(body);
   if (parts === undefined || parts.method === 'initialize') return false;
   return parts.meta === undefined || !(PROTOCOL_VERSION_KEY in parts.meta);
 }
