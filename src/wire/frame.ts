@@ -199,7 +199,9 @@ export class Frame {
 
   private line(oneLine: boolean): string {
     const body = this.body();
-    return oneLine && this.text !== undefined && /[\r\n]/.test(body) ? body.replace(/[\r\n]/g, ' ') : body;
+    // Looked for in the text as it came, not in the body: what splices put in is JSON.stringify's, which writes no
+    // line break outside a string either, and the body spliced together would be joined into one string to be read.
+    return oneLine && this.text !== undefined && /[\r\n]/.test(this.text) ? body.replace(/[\r\n]/g, ' ') : body;
   }
 }
 
