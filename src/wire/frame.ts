@@ -201,8 +201,13 @@ export class Frame {
     const body = this.body();
     // Looked for in the text as it came, not in the body: what splices put in is JSON.stringify's, which writes no
     // line break outside a string either, and the body spliced together would be joined into one string to be read.
-    return oneLine && this.text !== undefined && /[\r\n]/.test(this.text) ? body.replace(/[\r\n]/g, ' ') : body;
+    return oneLine && this.text !== undefined && hasLineBreak(this.text) ? body.replace(/[\r\n]/g, ' ') : body;
   }
+}
+
+/** Whether the text holds a line break (two searches for one character: several times faster than /[\r\n]/). */
+function hasLineBreak(text: string): boolean {
+  return text.indexOf('\n') !== -1 || text.indexOf('\r') !== -1;
 }
 
 /** Sets (or, for undefined, removes) an own member, whatever its name (`__proto__` included). */

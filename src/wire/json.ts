@@ -120,6 +120,8 @@ export function stringifyJson(value: unknown, space?: number): string {
  * BigInt) are thrown as JSON.stringify throws them. Typed as TypeScript types JSON.stringify, to take its place.
  */
 export function jsonText(value: unknown): string {
+  // A number (a message id set anew, most often) as JSON.stringify writes it, which is how String writes a finite one.
+  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : 'null';
   try {
     return JSON.stringify(value);
   } catch (error) {

@@ -190,7 +190,7 @@ function leadingMemberValue(text: string, key: string): { start: number; end: nu
     const end = valueEndAt(text, start);
     if (end === -1) return undefined;
     if (keyEnd - i - 1 === key.length && text.startsWith(key, i + 1)) {
-      const again = text.indexOf(`"${key}"`, end) !== -1 || text.indexOf('\\u', end) !== -1;
+      const again = quotedAfter(text, key, end) || text.indexOf('\\u', end) !== -1;
       return again ? undefined : { start, end };
     }
     at = skipSpace(text, end);
@@ -198,6 +198,17 @@ function leadingMemberValue(text: string, key: string): { start: number; end: nu
     i = skipSpace(text, at + 1);
   }
   return undefined;
+}
+
+/**
+ * Whether `"key"` occurs in `text` from `from` on. Looked for as `key"` and then its opening quote: a quote starts
+ * every string of JSON text, so a search led by one stops at each, where the key's first letter is seldom there.
+ */
+function quotedAfter(text: string, key: string, from: number): boolean {
+  const tail = `${key}"`;
+  for (let at = text.indexOf(tail, from + 1); at !== -1; at = text.indexOf(tail, at + 1))
+    if (text.charCodeAt(at - 1) === 0x22) return true;
+  return false;
 }
 
 function isSpace(c: number): boolean {

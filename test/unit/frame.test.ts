@@ -258,6 +258,9 @@ describe('replace() and chunks()', () => {
     const edited = frame.with(['id'], 2).chunks(true).join('');
     expect(edited).not.toMatch(/[\r\n]/);
     expect(JSON.parse(edited)).toEqual({ ...(JSON.parse(text) as object), id: 2 });
+    // A carriage return alone between tokens becomes a space as well.
+    const returns = '{"jsonrpc":"2.0",\r"id":1,\r"result":{}}';
+    expect(Frame.read(returns).with(['id'], 3).chunks(true).join('')).toBe('{"jsonrpc":"2.0", "id":3, "result":{}}');
   });
 });
 
@@ -305,6 +308,8 @@ describe('the quick lookup of a message id (memberValue)', () => {
     expect(valueOf('{"result":{},"id":-1.5e3}')).toBe('-1.5e3');
     // Given twice, the last one is the one JSON.parse reads.
     expect(valueOf('{"id":1,"params":{},"id":2}')).toBe('2');
+    // Keys and strings that end in the key's letters are no second spelling of it.
+    expect(valueOf('{"jsonrpc":"2.0","id":5,"valid":true,"params":{"grid":"paid"}}')).toBe('5');
   });
 
   test.each([
