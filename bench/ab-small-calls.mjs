@@ -22,23 +22,17 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { join, resolve } from 'node:path';
+import { ROOT, abArgs } from './lib/ab-args.mjs';
 import { EVERYTHING, echoJob, httpFrontJob } from './lib/echo-calls.mjs';
 import { median } from './lib/stats.mjs';
 
-const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
-const { values } = parseArgs({
-  options: {
-    a: { type: 'string' },
-    rounds: { type: 'string', default: '5' },
-    calls: { type: 'string', default: '2000' },
-    warmup: { type: 'string' },
-    http: { type: 'boolean', default: false },
-    url: { type: 'boolean', default: false },
-    modern: { type: 'boolean', default: false },
-  },
+const values = abArgs({
+  calls: { type: 'string', default: '2000' },
+  warmup: { type: 'string' },
+  http: { type: 'boolean', default: false },
+  url: { type: 'boolean', default: false },
+  modern: { type: 'boolean', default: false },
 });
 if (!values.a) {
   process.stderr.write(

@@ -6,19 +6,12 @@
 // one). Beside a second checkout's build, alternating, so both meet the same machine:
 //
 //   node bench/frames.mjs [--a <checkout with a built dist/>] [--rounds 5] [--messages 300000]
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ROOT, abArgs } from './lib/ab-args.mjs';
 import { median } from './lib/stats.mjs';
 
-const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
-const { values } = parseArgs({
-  options: {
-    a: { type: 'string' },
-    rounds: { type: 'string', default: '5' },
-    messages: { type: 'string', default: '300000' },
-  },
-});
+const values = abArgs({ messages: { type: 'string', default: '300000' } });
 const rounds = Number(values.rounds);
 const messages = Number(values.messages);
 

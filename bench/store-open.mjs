@@ -11,20 +11,12 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { join, resolve } from 'node:path';
+import { ROOT, abArgs } from './lib/ab-args.mjs';
 import { EVERYTHING } from './lib/echo-calls.mjs';
 import { median } from './lib/stats.mjs';
 
-const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
-const { values } = parseArgs({
-  options: {
-    records: { type: 'string', default: '20000' },
-    rounds: { type: 'string', default: '3' },
-    a: { type: 'string' },
-  },
-});
+const values = abArgs({ records: { type: 'string', default: '20000' } }, '3');
 const RECORDS = Number(values.records);
 const builds = { this: ROOT, ...(values.a ? { a: resolve(values.a) } : {}) };
 
