@@ -4,9 +4,9 @@ import type { Frame } from '../wire/frame.js';
 import { KEEP_ALIVE, messageEvent, SSE_HEADERS } from '../wire/sse.js';
 
 /**
- * How long a request may go unanswered before its response becomes an SSE stream: a call answered sooner is sent as
- * one JSON body; a longer one gets the stream (and its priming event, where the session is resumable), whose cost
- * to the client is then a fraction of a percent.
+ * How long a 2025 session's call may go unanswered before its response becomes an SSE stream (`onDue`): a call
+ * answered sooner is sent as one JSON body; a longer one gets the stream and its priming event, so that a client cut
+ * off can resume it, whose cost to the client is then a fraction of a percent.
  */
 export const STREAM_AFTER_MS = 50;
 
@@ -17,17 +17,19 @@ export interface LazyAnswerOptions {
   keepAliveMs: number;
   /**
    * Called when the request has waited STREAM_AFTER_MS: it opens the stream (`openStream`), at once or once what
-   * must come first (a priming event) is ready. Without it the stream opens then by itself.
+   * must come first (a priming event) is ready. Without it only a frame before the answer opens the stream: the
+   * status of an answer that comes late is still its own (a 2026-07-28 error that is a 400 stays one).
    */
   onDue?: () => void;
 }
 
 /**
  * The response to one POST of one request, sent as the SDK's 2026-07-28 entry sends its own (its `auto` mode): an
- * answer that is the first thing to go out is one `application/json` body, which a client reads with one parse;
- * anything else first (progress, a log message, a question of the server's) opens an SSE stream, and everything
- * after follows on it in order, with a keep-alive comment while it is quiet. Streamable HTTP lets a server answer a
- * POST either way; clients must take both.
+ * answer that is the first thing to go out is one `application/json` body, which a client reads with one parse,
+ * however long it took; anything else first (progress, a log message, a question of the server's) opens an SSE
+ * stream, and everything after follows on it in order, with a keep-alive comment while it is quiet. Streamable HTTP
+ * lets a server answer a POST either way; clients must take both. (A 2025 session's call also opens its stream once
+ * it has waited STREAM_AFTER_MS: `onDue`.)
  */
 export class LazyAnswer {
   private state: 'undecided' | 'sse' | 'done' = 'undecided';
@@ -38,8 +40,10 @@ export class LazyAnswer {
     private readonly res: ServerResponse,
     private readonly options: LazyAnswerOptions,
   ) {
-    this.timer = setTimeout(() => (options.onDue ? options.onDue() : this.openStream()), STREAM_AFTER_MS);
-    this.timer.unref();
+    if (options.onDue) {
+      this.timer = setTimeout(options.onDue, STREAM_AFTER_MS);
+      this.timer.unref();
+    }
     res.once('close', () => this.stopTimers());
   }
 

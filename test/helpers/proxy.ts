@@ -22,7 +22,7 @@ export const ALL_CLIENT_CAPABILITIES: ClientCapabilities = {
   roots: { listChanged: true },
 };
 
-type ServerInput =
+export type ServerInput =
   | ({ name: string; command: string; args?: string[] } & Partial<Omit<StdioServerConfig, 'kind' | 'name'>>)
   | ({ name: string; url: string } & Partial<Omit<HttpServerConfig, 'kind' | 'name'>>);
 

@@ -11,7 +11,7 @@ import { serveHttp, type HttpHandle } from '../../src/http/server.js';
 import { silentLogger } from '../../src/logger.js';
 import { CLI, cliEnv, REPO_ROOT, stopAllCli } from '../helpers/cli.js';
 import { FIXTURES, NODE, startListening, waitFor } from '../helpers/fixtures.js';
-import { testConfig, type TestOptions } from '../helpers/proxy.js';
+import { testConfig, type ServerInput, type TestOptions } from '../helpers/proxy.js';
 import { bearer, connectHttp, TOKENS, SIGNING_KEY } from '../helpers/sidecar.js';
 
 const MODERN = '2026-07-28';
@@ -43,13 +43,14 @@ interface HttpGateway {
   close(): Promise<void>;
 }
 
-/** An in-process HTTP gateway over the artifact, basic and dynamic-tools fixtures, with the test tokens. */
-async function startGateway(options: TestOptions = {}): Promise<HttpGateway> {
+/** An in-process HTTP gateway over the artifact, basic and dynamic-tools fixtures (and `more`), with the test tokens. */
+async function startGateway(options: TestOptions = {}, more: ServerInput[] = []): Promise<HttpGateway> {
   const config: Config = testConfig(
     [
       { name: 'art', command: NODE, args: [FIXTURES.artifact] },
       { name: 'basic', command: NODE, args: [FIXTURES.basic] },
       { name: 'dyn', command: NODE, args: [FIXTURES.dynamic] },
+      ...more,
     ],
     options,
   );
@@ -563,5 +564,53 @@ describe('2026-07-28 clients over stdio (dist/cli.js)', () => {
     } finally {
       await client.close();
     }
+  });
+});
+
+describe('a 2026-07-28 call answered late', () => {
+  let gw: HttpGateway;
+
+  beforeAll(async () => {
+    gw = await startGateway({}, [{ name: 'slow', command: NODE, args: [FIXTURES.slow] }]);
+  });
+
+  afterAll(async () => {
+    await gw.close();
+  });
+
+  test('is one JSON body however long it took, as the SDK answers: only a frame before the answer opens a stream', async () => {
+    // A late answer on a stream opened by a timer would be an event of a 200 response: a late error that must be a
+    // 400 (MissingRequiredClientCapabilityError, HeaderMismatch) would lose its status.
+    const response = await fetch(`${gw.base}/mcp`, {
+      method: 'POST',
+      headers: {
+        ...bearer(ALICE.token),
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': MODERN,
+        'mcp-method': 'tools/call',
+        'mcp-name': 'slow__slow',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tools/call',
+        params: {
+          name: 'slow__slow',
+          arguments: { ms: 300 },
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': MODERN,
+            'io.modelcontextprotocol/clientCapabilities': {},
+            'io.modelcontextprotocol/clientInfo': { name: 'raw-test', version: '1.0.0' },
+          },
+        },
+      }),
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(await response.json()).toMatchObject({
+      id: 7,
+      result: { content: [{ type: 'text', text: 'done after 300ms' }] },
+    });
   });
 });
