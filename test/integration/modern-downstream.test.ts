@@ -43,7 +43,7 @@ interface HttpGateway {
   close(): Promise<void>;
 }
 
-/** An in-process HTTP gateway over the artifact, basic and dynamic-tools fixtures (and `more`), with the test tokens. */
+/** An in-process HTTP gateway over the artifact, basic and dynamic-tools fixtures and `more`, with the test tokens. */
 async function startGateway(options: TestOptions = {}, more: ServerInput[] = []): Promise<HttpGateway> {
   const config: Config = testConfig(
     [
@@ -74,17 +74,17 @@ async function startGateway(options: TestOptions = {}, more: ServerInput[] = [])
 const httpTransport = (base: string, token: string) =>
   new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: bearer(token) } });
 
-/** One 2026-07-28 request on the wire, as a client without the SDK would send it; answers the JSON-RPC response. */
-async function rawModern(
+/** One 2026-07-28 request on the wire, as a client without the SDK would send it: the HTTP response. */
+function postModern(
   base: string,
   token: string,
   id: number,
   method: string,
   params: Record<string, unknown>,
   capabilities: ClientCapabilities = { elicitation: { form: {} } },
-): Promise<{ result?: Record<string, unknown>; error?: { code: number; message: string; data?: unknown } }> {
+): Promise<Response> {
   const name: Record<string, string> = typeof params.name === 'string' ? { 'mcp-name': params.name } : {};
-  const response = await fetch(`${base}/mcp`, {
+  return fetch(`${base}/mcp`, {
     method: 'POST',
     headers: {
       ...bearer(token),
@@ -108,6 +108,14 @@ async function rawModern(
       },
     }),
   });
+}
+
+/** postModern's JSON-RPC response (the one for `id`, when it came as a stream). */
+async function rawModern(
+  ...request: Parameters<typeof postModern>
+): Promise<{ result?: Record<string, unknown>; error?: { code: number; message: string; data?: unknown } }> {
+  const id = request[2];
+  const response = await postModern(...request);
   const text = await response.text();
   if ((response.headers.get('content-type') ?? '').includes('text/event-stream')) {
     const messages = text
@@ -324,27 +332,7 @@ describe('2026-07-28 clients over Streamable HTTP', () => {
   });
 
   test('a method nobody here answers is HTTP 404, as the 2026 wire wants', async () => {
-    const response = await fetch(`${gw.base}/mcp`, {
-      method: 'POST',
-      headers: {
-        ...bearer(ALICE.token),
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': MODERN,
-        'mcp-method': 'no/such-method',
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 7,
-        method: 'no/such-method',
-        params: {
-          _meta: {
-            'io.modelcontextprotocol/protocolVersion': MODERN,
-            'io.modelcontextprotocol/clientCapabilities': {},
-          },
-        },
-      }),
-    });
+    const response = await postModern(gw.base, ALICE.token, 7, 'no/such-method', {}, {});
     expect(response.status).toBe(404);
     expect(await response.json()).toEqual({
       jsonrpc: '2.0',
@@ -581,30 +569,9 @@ describe('a 2026-07-28 call answered late', () => {
   test('is one JSON body however long it took, as the SDK answers: only a frame before the answer opens a stream', async () => {
     // A late answer on a stream opened by a timer would be an event of a 200 response: a late error that must be a
     // 400 (MissingRequiredClientCapabilityError, HeaderMismatch) would lose its status.
-    const response = await fetch(`${gw.base}/mcp`, {
-      method: 'POST',
-      headers: {
-        ...bearer(ALICE.token),
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': MODERN,
-        'mcp-method': 'tools/call',
-        'mcp-name': 'slow__slow',
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 7,
-        method: 'tools/call',
-        params: {
-          name: 'slow__slow',
-          arguments: { ms: 300 },
-          _meta: {
-            'io.modelcontextprotocol/protocolVersion': MODERN,
-            'io.modelcontextprotocol/clientCapabilities': {},
-            'io.modelcontextprotocol/clientInfo': { name: 'raw-test', version: '1.0.0' },
-          },
-        },
-      }),
+    const response = await postModern(gw.base, ALICE.token, 7, 'tools/call', {
+      name: 'slow__slow',
+      arguments: { ms: 300 },
     });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
