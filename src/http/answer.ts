@@ -4,9 +4,9 @@ import type { Frame } from '../wire/frame.js';
 import { KEEP_ALIVE, messageEvent, SSE_HEADERS } from '../wire/sse.js';
 
 /**
- * How long a 2025 session's call may go unanswered before its response becomes an SSE stream (`onDue`): a call
- * answered sooner is sent as one JSON body; a longer one gets the stream and its priming event, so that a client cut
- * off can resume it, whose cost to the client is then a fraction of a percent.
+ * How long a 2025 session's call may go unanswered before its response becomes an SSE stream: a call answered sooner
+ * is sent as one JSON body; a longer one gets the stream and its priming event, so that a client cut off can resume
+ * it, whose cost to the client is then a fraction of a percent.
  */
 export const STREAM_AFTER_MS = 50;
 
@@ -15,21 +15,24 @@ export interface LazyAnswerOptions {
   headers: Record<string, string>;
   /** How often an open stream gets a keep-alive comment. */
   keepAliveMs: number;
+  /** How long the request may go unanswered, nothing sent, before its stream opens anyway (`onDue`). */
+  openAfterMs: number;
   /**
-   * Called when the request has waited STREAM_AFTER_MS: it opens the stream (`openStream`), at once or once what
-   * must come first (a priming event) is ready. Without it only a frame before the answer opens the stream: the
-   * status of an answer that comes late is still its own (a 2026-07-28 error that is a 400 stays one).
+   * Called when the request has waited `openAfterMs`: it opens the stream (`openStream`), at once or once what must
+   * come first (a priming event) is ready. Without it the stream opens then by itself.
    */
   onDue?: () => void;
 }
 
 /**
  * The response to one POST of one request, sent as the SDK's 2026-07-28 entry sends its own (its `auto` mode): an
- * answer that is the first thing to go out is one `application/json` body, which a client reads with one parse,
- * however long it took; anything else first (progress, a log message, a question of the server's) opens an SSE
- * stream, and everything after follows on it in order, with a keep-alive comment while it is quiet. Streamable HTTP
- * lets a server answer a POST either way; clients must take both. (A 2025 session's call also opens its stream once
- * it has waited STREAM_AFTER_MS: `onDue`.)
+ * answer that is the first thing to go out is one `application/json` body, with its own status, which a client reads
+ * with one parse; anything else first (progress, a log message, a question of the server's) opens an SSE stream, and
+ * everything after follows on it in order, with a keep-alive comment while it is quiet. A request quiet for
+ * `openAfterMs` gets its stream too (the SDK's entry waits for ever): a 2025 session's call after STREAM_AFTER_MS, to
+ * be resumable; a 2026-07-28 call after a keep-alive interval, so that a long silent call holds its connection past a
+ * load balancer's idle timeout while an answer within that time, an error that must be a 400 included, keeps its
+ * status. Streamable HTTP lets a server answer a POST either way; clients must take both.
  */
 export class LazyAnswer {
   private state: 'undecided' | 'sse' | 'done' = 'undecided';
@@ -40,10 +43,8 @@ export class LazyAnswer {
     private readonly res: ServerResponse,
     private readonly options: LazyAnswerOptions,
   ) {
-    if (options.onDue) {
-      this.timer = setTimeout(options.onDue, STREAM_AFTER_MS);
-      this.timer.unref();
-    }
+    this.timer = setTimeout(() => (options.onDue ? options.onDue() : this.openStream()), options.openAfterMs);
+    this.timer.unref();
     res.once('close', () => this.stopTimers());
   }
 

@@ -130,7 +130,8 @@ class PostWire implements Wire {
   private closed = false;
 
   constructor(res: ServerResponse, listen: boolean) {
-    this.lazy = new LazyAnswer(res, { headers: {}, keepAliveMs: KEEP_ALIVE_MS });
+    // Quiet until its first keep-alive is due: an answer by then, errors that must be a 400 included, keeps its status.
+    this.lazy = new LazyAnswer(res, { headers: {}, keepAliveMs: KEEP_ALIVE_MS, openAfterMs: KEEP_ALIVE_MS });
     if (listen) this.lazy.openStream();
     res.once('close', () => this.ended());
   }

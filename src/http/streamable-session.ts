@@ -6,7 +6,7 @@ import { Frame, type Id } from '../wire/frame.js';
 import { jsonText } from '../wire/json.js';
 import { KEEP_ALIVE, messageEvent, SSE_HEADERS } from '../wire/sse.js';
 import type { FrameContext, SendOptions, Wire } from '../wire/wire.js';
-import { LazyAnswer } from './answer.js';
+import { LazyAnswer, STREAM_AFTER_MS } from './answer.js';
 import { primingRecord, type EventStore } from '../shared/event-store.js';
 import { rpcError } from './context.js';
 import { LOST_REQUEST_ERROR, unansweredRequests } from './lost-requests.js';
@@ -107,6 +107,7 @@ export class StreamableSession implements Wire {
       stream.lazy = new LazyAnswer(res, {
         headers,
         keepAliveMs: KEEP_ALIVE_MS,
+        openAfterMs: STREAM_AFTER_MS,
         onDue: () => void this.enqueue(stream.id, () => this.openLazy(stream)),
       });
     } else {

@@ -566,7 +566,7 @@ describe('a 2026-07-28 call answered late', () => {
     await gw.close();
   });
 
-  test('is one JSON body however long it took, as the SDK answers: only a frame before the answer opens a stream', async () => {
+  test('is one JSON body with its own status, as the SDK answers, when it comes within a keep-alive interval', async () => {
     // A late answer on a stream opened by a timer would be an event of a 200 response: a late error that must be a
     // 400 (MissingRequiredClientCapabilityError, HeaderMismatch) would lose its status.
     const response = await postModern(gw.base, ALICE.token, 7, 'tools/call', {
@@ -580,4 +580,17 @@ describe('a 2026-07-28 call answered late', () => {
       result: { content: [{ type: 'text', text: 'done after 300ms' }] },
     });
   });
+
+  test('a call quiet for a keep-alive interval gets its stream then, the answer its last event', async () => {
+    const started = Date.now();
+    const response = await postModern(gw.base, ALICE.token, 8, 'tools/call', {
+      name: 'slow__slow',
+      arguments: { ms: 18_000 },
+    });
+    // The headers came when the stream opened, before the answer: a load balancer sees the connection is alive.
+    expect(Date.now() - started).toBeLessThan(18_000);
+    expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const text = await response.text();
+    expect(text).toContain('"done after 18000ms"');
+  }, 40_000);
 });
