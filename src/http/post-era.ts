@@ -3,7 +3,7 @@ import { CLIENT_CAPABILITIES_KEY, CLIENT_INFO_KEY, LOG_LEVEL_KEY, PROTOCOL_VERSI
 import type { Frame } from '../wire/frame.js';
 import { isExactNumber, numbersAsDoubles } from '../wire/json.js';
 import { requestParts, trimmed, type RequestParts } from './request-shape.js';
-import { legacyParts } from './surely-legacy.js';
+import { surelyLegacy } from './surely-legacy.js';
 
 /** What the SDK's classification of a POST says: its era, or the rejection to answer it with. */
 export type PostEra = { kind: 'legacy' } | { kind: 'modern' } | Extract<Classified, { kind: 'reject' }>;
@@ -45,7 +45,7 @@ export class PostEras {
     // Read once for both glances.
     const parts = requestParts(message);
     const version = trimmed(headers.protocolVersion);
-    if (legacyParts(parts, version)) return LEGACY;
+    if (surelyLegacy(parts, version)) return LEGACY;
     const text = modernEnvelopeText(parts, version, trimmed(headers.mcpMethod));
     if (text !== undefined && this.accepted.has(text)) return MODERN;
     const era = this.sdk(classifiable(message), headers);

@@ -5,8 +5,12 @@
 import { describe, expect, test } from '@jest/globals';
 import fc from 'fast-check';
 import { classifyInboundRequest } from '@modelcontextprotocol/server';
-import { surelyLegacy } from '../../src/http/surely-legacy.js';
+import { requestParts, trimmed } from '../../src/http/request-shape.js';
+import { surelyLegacy as surely } from '../../src/http/surely-legacy.js';
 import { parseJson } from '../../src/wire/json.js';
+
+/** The glance as PostEras makes it, from a body and its header as they came. */
+const surelyLegacy = (body: unknown, header: string | undefined) => surely(requestParts(body), trimmed(header));
 
 const sdk = (body: unknown, header?: string) =>
   classifyInboundRequest({
