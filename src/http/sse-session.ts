@@ -20,21 +20,29 @@ export class SseSession implements Wire {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   private closed = false;
-  private readonly keepAlive: NodeJS.Timeout;
+  private keepAlive?: NodeJS.Timeout;
 
   constructor(
-    endpoint: string,
+    private readonly endpoint: string,
     private readonly res: ServerResponse,
   ) {
+    res.on('close', () => this.ended());
+  }
+
+  /**
+   * Starts the stream with its first event, the endpoint that carries this session's id. Called only once the session
+   * can be found by that id (here, and through Redis on every replica): a client may POST the moment it reads it.
+   */
+  open(): void {
+    const { res } = this;
     res.writeHead(200, {
       'Content-Type': 'text/event-stream',
       'Cache-Control': 'no-cache, no-transform',
       Connection: 'keep-alive',
     });
-    const url = new URL(endpoint, 'http://localhost');
+    const url = new URL(this.endpoint, 'http://localhost');
     url.searchParams.set('sessionId', this.id);
     res.write(`event: endpoint\ndata: ${url.pathname}${url.search}${url.hash}\n\n`);
-    res.on('close', () => this.ended());
     this.keepAlive = setInterval(() => res.write(KEEP_ALIVE), KEEP_ALIVE_MS);
     this.keepAlive.unref();
   }

@@ -284,6 +284,28 @@ describe('two replicas sharing state through redis', () => {
     await waitFor(async () => (await post(rpc(4, 'tools/list'))).status === 404, 10_000, 20, 'the session to end');
   });
 
+  test('a legacy SSE session names its endpoint only once every replica can find it', async () => {
+    // Redis holds writes back for a second (reads go on): A's record of the new session waits, B's lookups do not.
+    await withRedis((client) => client.sendCommand(['CLIENT', 'PAUSE', '1000', 'WRITE']));
+    const connection = new AbortController();
+    try {
+      const stream = await fetch(`${a.base}/sse`, { headers: bearer(ALICE), signal: connection.signal });
+      expect(stream.status).toBe(200);
+      const endpoint = (await new SseReader(stream.body!).next())!.data;
+      // Through B the moment the endpoint is known: had it come before the record, B would find no session (404).
+      const init = { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'sse', version: '1' } };
+      const posted = await fetch(`${b.base}${endpoint}`, {
+        method: 'POST',
+        headers: { ...bearer(ALICE), 'content-type': 'application/json' },
+        body: JSON.stringify(rpc(1, 'initialize', init)),
+      });
+      expect(posted.status).toBe(202);
+    } finally {
+      connection.abort();
+      await withRedis((client) => client.sendCommand(['CLIENT', 'UNPAUSE']));
+    }
+  });
+
   test('a download link signed on A opens on B', async () => {
     const session = await openSession(a.base);
     const made = await session.call(a.base, 2, 'art__image', { tag: 'linked' });
