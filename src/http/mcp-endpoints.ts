@@ -323,8 +323,6 @@ export class McpEndpoints {
     const leave = this.quota.add(token);
     const session = this.ctx.gateway.createSession(this.identity(req, token), { era: 'legacy' });
     const { shared } = this.ctx;
-    // Registered before the client learns the id (the stream's first event, written by open() below), so its POSTs
-    // find this replica from any other.
     const wire = new SseSession(SSE_MESSAGES_PATH, res);
     const id = wire.id;
     await shared?.directory
@@ -352,7 +350,8 @@ export class McpEndpoints {
       void removeRecord();
     };
     this.sessions.set(id, { token, session, wire });
-    // Known here and (with Redis) to every replica: only now may the client learn the id.
+    // Only now, registered (with Redis, for every replica) and in the map, does the client learn the id: its POSTs,
+    // wherever they land, find the session.
     wire.open();
     this.ctx.log.debug({ session: session.id, token }, 'sse session opened');
   }

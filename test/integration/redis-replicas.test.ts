@@ -264,14 +264,8 @@ describe('two replicas sharing state through redis', () => {
     const events = new SseReader(stream.body!);
     const endpoint = (await events.next())!.data;
     expect(endpoint).toMatch(/^\/messages\?sessionId=/);
-    const post = (message: object, token = ALICE) =>
-      fetch(`${b.base}${endpoint}`, {
-        method: 'POST',
-        headers: { ...bearer(token), 'content-type': 'application/json' },
-        body: JSON.stringify(message),
-      });
-    const init = { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'sse', version: '1' } };
-    expect((await post(rpc(1, 'initialize', init))).status).toBe(202);
+    const post = (message: object, token = ALICE) => postSse(b.base, endpoint, message, token);
+    expect((await post(rpc(1, 'initialize', SSE_INIT))).status).toBe(202);
     expect((await events.response(1)).result).toMatchObject({ protocolVersion: '2024-11-05' });
     expect((await post({ jsonrpc: '2.0', method: 'notifications/initialized' })).status).toBe(202);
     expect((await post(rpc(2, 'tools/call', { name: 'art__echo', arguments: { message: 'sse via B' } }))).status).toBe(
@@ -293,13 +287,7 @@ describe('two replicas sharing state through redis', () => {
       expect(stream.status).toBe(200);
       const endpoint = (await new SseReader(stream.body!).next())!.data;
       // Through B the moment the endpoint is known: had it come before the record, B would find no session (404).
-      const init = { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'sse', version: '1' } };
-      const posted = await fetch(`${b.base}${endpoint}`, {
-        method: 'POST',
-        headers: { ...bearer(ALICE), 'content-type': 'application/json' },
-        body: JSON.stringify(rpc(1, 'initialize', init)),
-      });
-      expect(posted.status).toBe(202);
+      expect((await postSse(b.base, endpoint, rpc(1, 'initialize', SSE_INIT))).status).toBe(202);
     } finally {
       connection.abort();
       await withRedis((client) => client.sendCommand(['CLIENT', 'UNPAUSE']));
@@ -528,6 +516,18 @@ function ownersIn(replica: string, id: string): string[] {
     if (record.id === id) return record.owners ?? [];
   }
   throw new Error(`no record of ${id} in replica ${replica}'s store`);
+}
+
+/** A legacy SSE client's `initialize` params. */
+const SSE_INIT = { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'sse', version: '1' } };
+
+/** POSTs a message to a legacy SSE session's endpoint (the stream's first event) through the replica at `base`. */
+function postSse(base: string, endpoint: string, message: object, token = ALICE): Promise<Response> {
+  return fetch(`${base}${endpoint}`, {
+    method: 'POST',
+    headers: { ...bearer(token), 'content-type': 'application/json' },
+    body: JSON.stringify(message),
+  });
 }
 
 const redisClient = (url: string) => createClient({ url });
