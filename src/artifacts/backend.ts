@@ -1,8 +1,8 @@
 import type { Readable } from 'node:stream';
 import type { ArtifactRecord } from './types.js';
 
-/** What is stored: bytes in memory, or a file already written to the store's tmp directory. */
-export type Content = { bytes: Buffer } | { file: string };
+/** What is stored: a file already written to the store's tmp directory (piece-file.ts), then moved or uploaded. */
+export type Content = { file: string };
 
 /**
  * Where the store keeps bytes and records. The store (store.ts) owns the rules: ids, dedup, owners,

@@ -47,8 +47,7 @@ export class LocalBackend implements ArtifactBackend {
     await mkdir(dirname(path), { recursive: true, mode: 0o700 }).catch((err: unknown) => {
       throw unwritable(dirname(path), err);
     });
-    if ('bytes' in content) await atomicWrite(this.tmpDir, path, content.bytes);
-    else await rename(content.file, path).catch((err: unknown) => Promise.reject(unwritable(path, err)));
+    await rename(content.file, path).catch((err: unknown) => Promise.reject(unwritable(path, err)));
   }
 
   async readBytes(record: ArtifactRecord, start: number, end: number): Promise<Buffer> {

@@ -47,7 +47,7 @@ export async function writePayload(
 
 /**
  * Writes the pieces to a new file in `tmpDir`, hashing them on the way, each handed to `observe`
- * too. A piece is written while the next one is produced, so at most two are held. On any error
+ * too. A piece is written while it is hashed and the next one is produced, so at most two are held. On any error
  * the file is removed. A disk error is reported only once every piece was produced, so data that is
  * not what it claims is an `invalid-data` error, as it was when payloads were decoded before writing.
  */
@@ -70,19 +70,20 @@ export async function writePieces(
       return undefined;
     });
     for (const piece of source.pieces()) {
-      hash.update(piece);
-      if (headFilled < head.length)
-        headFilled += Buffer.from(piece.buffer, piece.byteOffset, piece.length).copy(head, headFilled);
-      observe?.(piece);
       const at = size;
       size += piece.length;
       await writing;
+      // The write starts first: the thread pool writes the piece while it is hashed and looked at here.
       if (handle && diskError === undefined) {
         const file = handle;
         writing = writeAll(file, piece, at).catch((err: unknown) => {
           diskError = err;
         });
       }
+      hash.update(piece);
+      if (headFilled < head.length)
+        headFilled += Buffer.from(piece.buffer, piece.byteOffset, piece.length).copy(head, headFilled);
+      observe?.(piece);
     }
     await writing;
     await handle?.close().catch((err: unknown) => {

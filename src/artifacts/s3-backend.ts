@@ -117,7 +117,7 @@ export class S3Backend implements ArtifactBackend {
       params: {
         Bucket: this.bucket,
         Key: this.contentKey(record.sha256),
-        Body: 'bytes' in content ? content.bytes : createReadStream(content.file),
+        Body: createReadStream(content.file),
         ContentType: record.mimeType,
         ContentLength: record.size,
       },

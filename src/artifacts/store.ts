@@ -6,14 +6,13 @@ import { configureSpool } from '../wire/spool.js';
 import { describeFsError } from './atomic-write.js';
 import { ContentGone, type ArtifactBackend, type Content } from './backend.js';
 import { backendLocation, createBackend } from './backends.js';
-import { hashBytes } from './hash.js';
+import { bytePieces } from './hash.js';
 import { inParallel } from './in-parallel.js';
 import { defaultArtifactDir } from './directory.js';
 import { KeyedLock } from './key-lock.js';
 import { ARTIFACT_URI_PREFIX, newRecord } from './metadata.js';
 import { RecordIndex, activity, goesBy, idIn, snapshot } from './record-index.js';
 import { artifactId, sanitizeFilename } from './names.js';
-import { resolveMimeType } from './mime.js';
 import { writePayload } from './piece-file.js';
 import { rebuildLiteral, sameForm, type LiteralForm, type LiteralKind } from './literals.js';
 import {
@@ -164,13 +163,9 @@ export class ArtifactStore {
   async put(input: ArtifactInput): Promise<ArtifactRecord> {
     // A store that could not open at startup tries again: the disk (or the bucket) may have been fixed since.
     if (!this.ready) await (this.opening ??= this.init().finally(() => (this.opening = undefined)));
-    if ('pieces' in input.data) {
-      const file = await writePayload(this.backend.tmpDir, input, input.data.pieces, this.options.maxArtifactBytes);
-      return this.commit({ ...input, facts: file.facts }, { file: file.path }, file.sha256, file.size, file.mimeType);
-    }
-    const { bytes, sha256 } = hashBytes(input.data, this.options.maxArtifactBytes);
-    const mimeType = await resolveMimeType(input.mimeType, bytes);
-    return this.commit(input, { bytes }, sha256, bytes.length, mimeType);
+    const source = 'pieces' in input.data ? input.data.pieces : bytePieces(input.data.bytes);
+    const file = await writePayload(this.backend.tmpDir, input, source, this.options.maxArtifactBytes);
+    return this.commit({ ...input, facts: file.facts }, { file: file.path }, file.sha256, file.size, file.mimeType);
   }
 
   private async commit(
@@ -189,7 +184,7 @@ export class ArtifactStore {
       throw err;
     } finally {
       // Renamed into place, uploaded, kept as a duplicate, or left by a failure: the temporary name goes.
-      if ('file' in content) await rm(content.file, { force: true }).catch(() => undefined);
+      await rm(content.file, { force: true }).catch(() => undefined);
     }
     const quota = this.options.quotaBytes;
     if (quota > 0 && this.totalBytes > quota) {

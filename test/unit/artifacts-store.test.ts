@@ -104,6 +104,16 @@ describe('put, get and read', () => {
     }
   });
 
+  test('bytes of several pieces (over 1 MiB, not a multiple of it) are stored whole, their type sniffed', async () => {
+    // The store writes bytes 1 MiB at a time while it hashes them (hash.ts bytePieces): the last, short piece too.
+    const store = await openStore({ maxArtifactBytes: 0 });
+    const bytes = Buffer.concat([pdf(), Buffer.alloc(2 * 1024 * 1024 + 3, 'x')]);
+    const r = await store.put({ data: { bytes }, server: 'docs', tool: 'export' });
+    expect(r).toMatchObject({ mimeType: 'application/pdf', size: bytes.length, sha256: sha(bytes) });
+    expect(sha(await readFile(r.path))).toBe(sha(bytes));
+    expect(await files()).toEqual([r.id, `.meta/${sha(bytes)}.json`].sort());
+  });
+
   test('text and raw bytes; the type is sniffed when missing or contradicted', async () => {
     const store = await openStore();
     const t = await store.put({
