@@ -10,7 +10,7 @@ import { Gateway } from '../../src/gateway/gateway.js';
 import { serveHttp, type HttpHandle } from '../../src/http/server.js';
 import { silentLogger } from '../../src/logger.js';
 import { CLI, cliEnv, REPO_ROOT, stopAllCli } from '../helpers/cli.js';
-import { FIXTURES, NODE, startListening, waitFor } from '../helpers/fixtures.js';
+import { EVERYTHING_ENTRY, FIXTURES, NODE, startListening, waitFor } from '../helpers/fixtures.js';
 import { testConfig, type ServerInput, type TestOptions } from '../helpers/proxy.js';
 import { bearer, connectHttp, TOKENS, SIGNING_KEY } from '../helpers/sidecar.js';
 
@@ -455,6 +455,27 @@ describe('2026-07-28 clients over stdio (dist/cli.js)', () => {
       const answered = await client.callTool({ name: 'elicit', arguments: { message: 'stdio?' } });
       expect(JSON.parse(texts(answered)[0]!)).toMatchObject({ action: 'accept' });
       expect(asked).toHaveLength(1);
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('server-everything’s progress reaches a call that asked for it, and only that call asks the server', async () => {
+    const { client } = modernClient();
+    await client.connect(stdio('--', NODE, EVERYTHING_ENTRY, 'stdio'));
+    try {
+      const call = { name: 'trigger-long-running-operation', arguments: { duration: 0.3, steps: 3 } };
+      const progress: Array<{ progress: number; total?: number }> = [];
+      const watched = await client.callTool(call, { onprogress: (p) => progress.push(p) });
+      expect(texts(watched).join()).toContain('completed');
+      expect(progress.map((p) => [p.progress, p.total])).toEqual([
+        [1, 3],
+        [2, 3],
+        [3, 3],
+      ]);
+      // Unwatched, the call goes without a token (eras.ts): the server sends no progress, and the call still ends.
+      expect(texts(await client.callTool(call)).join()).toContain('completed');
+      expect(progress).toHaveLength(3);
     } finally {
       await client.close();
     }

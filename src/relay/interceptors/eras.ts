@@ -44,8 +44,13 @@ export function eras(context: RelayContext): Interceptor {
         if (bridge.owns(state)) return bridge.resume(call, state);
         if (upstream.era === 'modern') return next(call);
         bridge.checkRetry(call, upstream, state);
-        // The upstream's call may outlive this request: it runs with the bridge's signal, not the request's.
-        return bridge.start(call, upstream, (signal, onprogress) => next(call.fork(signal, onprogress)));
+        // The upstream's call may outlive this request: it runs with the bridge's signal, not the request's. Its
+        // progress is asked for when the request that starts it asks (a retry's token then gets it too); a progress
+        // token on every call would be an edit of every request's bytes.
+        const asked = call.progress !== undefined;
+        return bridge.start(call, upstream, (signal, onprogress) =>
+          next(call.fork(signal, asked ? onprogress : undefined)),
+        );
       }
       return next(call).then((answer) => {
         const result = answer.message.result;
