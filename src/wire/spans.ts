@@ -99,13 +99,17 @@ export function valueEndAt(text: string, start: number): number {
   }
 }
 
+/**
+ * The offset just past the bracket that closes the one at `open`. The regular expression finds the next quote or
+ * bracket (it skips a run of digits or spaces faster than a loop over the characters would); `test` and `lastIndex`
+ * rather than `exec`, which made a match object for every one found: on a message of a few hundred characters that
+ * was half the time.
+ */
 function bracketEnd(text: string, open: number): number {
   let depth = 0;
   BRACKETS.lastIndex = open;
-  for (;;) {
-    const found = BRACKETS.exec(text);
-    if (!found) return -1;
-    const at = found.index;
+  while (BRACKETS.test(text)) {
+    const at = BRACKETS.lastIndex - 1;
     const c = text.charCodeAt(at);
     if (c === 0x22) {
       const end = stringEnd(text, at);
@@ -117,6 +121,7 @@ function bracketEnd(text: string, open: number): number {
       return at + 1;
     }
   }
+  return -1;
 }
 
 /** Keys the quick lookup handles: characters JSON can write another way only as a `\u` escape. */
