@@ -243,13 +243,12 @@ export function isFullyBase64(s: string): boolean {
 export function decodeBase64Strict(value: string): Buffer | undefined {
   // Node's decoder skips what is not base64 and stops at '=', so a valid string is exactly the one
   // that decodes to the length its characters promise; only a wrapped one needs the slow check.
-  const padding = paddingOf(value);
-  const characters = value.length - padding;
-  if (characters === 0) return undefined;
+  if (value.length === paddingOf(value)) return undefined;
   // Lengths only tell on one unbroken line; line breaks count in value.length, so wrapped base64 goes
   // to the full check below whatever its length says.
-  if (characters % 4 !== 1 && (padding === 0 || value.length % 4 === 0)) {
-    const unwrapped = decodeInPieces(value, promisedBytes(value));
+  const size = unbrokenSize(value);
+  if (size !== undefined) {
+    const unwrapped = decodeInPieces(value, size);
     if (unwrapped) return unwrapped;
   }
   const bytes = Buffer.from(value, 'base64');
@@ -284,12 +283,46 @@ const PIECE_CHARS = 1024 * 1024;
 function decodeInPieces(value: string, size: number): Buffer | undefined {
   const out = Buffer.allocUnsafe(size);
   let written = 0;
-  for (let at = 0; at < value.length; at += PIECE_CHARS) {
-    const expected = at + PIECE_CHARS >= value.length ? size - written : (PIECE_CHARS / 4) * 3;
-    if (out.write(value.slice(at, at + PIECE_CHARS), written, 'base64') !== expected) return undefined;
+  for (const [group, expected] of stringGroups(value, size)) {
+    if (out.write(group, written, 'base64') !== expected) return undefined;
     written += expected;
   }
   return out;
+}
+
+/**
+ * An unbroken base64 string (no line break) decoded a piece at a time, as blobs are (`decodePieces`): two windows
+ * take turns, so the store writes one while the next is decoded and the decoded payload is never whole in memory.
+ * `size` is `unbrokenSize(value)`. Throws NotBase64Error at the first piece that comes out short: a character the
+ * decoder skipped, a line break among them (wrapped base64 is decoded whole instead, by `decodeBase64Strict`).
+ */
+export function* decodeStringPieces(value: string, size: number): Generator<Buffer> {
+  const windows: Buffer[] = [];
+  let turn = 0;
+  for (const [group, expected] of stringGroups(value, size)) {
+    turn = 1 - turn;
+    const window = (windows[turn] ??= Buffer.allocUnsafe(Math.min((PIECE_CHARS / 4) * 3, size)));
+    if (window.write(group, 0, 'base64') !== expected) throw new NotBase64Error();
+    yield window.subarray(0, expected);
+  }
+}
+
+/** The bytes a base64 string of one line promises, when its length and padding can be base64; else undefined. */
+export function unbrokenSize(value: string): number | undefined {
+  const padding = paddingOf(value);
+  const characters = value.length - padding;
+  if (characters === 0 || characters % 4 === 1 || (padding > 0 && value.length % 4 !== 0)) return undefined;
+  return promisedBytes(value);
+}
+
+/** A string's pieces of `PIECE_CHARS` characters, each with the bytes it decodes to when it is base64. */
+function* stringGroups(value: string, size: number): Generator<[string, number]> {
+  let promised = 0;
+  for (let at = 0; at < value.length; at += PIECE_CHARS) {
+    const expected = at + PIECE_CHARS >= value.length ? size - promised : (PIECE_CHARS / 4) * 3;
+    yield [value.slice(at, at + PIECE_CHARS), expected];
+    promised += expected;
+  }
 }
 
 /**

@@ -5,7 +5,9 @@ import {
   decodedSize,
   decodedSizeOfPieces,
   decodePieces,
+  decodeStringPieces,
   NotBase64Error,
+  unbrokenSize,
 } from '../codec/base64.js';
 import type { BlobView } from '../wire/blob-view.js';
 
@@ -28,6 +30,18 @@ export function base64Data(
   const shape = base64Pieces(value);
   if (!shape) return undefined;
   return { pieces: { size: shape.size, pieces: () => storeErrors(decodePieces(shape, WINDOW_BYTES)) } };
+}
+
+/**
+ * `base64Data` for a payload that is stored as it is, nothing recorded of its text (an image block, an embedded
+ * resource's blob): a string of one line is decoded piece by piece too, while the store writes and hashes the pieces
+ * before it, rather than whole first. A line break, found only part-way, fails the pieces as invalid data: the caller
+ * then tries `base64Data`, which decodes wrapped base64 whole.
+ */
+export function base64Stream(value: string | BlobView): ReturnType<typeof base64Data> {
+  const size = typeof value === 'string' ? unbrokenSize(value) : undefined;
+  if (size === undefined) return base64Data(value);
+  return { pieces: { size, pieces: () => storeErrors(decodeStringPieces(value as string, size)) } };
 }
 
 /** The size of a payload's data: bytes, or pieces yet to be decoded. */

@@ -1,5 +1,5 @@
 import type { ContentBlock } from '@modelcontextprotocol/server';
-import { base64Data, base64DecodedSize, dataSize } from '../payload-data.js';
+import { base64Data, base64DecodedSize, base64Stream, dataSize } from '../payload-data.js';
 import type { Blobs } from '../../wire/blobs.js';
 import { belowFloor, inlineChars, limitOf, type PipelineSettings } from '../settings.js';
 import { mapContent, note, placeOutcome } from '../blocks.js';
@@ -137,8 +137,14 @@ async function storeBase64(
   what: string,
   previewBytes: number,
 ): Promise<ContentBlock[] | undefined> {
-  const data = base64Data(run.blobs.resolve(base64));
-  const outcome = data && (await run.save({ ...payload, data }));
+  const value = run.blobs.resolve(base64);
+  let data = base64Stream(value);
+  let outcome = data && (await run.save({ ...payload, data }));
+  // Line-wrapped base64 shows only part-way through a string's pieces: decoded whole, it is checked as such.
+  if (outcome?.ok === 'invalid' && typeof value === 'string') {
+    data = base64Data(value);
+    outcome = data && (await run.save({ ...payload, data }));
+  }
   if (!data || outcome?.ok === 'invalid') {
     // Not base64 after all: keep it, and say why in the log, rather than store garbage.
     run.log.warn({ source: payload.source }, `${what} does not hold valid base64; left as it is`);
