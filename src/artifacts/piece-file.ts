@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { open, rm } from 'node:fs/promises';
 import { tempPath, unwritable } from './atomic-write.js';
-import { tooLarge } from './hash.js';
 import { resolveMimeTypeOfFile } from './mime.js';
-import type { ArtifactInput, PieceSource, WrittenFile } from './types.js';
+import { humanSize } from './sizes.js';
+import { ArtifactStoreError, type ArtifactInput, type PieceSource, type WrittenFile } from './types.js';
 
 /**
  * The start of a file kept in memory for sniffing its type and reading facts (SVG needs 4 KiB, image-size the header).
@@ -15,6 +15,33 @@ export interface WrittenPieces extends WrittenFile {
 }
 
 type Handle = Awaited<ReturnType<typeof open>>;
+
+/** The error for a payload over the store's limit (`maxArtifactBytes`). */
+export function tooLarge(size: number, limit: number): ArtifactStoreError {
+  return new ArtifactStoreError(
+    'too-large',
+    `payload of ${size} bytes (${humanSize(size)}) exceeds the artifact limit of ${limit} bytes (${humanSize(limit)})`,
+  );
+}
+
+/** Bytes written at a time: one write to the thread pool per piece, hashed here while the pool writes it. */
+const PIECE_BYTES = 1024 * 1024;
+
+/**
+ * A payload held as bytes, as a source of pieces (views, not copies): the store writes every payload the same way
+ * (below). One write of the whole buffer would let the hash run beside it too, but a write of many megabytes
+ * in one call was seen to stall for tens of milliseconds now and then where pieces of 1 MiB did not.
+ */
+export function bytePieces(bytes: Buffer): PieceSource {
+  const view = bytes as Uint8Array;
+  if (!(view instanceof Uint8Array)) throw new ArtifactStoreError('invalid-data', 'payload bytes are not a Buffer');
+  return {
+    size: view.byteLength,
+    *pieces() {
+      for (let at = 0; at < view.byteLength; at += PIECE_BYTES) yield view.subarray(at, at + PIECE_BYTES);
+    },
+  };
+}
 
 /**
  * A payload's pieces written to a temporary file in `tmpDir`, with what the store needs to put it in

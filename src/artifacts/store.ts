@@ -6,14 +6,13 @@ import { configureSpool } from '../wire/spool.js';
 import { describeFsError } from './atomic-write.js';
 import { ContentGone, type ArtifactBackend, type Content } from './backend.js';
 import { backendLocation, createBackend } from './backends.js';
-import { bytePieces } from './hash.js';
 import { inParallel } from './in-parallel.js';
 import { defaultArtifactDir } from './directory.js';
 import { KeyedLock } from './key-lock.js';
 import { ARTIFACT_URI_PREFIX, newRecord } from './metadata.js';
 import { RecordIndex, activity, goesBy, idIn, snapshot } from './record-index.js';
 import { artifactId, sanitizeFilename } from './names.js';
-import { writePayload } from './piece-file.js';
+import { bytePieces, writePayload } from './piece-file.js';
 import { rebuildLiteral, sameForm, type LiteralForm, type LiteralKind } from './literals.js';
 import {
   ArtifactStoreError,

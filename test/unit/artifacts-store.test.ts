@@ -105,7 +105,7 @@ describe('put, get and read', () => {
   });
 
   test('bytes of several pieces (over 1 MiB, not a multiple of it) are stored whole, their type sniffed', async () => {
-    // The store writes bytes 1 MiB at a time while it hashes them (hash.ts bytePieces): the last, short piece too.
+    // The store writes bytes 1 MiB at a time while it hashes them (bytePieces): the last, short piece too.
     const store = await openStore({ maxArtifactBytes: 0 });
     const bytes = Buffer.concat([pdf(), Buffer.alloc(2 * 1024 * 1024 + 3, 'x')]);
     const r = await store.put({ data: { bytes }, server: 'docs', tool: 'export' });
