@@ -173,13 +173,16 @@ export async function sniff(bytes: Uint8Array): Promise<{ mimeType: string; ext:
 }
 
 /**
- * `sniff` of a file known by its path and its first bytes (at least 4 KiB, if it has them): file-type
- * reads what it needs from the file, as much as it would from a buffer of all of it.
+ * `sniff` of a file known by its path, its size and its first bytes (at least 4 KiB, if it has them): file-type
+ * reads what it needs from the file, as much as it would from a buffer of all of it. A file the head holds whole, as
+ * most are, is sniffed from the head: the same answer without opening the file again.
  */
 export async function sniffFile(
   path: string,
   head: Uint8Array,
+  size: number,
 ): Promise<{ mimeType: string; ext: string } | undefined> {
+  if (size <= head.length) return sniff(head.subarray(0, size));
   return sniffWith(head, async () => (await fileType()).fileTypeFromFile(path));
 }
 
@@ -218,10 +221,9 @@ export async function resolveMimeType(declared: string | undefined, bytes: Uint8
 /** `resolveMimeType` for bytes written to a file (`sniffFile`). */
 export async function resolveMimeTypeOfFile(
   declared: string | undefined,
-  path: string,
-  head: Uint8Array,
+  file: { path: string; head: Uint8Array; size: number },
 ): Promise<string> {
-  return resolveWith(declared, () => sniffFile(path, head));
+  return resolveWith(declared, () => sniffFile(file.path, file.head, file.size));
 }
 
 async function resolveWith(

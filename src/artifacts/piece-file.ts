@@ -63,7 +63,7 @@ export async function writePayload(
   const written = await writePieces(tmpDir, source, watch && ((piece) => watch.add(piece)));
   try {
     if (maxBytes > 0 && written.size > maxBytes) throw tooLarge(written.size, maxBytes);
-    const mimeType = await resolveMimeTypeOfFile(input.mimeType, written.path, written.head);
+    const mimeType = await resolveMimeTypeOfFile(input.mimeType, written);
     const facts = watch ? await watch.finish(written) : input.facts;
     return { ...written, mimeType, facts };
   } catch (err) {

@@ -7,6 +7,7 @@ import {
   mimeTypeForFilename,
   resolveMimeType,
   sniff,
+  sniffFile,
 } from '../../src/artifacts/mime.js';
 import { humanSize } from '../../src/artifacts/sizes.js';
 import { SVG, docx, everythingTinyPng, gif, gzip, jpeg, pdf, png, wav, webp, zip } from './artifacts-samples.js';
@@ -140,6 +141,28 @@ describe('sniff', () => {
     expect(await sniff(Buffer.alloc(0))).toBeUndefined();
     expect(await sniff(Buffer.from('<html><svg></svg></html>'))).toBeUndefined();
     expect(await sniff(png().subarray(0, 4))).toBeUndefined();
+  });
+});
+
+describe('sniffFile', () => {
+  // A path where no file is: what needs the file finds nothing there, what the head answers does not read it.
+  const nowhere = '/nonexistent/mcp-offload-sniff-test';
+
+  test.each([
+    ['PNG', png(), 'image/png'],
+    ['docx', docx(), 'application/vnd.openxmlformats-officedocument.wordprocessingml.document'],
+    ['SVG', Buffer.from(SVG), 'image/svg+xml'],
+  ])(
+    'a %s the head holds whole is sniffed from the head, as sniff would, without opening the file',
+    async (_n, bytes, type) => {
+      expect((await sniffFile(nowhere, bytes, bytes.length))?.mimeType).toBe(type);
+      expect(await sniffFile(nowhere, bytes, bytes.length)).toEqual(await sniff(bytes));
+    },
+  );
+
+  test('a file larger than its head is read from the file (here: none, so nothing is found)', async () => {
+    const bytes = docx();
+    expect(await sniffFile(nowhere, bytes.subarray(0, 100), bytes.length)).toBeUndefined();
   });
 });
 
