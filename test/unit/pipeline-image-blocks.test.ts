@@ -11,20 +11,15 @@ import { silentLogger } from '../../src/logger.js';
 import { ARTIFACTS_META_KEY, ResultPipeline } from '../../src/pipeline/pipeline.js';
 import { RuleBook } from '../../src/pipeline/rules.js';
 import type { Result } from '../../src/pipeline/types.js';
-import { pngChunk } from '../fixtures/pdf.mjs';
-import { png } from './detect-fixtures.js';
+import { padTo, png } from './detect-fixtures.js';
 
 let dir: string;
 let store: ArtifactStore;
 let pipeline: ResultPipeline;
 const call = { server: 'pics', tool: 'render', owner: 'session' };
 
-/** A 2x2 PNG padded by a private chunk of noise: 2.5 MiB, so its base64 spans several pieces of 1 Mi characters. */
-const PICTURE = (() => {
-  const small = png(2, 2);
-  const iend = small.subarray(small.length - 12);
-  return Buffer.concat([small.subarray(0, small.length - 12), pngChunk('fiLl', randomBytes(2.5 * 1024 * 1024)), iend]);
-})();
+/** A 2x2 PNG padded with noise to 2.5 MiB, so its base64 spans several pieces of 1 Mi characters. */
+const PICTURE = padTo(png(2, 2), 2.5 * 1024 * 1024);
 const BASE64 = PICTURE.toString('base64');
 
 beforeEach(async () => {
