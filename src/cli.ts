@@ -10,8 +10,15 @@ import { oauthProblem } from './http/oauth/resource-url.js';
 import { SIGNING_KEY_ENV } from './http/link-signer.js';
 import type { AuthToken } from './config/types.js';
 import { ArtifactStoreError } from './artifacts/types.js';
+import { runtimeProblem } from './cli/runtime.js';
 
 async function main(argv: string[]): Promise<number> {
+  // First: on an older Node the proxy would start and then fail every message.
+  const unfit = runtimeProblem();
+  if (unfit) {
+    process.stderr.write(`${unfit}\n`);
+    return 1;
+  }
   let args: CliArgs;
   try {
     args = parseCliArgs(argv);

@@ -1,6 +1,6 @@
 // What a person sees in the first minutes: the proxy started on a terminal, and the names it gives servers.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -71,6 +71,33 @@ describe('a command that does not exist', () => {
     const result = await runCli(['validate', '--config', file]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`${file}:3:14: command not found: nodee (did you mean "node"?)`);
+  });
+});
+
+describe('a Node too old for it', () => {
+  // The runtime is made to lack what Node 22 brought (JSON.rawJSON), as Node 20 does; the unit test of runtimeProblem
+  // covers the version number.
+  test('refuses with one line and exits 1, before it starts an upstream or opens its store', async () => {
+    const marker = join(tmp, 'started-upstream');
+    const upstream = join(tmp, 'touch-upstream.mjs');
+    writeFileSync(
+      upstream,
+      `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(marker)}, '');\n`,
+    );
+    const store = join(tmp, 'store-of-an-old-node');
+    const cli = startCli(['--artifact-dir', store, '--', NODE, upstream], {
+      NODE_OPTIONS: '--import=data:text/javascript,delete%20JSON.rawJSON;delete%20JSON.isRawJSON',
+    });
+    cli.child.stdin!.end();
+    const status = await cli.exit(10_000);
+    expect(status.code).toBe(1);
+    expect(cli.stderr()).toBe(
+      `mcp-offload needs Node.js 22 or newer; this is Node.js ${process.versions.node}, which lacks JSON.rawJSON\n`,
+    );
+    expect(cli.stdout()).toBe('');
+    await new Promise((done) => setTimeout(done, 300));
+    expect(existsSync(marker)).toBe(false);
+    expect(existsSync(store)).toBe(false);
   });
 });
 
