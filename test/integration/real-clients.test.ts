@@ -1,0 +1,206 @@
+// Real clients nobody here wrote, before the proxy as their users put them there: the MCP Inspector's CLI (over
+// stdio, where it starts the proxy, and over Streamable HTTP) in both protocol eras, and mcp-remote, the stdio-to-HTTP
+// bridge that clients without HTTP of their own put before a remote server. test/clients/ pins them; .ci/run installs
+// them, and this file does when they are missing (as conformance.test.ts does the conformance suite). Each client
+// runs as its users run it: the Inspector starts `node dist/cli.js ...` itself, and mcp-remote is an SDK client's
+// stdio server that posts to the proxy's --http endpoint with a bearer token.
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { CLI, cliEnv, leftovers, REPO_ROOT, startCli, stopAllCli } from '../helpers/cli.js';
+import { EVERYTHING_ENTRY, FIXTURES, NODE, waitFor } from '../helpers/fixtures.js';
+
+const CLIENTS_DIR = join(REPO_ROOT, 'test', 'clients');
+const INSPECTOR = join(
+  CLIENTS_DIR,
+  'node_modules',
+  '@modelcontextprotocol',
+  'inspector',
+  'clients',
+  'launcher',
+  'build',
+);
+const INSPECTOR_CLI = join(INSPECTOR, 'index.js');
+const MCP_REMOTE = join(CLIENTS_DIR, 'node_modules', 'mcp-remote', 'dist', 'proxy.js');
+const TOKEN = 'real-clients-token-0123456789abcdef';
+const IMAGE_BYTES = 2 * 1024 * 1024;
+
+const tmp = mkdtempSync(join(tmpdir(), 'mcp-offload-real-clients-'));
+const store = join(tmp, 'artifacts');
+// The Inspector keeps a catalog and its OAuth state under the home directory: a fresh one, not the user's.
+const env = cliEnv({ HOME: join(tmp, 'home') });
+
+beforeAll(async () => {
+  if (!existsSync(INSPECTOR_CLI) || !existsSync(MCP_REMOTE)) {
+    await promisify(execFile)('npm', ['ci', '--prefix', CLIENTS_DIR], {
+      cwd: REPO_ROOT,
+      timeout: 300_000,
+      maxBuffer: 16 * 1024 * 1024,
+    });
+  }
+}, 320_000);
+
+afterEach(() => stopAllCli());
+afterAll(async () => {
+  await waitFor(() => leftovers().length === 0, 10_000, 50, 'every proxy the clients started to exit');
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+/** One run of the Inspector's CLI (`--format json -q`) that must succeed: the JSON it printed. */
+async function inspector(args: string[]): Promise<{ out: Record<string, unknown> }> {
+  const run = promisify(execFile)(NODE, [INSPECTOR_CLI, '--cli', ...args, '--format', 'json', '-q'], {
+    cwd: REPO_ROOT,
+    env,
+    timeout: 60_000,
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  try {
+    const { stdout } = await run;
+    return { out: JSON.parse(stdout) as Record<string, unknown> };
+  } catch (error) {
+    const failed = error as { code?: number; stdout?: string; stderr?: string };
+    throw new Error(`the Inspector exited ${failed.code}: ${failed.stderr ?? ''}${failed.stdout ?? ''}`, {
+      cause: error,
+    });
+  }
+}
+
+interface Block {
+  type: string;
+  text?: string;
+  data?: string;
+  uri?: string;
+  mimeType?: string;
+  size?: number;
+}
+
+/** The result of an Inspector run of tools/call, its blocks by type. */
+function resultOf(run: { out: Record<string, unknown> }): { content: Block[]; _meta?: Record<string, unknown> } {
+  return run.out.result as { content: Block[]; _meta?: Record<string, unknown> };
+}
+
+/** What every client must see of a 2 MiB image the proxy stored: a short result, the file's link, nothing lost. */
+function expectStoredImage(result: { content: Block[] }): string {
+  const link = result.content.find((block) => block.type === 'resource_link');
+  expect(link).toMatchObject({ mimeType: 'image/png', size: IMAGE_BYTES });
+  expect(link!.uri).toMatch(/^artifact:\/\/big-result\/big-image_[0-9a-f]{12}\.png$/);
+  expect(result.content[0]!.text).toContain(`Resource: ${link!.uri}`);
+  // A preview a vision model can see, not the 2 MiB image (whose base64 is 2.8 million characters).
+  const preview = result.content.find((block) => block.type === 'image');
+  expect(preview?.data?.length).toBeLessThan(10_000);
+  expect(JSON.stringify(result).length).toBeLessThan(20_000);
+  return link!.uri!;
+}
+
+describe('the MCP Inspector CLI starts the proxy over stdio', () => {
+  const proxy = (...server: string[]) => [NODE, CLI, '--artifact-dir', store, ...server];
+
+  test('a call reaches server-everything and comes back as it does direct, with or without "--"', async () => {
+    const call = ['--method', 'tools/call', '--tool-name', 'echo', '--tool-arg', 'message=hello, "world"'];
+    const direct = await inspector([NODE, EVERYTHING_ENTRY, 'stdio', ...call]);
+    // The README's form: no "--" (a client may strip it); and with it.
+    const bare = await inspector([...proxy(NODE, EVERYTHING_ENTRY, 'stdio'), ...call]);
+    const separated = await inspector([...proxy('--', NODE, EVERYTHING_ENTRY, 'stdio'), ...call]);
+    expect(direct.out).toEqual({ result: { content: [{ type: 'text', text: 'Echo: hello, "world"' }] } });
+    expect(bare.out).toEqual(direct.out);
+    expect(separated.out).toEqual(direct.out);
+  });
+
+  test.each(['legacy', 'modern'])(
+    'in the %s era, a 2 MiB image is stored and summarized, and read back whole by its URI',
+    async (era) => {
+      const call = ['--method', 'tools/call', '--tool-name', 'big-image', '--tool-arg', 'mb=2'];
+      const result = resultOf(await inspector([...proxy(NODE, FIXTURES.bigResult), '--protocol-era', era, ...call]));
+      const uri = expectStoredImage(result);
+      if (era === 'modern') expect(result._meta?.['io.modelcontextprotocol/serverInfo']).toMatchObject({ name: 'big' });
+      else expect(result._meta?.['io.modelcontextprotocol/serverInfo']).toBeUndefined();
+      // A later run (another proxy, the same store) reads it by the URI the first one gave.
+      const read = await inspector([
+        ...proxy(NODE, FIXTURES.bigResult),
+        '--protocol-era',
+        era,
+        '--method',
+        'resources/read',
+        '--uri',
+        uri,
+      ]);
+      const [contents] = (read.out.result as { contents: Array<{ uri: string; mimeType: string; blob: string }> })
+        .contents;
+      expect(contents).toMatchObject({ uri, mimeType: 'image/png' });
+      expect(Buffer.from(contents!.blob, 'base64').length).toBe(IMAGE_BYTES);
+    },
+  );
+});
+
+describe('over Streamable HTTP', () => {
+  async function httpProxy(): Promise<string> {
+    const cli = startCli(['--http', '127.0.0.1:0', '--artifact-dir', store, '--', NODE, FIXTURES.bigResult], {
+      MCP_OFFLOAD_AUTH_TOKEN: TOKEN,
+    });
+    const [, url] = await cli.waitForStderr(/^mcp-offload listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)$/m);
+    return url!;
+  }
+
+  test.each(['legacy', 'modern'])(
+    'the Inspector CLI with a token, in the %s era: the image is stored, and its download link serves its bytes',
+    async (era) => {
+      const url = await httpProxy();
+      const auth = ['--header', `Authorization: Bearer ${TOKEN}`];
+      const call = ['--method', 'tools/call', '--tool-name', 'big-image', '--tool-arg', 'mb=2'];
+      const result = resultOf(await inspector([url, ...auth, '--protocol-era', era, ...call]));
+      const uri = expectStoredImage(result);
+      const [artifact] = result._meta?.['mcp-offload/artifacts'] as Array<{ uri: string; downloadUrl: string }>;
+      expect(artifact!.uri).toBe(uri);
+      // A signed link: fetched without the token, as a browser or a download tool would.
+      const download = await fetch(artifact!.downloadUrl);
+      expect(download.status).toBe(200);
+      const bytes = Buffer.from(await download.arrayBuffer());
+      expect(bytes.length).toBe(IMAGE_BYTES);
+      expect(bytes.subarray(1, 4).toString('latin1')).toBe('PNG');
+    },
+  );
+
+  test('mcp-remote bridges an SDK client on stdio to the proxy: catalog, offload and the artifact by its URI', async () => {
+    const url = await httpProxy();
+    const transport = new StdioClientTransport({
+      command: NODE,
+      args: [MCP_REMOTE, url, '--header', `Authorization:Bearer ${TOKEN}`, '--transport', 'http-only'],
+      env,
+      stderr: 'pipe',
+    });
+    let bridgeLog = '';
+    transport.stderr?.on('data', (chunk: Buffer) => (bridgeLog += chunk.toString('utf8')));
+    const client = new Client({ name: 'real-clients-test', version: '1.0.0' });
+    try {
+      await client.connect(transport);
+      expect(client.getServerVersion()).toMatchObject({ name: 'big' });
+      const names = (await client.listTools()).tools.map((tool) => tool.name);
+      expect(names).toEqual(expect.arrayContaining(['artifact_list', 'artifact_read', 'big-image', 'size-of']));
+      const result = await client.callTool({ name: 'big-image', arguments: { mb: 2 } });
+      const uri = expectStoredImage(result as { content: Block[] });
+      const read = await client.readResource({ uri });
+      const [contents] = read.contents as Array<{ blob: string }>;
+      expect(Buffer.from(contents!.blob, 'base64').length).toBe(IMAGE_BYTES);
+      // An argument of 1 MiB reaches the server whole through both bridges.
+      const size = await client.callTool({ name: 'size-of', arguments: { data: 'z'.repeat(1024 * 1024) } });
+      expect(size.content).toEqual([{ type: 'text', text: String(1024 * 1024) }]);
+    } catch (error) {
+      throw new Error(`${(error as Error).message}\n(what mcp-remote said)\n${bridgeLog.slice(-3000)}`, {
+        cause: error,
+      });
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+test('test/clients pins exact versions', () => {
+  const manifest = JSON.parse(readFileSync(join(CLIENTS_DIR, 'package.json'), 'utf8')) as {
+    dependencies: Record<string, string>;
+  };
+  for (const version of Object.values(manifest.dependencies)) expect(version).toMatch(/^\d+\.\d+\.\d+$/);
+});
