@@ -7,8 +7,8 @@
 // serves both eras). Through the proxy, in its default mode, every check must end as it does
 // direct: the same successes, and no warning direct does not have.
 //
-// The suite needs Node >= 22 while the project runs on 20, so test/conformance/ pins both releases
-// and a Node 22 (the `node` package); .ci/run installs it, and this file does when it is missing.
+// test/conformance/ pins both releases and a Node 22 (the `node` package, which .ci/run also puts first on PATH on
+// a machine with an older Node); .ci/run installs it, and this file does when it is missing.
 // cspell:ignore mrtr
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';

@@ -15,16 +15,14 @@ import { CLI, cliEnv, leftovers, REPO_ROOT, startCli, stopAllCli } from '../help
 import { EVERYTHING_ENTRY, FIXTURES, NODE, waitFor } from '../helpers/fixtures.js';
 
 const CLIENTS_DIR = join(REPO_ROOT, 'test', 'clients');
-const INSPECTOR = join(
+/** The Inspector's launcher (its `mcp-inspector` bin), which `--cli` turns into the CLI client. */
+const INSPECTOR_CLI = join(
   CLIENTS_DIR,
   'node_modules',
   '@modelcontextprotocol',
   'inspector',
-  'clients',
-  'launcher',
-  'build',
+  'clients/launcher/build/index.js',
 );
-const INSPECTOR_CLI = join(INSPECTOR, 'index.js');
 const MCP_REMOTE = join(CLIENTS_DIR, 'node_modules', 'mcp-remote', 'dist', 'proxy.js');
 const TOKEN = 'real-clients-token-0123456789abcdef';
 const IMAGE_BYTES = 2 * 1024 * 1024;
@@ -136,7 +134,7 @@ describe('the MCP Inspector CLI starts the proxy over stdio', () => {
   );
 });
 
-describe('over Streamable HTTP', () => {
+describe('over HTTP (the proxy started with --http)', () => {
   async function httpProxy(): Promise<string> {
     const cli = startCli(['--http', '127.0.0.1:0', '--artifact-dir', store, '--', NODE, FIXTURES.bigResult], {
       MCP_OFFLOAD_AUTH_TOKEN: TOKEN,
@@ -145,11 +143,16 @@ describe('over Streamable HTTP', () => {
     return url!;
   }
 
-  test.each(['legacy', 'modern'])(
-    'the Inspector CLI with a token, in the %s era: the image is stored, and its download link serves its bytes',
-    async (era) => {
-      const url = await httpProxy();
-      const auth = ['--header', `Authorization: Bearer ${TOKEN}`];
+  test.each([
+    ['Streamable HTTP', 'legacy', 'http'],
+    ['Streamable HTTP', 'modern', 'http'],
+    ['the legacy SSE transport', 'legacy', 'sse'],
+  ])(
+    'the Inspector CLI with a token, over %s in the %s era: the image is stored, its download link serves its bytes',
+    async (_, era, transport) => {
+      const mcp = await httpProxy();
+      const url = transport === 'sse' ? mcp.replace(/\/mcp$/, '/sse') : mcp;
+      const auth = ['--header', `Authorization: Bearer ${TOKEN}`, '--transport', transport];
       const call = ['--method', 'tools/call', '--tool-name', 'big-image', '--tool-arg', 'mb=2'];
       const result = resultOf(await inspector([url, ...auth, '--protocol-era', era, ...call]));
       const uri = expectStoredImage(result);
