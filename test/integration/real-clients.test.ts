@@ -1,6 +1,7 @@
 // Real clients nobody here wrote, before the proxy as their users put them there: the MCP Inspector's CLI (over
-// stdio, where it starts the proxy, and over Streamable HTTP) in both protocol eras, and mcp-remote, the stdio-to-HTTP
-// bridge that clients without HTTP of their own put before a remote server. test/clients/ pins them; .ci/run installs
+// stdio, where it starts the proxy, over Streamable HTTP and the legacy SSE transport) in both protocol eras and as a
+// host of MCP Apps, and mcp-remote, the stdio-to-HTTP bridge that clients without HTTP of their own put before a
+// remote server. test/clients/ pins them; .ci/run installs
 // them, and this file does when they are missing (as conformance.test.ts does the conformance suite). Each client
 // runs as its users run it: the Inspector starts `node dist/cli.js ...` itself, and mcp-remote is an SDK client's
 // stdio server that posts to the proxy's --http endpoint with a bearer token.
@@ -48,23 +49,27 @@ afterAll(async () => {
   rmSync(tmp, { recursive: true, force: true });
 });
 
-/** One run of the Inspector's CLI (`--format json -q`) that must succeed: the JSON it printed. */
-async function inspector(args: string[]): Promise<{ out: Record<string, unknown> }> {
-  const run = promisify(execFile)(NODE, [INSPECTOR_CLI, '--cli', ...args, '--format', 'json', '-q'], {
+/** One run of the Inspector's CLI (quiet) that must succeed: what it printed on stdout. */
+async function inspectorText(args: string[]): Promise<string> {
+  const run = promisify(execFile)(NODE, [INSPECTOR_CLI, '--cli', ...args, '-q'], {
     cwd: REPO_ROOT,
     env,
     timeout: 60_000,
     maxBuffer: 64 * 1024 * 1024,
   });
   try {
-    const { stdout } = await run;
-    return { out: JSON.parse(stdout) as Record<string, unknown> };
+    return (await run).stdout;
   } catch (error) {
     const failed = error as { code?: number; stdout?: string; stderr?: string };
     throw new Error(`the Inspector exited ${failed.code}: ${failed.stderr ?? ''}${failed.stdout ?? ''}`, {
       cause: error,
     });
   }
+}
+
+/** The same with `--format json`: the one JSON object it printed. */
+async function inspector(args: string[]): Promise<{ out: Record<string, unknown> }> {
+  return { out: JSON.parse(await inspectorText([...args, '--format', 'json'])) as Record<string, unknown> };
 }
 
 interface Block {
@@ -132,6 +137,51 @@ describe('the MCP Inspector CLI starts the proxy over stdio', () => {
       expect(Buffer.from(contents!.blob, 'base64').length).toBe(IMAGE_BYTES);
     },
   );
+});
+
+describe('the Inspector CLI as a host of MCP Apps (--advertise-apps)', () => {
+  const proxy = [NODE, CLI, '--artifact-dir', store, NODE, FIXTURES.bigResult];
+
+  test('it is offered the artifact viewer, an app whose view is a ui:// page; a client that hosts none is not', async () => {
+    const apps = async (...flags: string[]) =>
+      (await inspectorText([...proxy, ...flags, '--method', 'tools/list', '--app-info']))
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { toolName: string; hasApp: boolean; resourceUri?: string });
+    const hosted = await apps('--advertise-apps');
+    expect(hosted.filter((tool) => tool.hasApp)).toEqual([
+      expect.objectContaining({
+        toolName: 'artifact_view',
+        resourceUri: 'ui://mcp-offload/artifact-viewer',
+        resourceMimeType: 'text/html;profile=mcp-app',
+      }),
+    ]);
+    expect(hosted.map((tool) => tool.toolName)).toEqual(expect.arrayContaining(['big-image', 'size-of']));
+    const plain = await apps();
+    expect(plain.map((tool) => tool.toolName)).not.toContain('artifact_view');
+    expect(plain.some((tool) => tool.hasApp)).toBe(false);
+
+    const view = await inspector([
+      ...proxy,
+      '--advertise-apps',
+      '--method',
+      'resources/read',
+      '--uri',
+      'ui://mcp-offload/artifact-viewer',
+    ]);
+    const [page] = (view.out.result as { contents: Array<{ mimeType: string; text: string }> }).contents;
+    expect(page!.mimeType).toBe('text/html;profile=mcp-app');
+    expect(page!.text).toMatch(/^<!doctype html>/i);
+  });
+
+  test("a stored image's summary tells a host of apps how to show it in the viewer", async () => {
+    const call = ['--method', 'tools/call', '--tool-name', 'big-image', '--tool-arg', 'mb=2'];
+    const hosted = resultOf(await inspector([...proxy, '--advertise-apps', ...call]));
+    const uri = expectStoredImage(hosted);
+    expect(hosted.content.at(-1)!.text).toContain(`call artifact_view with {"uri": "${uri}"}`);
+    const plain = resultOf(await inspector([...proxy, ...call]));
+    expect(JSON.stringify(plain)).not.toContain('artifact_view');
+  });
 });
 
 describe('over HTTP (the proxy started with --http)', () => {
