@@ -33,15 +33,16 @@ export function base64Data(
 }
 
 /**
- * `base64Data` for a payload that is stored as it is, nothing recorded of its text (an image block, an embedded
- * resource's blob): a string of one line is decoded piece by piece too, while the store writes and hashes the pieces
- * before it, rather than whole first. A line break, found only part-way, fails the pieces as invalid data: the caller
- * then tries `base64Data`, which decodes wrapped base64 whole.
+ * For a payload that is stored as it is, nothing recorded of its text (an image block, an embedded resource's blob):
+ * a base64 string whose length and padding fit one line, as pieces decoded while the store writes and hashes the
+ * pieces before them, rather than whole first; undefined for any other string (`base64Data` decodes it whole). A line
+ * break, found only part-way, fails the pieces as invalid data: the caller then tries `base64Data`, which decodes
+ * wrapped base64 whole.
  */
-export function base64Stream(value: string | BlobView): ReturnType<typeof base64Data> {
-  const size = typeof value === 'string' ? unbrokenSize(value) : undefined;
-  if (size === undefined) return base64Data(value);
-  return { pieces: { size, pieces: () => storeErrors(decodeStringPieces(value as string, size)) } };
+export function base64Stream(value: string): { pieces: PieceSource } | undefined {
+  const size = unbrokenSize(value);
+  if (size === undefined) return undefined;
+  return { pieces: { size, pieces: () => storeErrors(decodeStringPieces(value, size)) } };
 }
 
 /** The size of a payload's data: bytes, or pieces yet to be decoded. */

@@ -138,10 +138,11 @@ async function storeBase64(
   previewBytes: number,
 ): Promise<ContentBlock[] | undefined> {
   const value = run.blobs.resolve(base64);
-  let data = base64Stream(value);
+  const streamed = typeof value === 'string' ? base64Stream(value) : undefined;
+  let data = streamed ?? base64Data(value);
   let outcome = data && (await run.save({ ...payload, data }));
   // Line-wrapped base64 shows only part-way through a string's pieces: decoded whole, it is checked as such.
-  if (outcome?.ok === 'invalid' && typeof value === 'string') {
+  if (streamed && outcome?.ok === 'invalid') {
     data = base64Data(value);
     outcome = data && (await run.save({ ...payload, data }));
   }
