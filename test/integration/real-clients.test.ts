@@ -27,6 +27,8 @@ const INSPECTOR_CLI = join(
 const MCP_REMOTE = join(CLIENTS_DIR, 'node_modules', 'mcp-remote', 'dist', 'proxy.js');
 const TOKEN = 'real-clients-token-0123456789abcdef';
 const IMAGE_BYTES = 2 * 1024 * 1024;
+/** The Inspector's arguments for a call of the fixture's `big-image`, IMAGE_BYTES of PNG. */
+const BIG_IMAGE = ['--method', 'tools/call', '--tool-name', 'big-image', '--tool-arg', 'mb=2'];
 
 const tmp = mkdtempSync(join(tmpdir(), 'mcp-offload-real-clients-'));
 const store = join(tmp, 'artifacts');
@@ -81,7 +83,7 @@ interface Block {
   size?: number;
 }
 
-/** The result of an Inspector run of tools/call, its blocks by type. */
+/** The result an Inspector run of tools/call printed. */
 function resultOf(run: { out: Record<string, unknown> }): { content: Block[]; _meta?: Record<string, unknown> } {
   return run.out.result as { content: Block[]; _meta?: Record<string, unknown> };
 }
@@ -116,8 +118,9 @@ describe('the MCP Inspector CLI starts the proxy over stdio', () => {
   test.each(['legacy', 'modern'])(
     'in the %s era, a 2 MiB image is stored and summarized, and read back whole by its URI',
     async (era) => {
-      const call = ['--method', 'tools/call', '--tool-name', 'big-image', '--tool-arg', 'mb=2'];
-      const result = resultOf(await inspector([...proxy(NODE, FIXTURES.bigResult), '--protocol-era', era, ...call]));
+      const result = resultOf(
+        await inspector([...proxy(NODE, FIXTURES.bigResult), '--protocol-era', era, ...BIG_IMAGE]),
+      );
       const uri = expectStoredImage(result);
       if (era === 'modern') expect(result._meta?.['io.modelcontextprotocol/serverInfo']).toMatchObject({ name: 'big' });
       else expect(result._meta?.['io.modelcontextprotocol/serverInfo']).toBeUndefined();
@@ -175,11 +178,10 @@ describe('the Inspector CLI as a host of MCP Apps (--advertise-apps)', () => {
   });
 
   test("a stored image's summary tells a host of apps how to show it in the viewer", async () => {
-    const call = ['--method', 'tools/call', '--tool-name', 'big-image', '--tool-arg', 'mb=2'];
-    const hosted = resultOf(await inspector([...proxy, '--advertise-apps', ...call]));
+    const hosted = resultOf(await inspector([...proxy, '--advertise-apps', ...BIG_IMAGE]));
     const uri = expectStoredImage(hosted);
     expect(hosted.content.at(-1)!.text).toContain(`call artifact_view with {"uri": "${uri}"}`);
-    const plain = resultOf(await inspector([...proxy, ...call]));
+    const plain = resultOf(await inspector([...proxy, ...BIG_IMAGE]));
     expect(JSON.stringify(plain)).not.toContain('artifact_view');
   });
 });
@@ -203,8 +205,7 @@ describe('over HTTP (the proxy started with --http)', () => {
       const mcp = await httpProxy();
       const url = transport === 'sse' ? mcp.replace(/\/mcp$/, '/sse') : mcp;
       const auth = ['--header', `Authorization: Bearer ${TOKEN}`, '--transport', transport];
-      const call = ['--method', 'tools/call', '--tool-name', 'big-image', '--tool-arg', 'mb=2'];
-      const result = resultOf(await inspector([url, ...auth, '--protocol-era', era, ...call]));
+      const result = resultOf(await inspector([url, ...auth, '--protocol-era', era, ...BIG_IMAGE]));
       const uri = expectStoredImage(result);
       const [artifact] = result._meta?.['mcp-offload/artifacts'] as Array<{ uri: string; downloadUrl: string }>;
       expect(artifact!.uri).toBe(uri);
