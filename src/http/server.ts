@@ -129,7 +129,8 @@ export async function serveHttp(gateway: Gateway, options: HttpOptions, log: Log
       if (config.auth.publicMetrics || (await auth.authenticate(req, res)) !== undefined) await sendSavings(req, res);
       return;
     }
-    const token = await auth.authenticate(req, res);
+    const principal = auth.authenticate(req, res);
+    const token = principal instanceof Promise ? await principal : principal;
     if (token === undefined) return;
     if (path === '/mcp') return mcp.handleMcp(req, res, token);
     if (path === '/sse') return mcp.handleSse(req, res, token);

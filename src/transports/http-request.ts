@@ -2,7 +2,6 @@ import type * as Http from 'node:http';
 import type * as Https from 'node:https';
 import { byteLengthOf } from '../wire/blobs.js';
 import { http, https } from '../wire/node-http.js';
-import { writeChunks } from '../wire/write-stream.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'DELETE';
 
@@ -111,9 +110,12 @@ export class HttpEndpoint {
         signal.addEventListener('abort', abort, { once: true });
         req.once('close', () => signal.removeEventListener('abort', abort));
       }
-      const finish = () => req.end(() => onWritten?.());
-      if (!body) return finish();
-      writeChunks(req, body).then(finish, reject);
+      const written = () => onWritten?.();
+      if (!body?.length) return void req.end(written);
+      // The body is in memory (a frame's chunks): written and ended in this turn, the last piece with the end, so that
+      // node:http sends the head and a one-piece body as one write, with no promise job between write and end.
+      for (let i = 0; i < body.length - 1; i++) req.write(body[i]!);
+      req.end(body[body.length - 1]!, written);
     });
   }
 }
