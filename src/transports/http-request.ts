@@ -112,8 +112,8 @@ export class HttpEndpoint {
       }
       const written = () => onWritten?.();
       if (!body?.length) return void req.end(written);
-      // The body is in memory (a frame's chunks): written and ended in this turn, the last piece with the end, so that
-      // node:http sends the head and a one-piece body as one write, with no promise job between write and end.
+      // The body is in memory (a frame's chunks): written and ended in this turn, the last piece with the end, rather
+      // than ended a promise job after its pieces were written.
       for (let i = 0; i < body.length - 1; i++) req.write(body[i]!);
       req.end(body[body.length - 1]!, written);
     });

@@ -23,7 +23,8 @@ describe('RequestAuth without OAuth answers at once', () => {
   });
 
   test('a wrong token, or none: undefined, and the 401 written', () => {
-    for (const headers of [{ authorization: 'Bearer not-the-token' }, {}]) {
+    const refused: Array<Record<string, string>> = [{ authorization: 'Bearer not-the-token' }, {}];
+    for (const headers of refused) {
       const { req, res } = exchange(headers);
       expect(auth.authenticate(req, res)).toBeUndefined();
       expect(res.statusCode).toBe(401);
