@@ -1,9 +1,10 @@
 // Helpers to run the built CLI (dist/cli.js) as a real child process.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { Writable } from 'node:stream';
 import { pino, type Logger } from 'pino';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -13,6 +14,19 @@ import { NODE, pidAlive, waitFor } from './fixtures.js';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+
+/**
+ * Installs a folder of pinned test tools (test/conformance, test/clients) from its lock file, as .ci/run does, when
+ * one of `entries` (files its packages put there) is missing from this checkout.
+ */
+export async function installPinned(dir: string, entries: readonly string[]): Promise<void> {
+  if (entries.every((entry) => existsSync(entry))) return;
+  await promisify(execFile)('npm', ['ci', '--prefix', dir], {
+    cwd: REPO_ROOT,
+    timeout: 300_000,
+    maxBuffer: 16 * 1024 * 1024,
+  });
+}
 
 /**
  * Every process started here gets this variable; the upstreams inherit it from the proxy.

@@ -15,7 +15,15 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { cliEnv, leftovers, REPO_ROOT, removeArtifactDir, startCli, stopAllCli } from '../helpers/cli.js';
+import {
+  cliEnv,
+  installPinned,
+  leftovers,
+  REPO_ROOT,
+  removeArtifactDir,
+  startCli,
+  stopAllCli,
+} from '../helpers/cli.js';
 import { NODE } from '../helpers/fixtures.js';
 
 const CONFORMANCE_DIR = join(REPO_ROOT, 'test', 'conformance');
@@ -265,13 +273,7 @@ function stop(child: ChildProcess): Promise<void> {
 
 /** Installs test/conformance from its lock file when this checkout does not have it yet. */
 async function ensureSuiteInstalled(): Promise<void> {
-  if (!existsSync(NODE_22) || SUITES.some((suite) => !existsSync(suite.entry))) {
-    await promisify(execFile)('npm', ['ci', '--prefix', CONFORMANCE_DIR], {
-      cwd: REPO_ROOT,
-      timeout: 300_000,
-      maxBuffer: 16 * 1024 * 1024,
-    });
-  }
+  await installPinned(CONFORMANCE_DIR, [NODE_22, ...SUITES.map((suite) => suite.entry)]);
   const { stdout } = await promisify(execFile)(NODE_22, ['--version']);
   expect(Number(/^v(\d+)\./.exec(stdout)?.[1])).toBeGreaterThanOrEqual(22);
 }

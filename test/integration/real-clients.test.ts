@@ -6,13 +6,13 @@
 // runs as its users run it: the Inspector starts `node dist/cli.js ...` itself, and mcp-remote is an SDK client's
 // stdio server that posts to the proxy's --http endpoint with a bearer token.
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { CLI, cliEnv, leftovers, REPO_ROOT, startCli, stopAllCli } from '../helpers/cli.js';
+import { CLI, cliEnv, installPinned, leftovers, REPO_ROOT, startCli, stopAllCli } from '../helpers/cli.js';
 import { EVERYTHING_ENTRY, FIXTURES, NODE, waitFor } from '../helpers/fixtures.js';
 
 const CLIENTS_DIR = join(REPO_ROOT, 'test', 'clients');
@@ -35,15 +35,7 @@ const store = join(tmp, 'artifacts');
 // The Inspector keeps a catalog and its OAuth state under the home directory: a fresh one, not the user's.
 const env = cliEnv({ HOME: join(tmp, 'home') });
 
-beforeAll(async () => {
-  if (!existsSync(INSPECTOR_CLI) || !existsSync(MCP_REMOTE)) {
-    await promisify(execFile)('npm', ['ci', '--prefix', CLIENTS_DIR], {
-      cwd: REPO_ROOT,
-      timeout: 300_000,
-      maxBuffer: 16 * 1024 * 1024,
-    });
-  }
-}, 320_000);
+beforeAll(() => installPinned(CLIENTS_DIR, [INSPECTOR_CLI, MCP_REMOTE]), 320_000);
 
 afterEach(() => stopAllCli());
 afterAll(async () => {
