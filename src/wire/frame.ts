@@ -229,7 +229,7 @@ function splice(text: string, edits: ReadonlyMap<string, Edit | Map<string, Edit
       if (value) return text.slice(0, value.start) + jsonText(edit) + text.slice(value.end);
     }
   }
-  const top = objectAt(text, skipSpace(text, 0));
+  const top = objectAt(text, skipSpace(text, 0), nestedKeys(edits));
   if (!top) return undefined;
   const spliced = spliceObject(text, top, edits);
   return spliced === undefined ? undefined : text.slice(0, top.open) + spliced + text.slice(top.close + 1);
@@ -251,7 +251,8 @@ function spliceObject(
   const valueOf = (key: string, edit: Edit | Map<string, Edit>): string | undefined => {
     if (!(edit instanceof Map)) return jsonText(edit);
     const member = members.get(key);
-    const inner = member ? objectAt(text, member.valueStart) : undefined;
+    // Read with the object around it (objectAt's `within`): a member that is no object has none.
+    const inner = member?.inner;
     // An absent member, or one that is no object, becomes the object of the edits (what the view holds).
     if (!inner) return jsonText(Object.fromEntries([...edit].filter(([, v]) => v !== REMOVED)));
     return spliceObject(text, inner, edit);
@@ -302,6 +303,13 @@ function spliceObject(
     copied = cut.end;
   }
   return out + text.slice(copied, span.close + 1);
+}
+
+/** The members edited one level down (their edits a Map), or undefined when there are none. */
+function nestedKeys(edits: ReadonlyMap<string, Edit | Map<string, Edit>>): Set<string> | undefined {
+  let keys: Set<string> | undefined;
+  for (const [key, edit] of edits) if (edit instanceof Map) (keys ??= new Set()).add(key);
+  return keys;
 }
 
 interface Cut {

@@ -283,6 +283,40 @@ describe('spans', () => {
     expect(objectAt('{}', 0)).toEqual({ open: 0, close: 1, members: [] });
   });
 
+  test('members named in `within` are read in the same pass: their own members, as objectAt reads them there', () => {
+    const text = '{"a":{"x":1,"y":{"z":"}"}},"b":[{"c":2}],"c":"{","d":{}}';
+    const span = objectAt(text, 0, new Set(['a', 'b', 'c', 'd']))!;
+    expect(span).toEqual({ ...objectAt(text, 0)!, members: expect.any(Array) as unknown });
+    for (const member of span.members) {
+      const plain = objectAt(text, 0)!.members.find((m) => m.key === member.key)!;
+      expect({ ...member, inner: undefined }).toEqual({ ...plain, inner: undefined });
+      // An object's members are read; an array or a string has none.
+      expect(member.inner).toEqual(objectAt(text, member.valueStart));
+    }
+    expect(span.members.map((m) => m.inner !== undefined)).toEqual([true, false, false, true]);
+    expect(objectAt(text, 0)!.members.every((m) => m.inner === undefined)).toBe(true);
+  });
+
+  test('a `_meta` object is compared with the ones read before it: each ends where its own text does', () => {
+    // A 2026-07-28 envelope, sent again and again; then texts that share its start but not all of it.
+    const envelope = JSON.stringify({
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientInfo': { name: 'client', version: '1.0.0' },
+      'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} }, roots: {} },
+    });
+    const shorter = envelope.replace('"roots":{}', '"x":1');
+    const longer = envelope.replace('"roots":{}', '"roots":{"listChanged":true}');
+    const sent = [envelope, envelope, longer, shorter, envelope, '{"progressToken":1}', longer, shorter];
+    for (const [n, meta] of sent.entries()) {
+      const text = `{"jsonrpc":"2.0","id":${n},"method":"tools/call","params":{"name":"t","_meta":${meta},"z":0}}`;
+      const params = objectAt(text, 0)!.members.find((m) => m.key === 'params')!;
+      const member = objectAt(text, params.valueStart)!.members.find((m) => m.key === '_meta')!;
+      expect(text.slice(member.valueStart, member.valueEnd)).toBe(meta);
+      const stripped = Frame.read(text).with(['params', '_meta'], undefined).chunks().join('');
+      expect(stripped).toBe(`{"jsonrpc":"2.0","id":${n},"method":"tools/call","params":{"name":"t","z":0}}`);
+    }
+  });
+
   test('strings end at the first quote after an even run of backslashes; values at their last byte', () => {
     expect(stringEnd('"a\\\\"b', 0)).toBe(4);
     expect(stringEnd('"a\\"b"', 0)).toBe(5);
