@@ -25,6 +25,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { ROOT, abArgs } from './lib/ab-args.mjs';
 import { EVERYTHING } from './lib/echo-calls.mjs';
+import { median } from './lib/stats.mjs';
 
 const values = abArgs(
   {
@@ -97,13 +98,16 @@ function started(command, pattern) {
       child.kill();
       fail(new Error(`${command.join(' ')} did not print ${pattern} within ${READY_MS} ms: ${seen}`));
     }, READY_MS);
-    child.stderr.on('data', (chunk) => {
+    const look = (chunk) => {
       seen = (seen + chunk).slice(-4000);
       const match = pattern.exec(seen);
       if (!match) return;
       clearTimeout(late);
+      // Matched once: the rest of its stderr is read (a full pipe would stop it) and kept for the exit's error.
+      child.stderr.off('data', look).on('data', (more) => (seen = (seen + more).slice(-4000)));
       done({ child, match });
-    });
+    };
+    child.stderr.on('data', look);
     child.once('exit', (code) => {
       clearTimeout(late);
       fail(new Error(`${command.join(' ')} exited (${code}): ${seen}`));
@@ -177,7 +181,6 @@ try {
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
-const median = (xs) => [...xs].sort((x, y) => x - y)[xs.length >> 1];
 console.log(
   `instructions a call, ${values.path}, calls ${warmup + 1}-${warmup + calls} of a fresh process (median of ${values.rounds}):`,
 );
