@@ -115,11 +115,10 @@ function started(command, pattern) {
   });
 }
 
-/** The fixture server's Streamable HTTP, started once for the url path. */
-async function fixtureUrl() {
+/** The fixture server's Streamable HTTP, started once for the url path; `stop` ends it (else it keeps this one up). */
+async function fixture() {
   const { child, match } = await started([NODE, 'test/fixtures/modern-server.mjs', '--http', '0'], /listening (\d+)/);
-  process.on('exit', () => child.kill());
-  return `http://127.0.0.1:${match[1]}/mcp`;
+  return { url: `http://127.0.0.1:${match[1]}/mcp`, stop: () => child.kill() };
 }
 
 /** One counted run: instructions a call on the front's main thread and on its other threads. */
@@ -168,7 +167,8 @@ async function run(mode, url) {
 }
 
 const modes = PATHS[values.path];
-const url = values.path === 'url' ? await fixtureUrl() : undefined;
+const fixtureServer = values.path === 'url' ? await fixture() : undefined;
+const url = fixtureServer?.url;
 const results = Object.fromEntries(Object.keys(modes).map((m) => [m, []]));
 try {
   for (let round = 1; round <= Number(values.rounds); round++) {
@@ -179,6 +179,7 @@ try {
     }
   }
 } finally {
+  fixtureServer?.stop();
   rmSync(work, { recursive: true, force: true });
 }
 console.log(
