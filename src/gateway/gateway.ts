@@ -1,6 +1,7 @@
 import type { Implementation, InitializeRequest, ServerCapabilities } from '@modelcontextprotocol/server';
 import type { Config, ServerConfig } from '../config/types.js';
 import type { Logger } from '../logger.js';
+import { onAbort, type Signal } from '../rpc/cancellation.js';
 import { VERSION } from '../version.js';
 import type { InitializeAnswer, RelayContext } from '../relay/context.js';
 import { Dispatcher } from '../relay/dispatch.js';
@@ -251,14 +252,14 @@ export class Gateway implements RelayContext {
   }
 
   /** Resolves once some client has finished its handshake, or the request is cancelled. */
-  clientConnected(signal: AbortSignal): Promise<void> {
+  clientConnected(signal: Signal): Promise<void> {
     return new Promise((resolve) => {
       const done = () => {
         this.awaitingClient.delete(done);
-        signal.removeEventListener('abort', done);
+        stopListening();
         resolve();
       };
-      signal.addEventListener('abort', done, { once: true });
+      const stopListening = onAbort(signal, done);
       this.awaitingClient.add(done);
     });
   }

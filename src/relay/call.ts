@@ -5,6 +5,7 @@ import type { RequestEnvelope } from '../protocol/envelope.js';
 import type { RequestTrace } from '../tracing/trace.js';
 import type { FrameContext } from '../wire/wire.js';
 import type { Session } from './session.js';
+import { Cancellation, onAbort, type Signal } from '../rpc/cancellation.js';
 import { hostsApps } from './client-capabilities.js';
 
 /** One end of a relayed message: a client's session, or an upstream connection. */
@@ -33,7 +34,8 @@ export class Call {
   upstreamAnswer?: Frame;
   /** Ends the asker's stream of this request for now, to be resumed (set where the asker's wire can: Wire.pause). */
   pause?: (retryMs: number | undefined, resume?: () => void) => void;
-  private readonly controller = new AbortController();
+  /** Cancelled when the asker cancels the request or goes away (what the call's own requests listen to). */
+  readonly cancellation = new Cancellation();
   /** What runs once the call is over (see `afterAnswer`). */
   private finishers?: Array<(answer: Frame | undefined) => void>;
 
@@ -76,11 +78,6 @@ export class Call {
     return this.fromClient && hostsApps(this.envelope.clientCapabilities);
   }
 
-  /** Aborted when the asker cancels the request or goes away. */
-  get signal(): AbortSignal {
-    return this.controller.signal;
-  }
-
   /**
    * Runs `finish` once the call is over, right after its answer was handed to the asker's wire (the frame the asker
    * got, an error frame for a failure), or with undefined when it was cancelled and not answered. For what only
@@ -108,14 +105,14 @@ export class Call {
   }
 
   cancel(reason: unknown): void {
-    this.controller.abort(reason);
+    this.cancellation.cancel(reason);
   }
 
   /**
    * The same call under another signal (and progress sink): for a call that outlives the request that started it
    * (a 2026-07-28 client's call held between its requests by the input bridge).
    */
-  fork(signal: AbortSignal, progress?: (params: Record<string, unknown>) => void): Call {
+  fork(signal: Signal, progress?: (params: Record<string, unknown>) => void): Call {
     const forked = new Call(this.received, this.from, this.envelope);
     forked.frame = this.frame;
     forked.to = this.to;
@@ -124,7 +121,7 @@ export class Call {
     if (this.pause) forked.pause = this.pause;
     if (progress) forked.progress = progress;
     if (signal.aborted) forked.cancel(signal.reason);
-    else signal.addEventListener('abort', () => forked.cancel(signal.reason), { once: true });
+    else onAbort(signal, () => forked.cancel(signal.reason));
     return forked;
   }
 }

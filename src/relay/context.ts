@@ -1,6 +1,7 @@
 import type { InitializeRequest, Implementation, ServerCapabilities } from '@modelcontextprotocol/server';
 import type { Config } from '../config/types.js';
 import type { Logger } from '../logger.js';
+import type { Signal } from '../rpc/cancellation.js';
 import type { GatewayEvents } from './events.js';
 import type { InFlight } from './inflight.js';
 import type { InputBridge } from './input-bridge.js';
@@ -49,7 +50,7 @@ export interface RelayContext {
   /** The client of a one-client gateway, once it has introduced itself. */
   theClient(): Session | undefined;
   /** Resolves once some client has finished its handshake, or `signal` aborts. */
-  clientConnected(signal: AbortSignal): Promise<void>;
+  clientConnected(signal: Signal): Promise<void>;
   serverInfo(upstreams?: readonly Upstream[]): Implementation;
   capabilities(upstreams?: readonly Upstream[]): ServerCapabilities;
   instructions(upstreams?: readonly Upstream[]): string | undefined;

@@ -119,7 +119,7 @@ export class Dispatcher {
 
   /** The error frame for a call that failed, or undefined when it was cancelled (and so is not answered). */
   private failure(call: Call, error: unknown): Frame | undefined {
-    if (call.signal.aborted || error instanceof CancelledError) return undefined;
+    if (call.cancellation.aborted || error instanceof CancelledError) return undefined;
     if (!(error instanceof RpcError || error instanceof ConnectionClosedError || error instanceof TimeoutError)) {
       this.log.error(
         { err: error instanceof Error ? error.stack : String(error), method: call.method },
@@ -154,7 +154,7 @@ async function forward(call: Call): Promise<Frame> {
   const to = call.to;
   if (!to) throw new RpcError(Codes.MethodNotFound, `Method not found: ${call.method}`);
   if (to.side === 'server') {
-    const options: SendOptions = { signal: call.signal, envelope: call.envelope };
+    const options: SendOptions = { signal: call.cancellation, envelope: call.envelope };
     if (call.progress) options.onprogress = call.progress;
     if (call.pause) options.onpause = call.pause;
     const answer = await (call.trace ? tracedSend(call, to, options) : to.send(call.frame, options));
@@ -165,7 +165,7 @@ async function forward(call: Call): Promise<Frame> {
   if (!session) throw new RpcError(Codes.InternalError, 'a client request routed to a client');
   const related = session.requestServedBy(call.from as Upstream);
   return session.ask(call.frame, {
-    signal: call.signal,
+    signal: call.cancellation,
     timeoutMs: CLIENT_REQUEST_TIMEOUT_MS,
     ...(related !== undefined ? { send: { related } } : {}),
     ...(call.progress ? { onprogress: call.progress } : {}),

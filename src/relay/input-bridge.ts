@@ -2,6 +2,7 @@ import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypt
 import type { ClientCapabilities } from '@modelcontextprotocol/server';
 import type { Logger } from '../logger.js';
 import type { Call } from './call.js';
+import { Cancellation, onAbort, type Signal } from '../rpc/cancellation.js';
 import { CancelledError, Codes, RpcError } from '../rpc/errors.js';
 import type { Upstream } from '../upstreams/upstream.js';
 import { Frame } from '../wire/frame.js';
@@ -12,17 +13,14 @@ import { unsupportedByClient } from './client-capabilities.js';
 const INVALID_STATE = 'Invalid or expired requestState';
 
 /** Runs the upstream call: with the bridge's signal (it may outlive the request that started it) and progress sink. */
-export type UpstreamRun = (
-  signal: AbortSignal,
-  onprogress: (params: Record<string, unknown>) => void,
-) => Promise<Frame>;
+export type UpstreamRun = (signal: Signal, onprogress: (params: Record<string, unknown>) => void) => Promise<Frame>;
 
 /** A call of a modern client in flight that a question of its upstream can be put to. */
 export interface Asked {
   /** Who may resume it: the owner of the session that started it. */
   readonly binding: string;
   /** Puts the question (an upstream's request frame) to the client; resolves with its answer as a result frame. */
-  ask(question: Frame, signal: AbortSignal): Promise<Frame>;
+  ask(question: Frame, signal: Signal): Promise<Frame>;
 }
 
 /** One question of a legacy upstream, waiting for the modern client's answer. */
@@ -43,7 +41,7 @@ interface Ask {
  */
 class BridgedCall implements Asked {
   readonly id = randomUUID();
-  private readonly controller = new AbortController();
+  private readonly cancellation = new Cancellation();
   private readonly asks: Ask[] = [];
   private nextKey = 1;
   private outcome?: { answer: Frame } | { error: unknown };
@@ -63,7 +61,7 @@ class BridgedCall implements Asked {
     run: UpstreamRun,
     private readonly ended: (call: BridgedCall) => void,
   ) {
-    run(this.controller.signal, (params) => this.progress(params)).then(
+    run(this.cancellation, (params) => this.progress(params)).then(
       (answer) => this.settle({ answer }),
       (error: unknown) => this.settle({ error }),
     );
@@ -74,7 +72,7 @@ class BridgedCall implements Asked {
   }
 
   /** A question from the upstream: answered when the client retries with its answer. */
-  ask(question: Frame, signal: AbortSignal): Promise<Frame> {
+  ask(question: Frame, signal: Signal): Promise<Frame> {
     const method = question.method ?? '';
     if (!EMBEDDABLE.has(method)) {
       return Promise.reject(
@@ -98,14 +96,10 @@ class BridgedCall implements Asked {
         reject,
       };
       this.asks.push(ask);
-      signal.addEventListener(
-        'abort',
-        () => {
-          this.drop(ask);
-          reject(new CancelledError(`upstream "${this.upstream.name}" withdrew ${method}`));
-        },
-        { once: true },
-      );
+      onAbort(signal, () => {
+        this.drop(ask);
+        reject(new CancelledError(`upstream "${this.upstream.name}" withdrew ${method}`));
+      });
       this.poke();
     });
   }
@@ -116,7 +110,7 @@ class BridgedCall implements Asked {
    */
   async serve(call: Call, seal: (bridged: BridgedCall) => string): Promise<Frame> {
     this.attach(call);
-    const { signal } = call;
+    const { cancellation } = call;
     try {
       // Restored: each answer goes upstream in a message of its own, not in this request's frame.
       this.answer(call.frame.blobs.restore(call.params.inputResponses) as Record<string, unknown> | undefined);
@@ -132,12 +126,14 @@ class BridgedCall implements Asked {
           this.hold();
           return Frame.result(call.received.id ?? null, this.inputRequired(waiting, seal(this)));
         }
+        let stopListening: (() => void) | undefined;
         await new Promise<void>((resolve) => {
           this.wake = resolve;
-          signal.addEventListener('abort', () => resolve(), { once: true });
+          stopListening = cancellation.listen(resolve);
         });
+        stopListening?.();
         this.wake = undefined;
-        if (signal.aborted) {
+        if (cancellation.aborted) {
           this.cancel(`the MCP client cancelled ${call.method}`);
           throw new CancelledError(`the MCP client cancelled ${call.method}`);
         }
@@ -150,7 +146,7 @@ class BridgedCall implements Asked {
   /** Ends the call: cancelled upstream, its open questions refused. */
   cancel(reason: string): void {
     clearTimeout(this.expiry);
-    this.controller.abort(reason);
+    this.cancellation.cancel(reason);
     for (const ask of this.asks.splice(0)) ask.reject(new CancelledError(reason));
     // A result that came while the call was held, and that nobody will now take.
     if (this.outcome && 'answer' in this.outcome) this.outcome.answer.blobs.dispose();

@@ -11,6 +11,7 @@ import { Frame, type Id } from '../wire/frame.js';
 import type { FrameContext, SendOptions, Wire } from '../wire/wire.js';
 import type { RequestEnvelope } from '../protocol/envelope.js';
 import { Listens } from './listens.js';
+import { onAbort, type Signal } from '../rpc/cancellation.js';
 import { keyOf, Peer, type RequestOptions } from '../rpc/peer.js';
 
 /**
@@ -159,16 +160,16 @@ export class Session {
    * Resolves once the client has sent `initialized` (requests to it must wait for that), or the session closes, or
    * `signal` aborts.
    */
-  handshake(signal: AbortSignal): Promise<void> {
+  handshake(signal: Signal): Promise<void> {
     if (this.era_ === 'modern' || this.handshakeDone || this.closed || signal.aborted) return Promise.resolve();
     return new Promise((resolve) => {
       const done = () => {
         this.handshakeWaiters.delete(done);
-        signal.removeEventListener('abort', done);
+        stopListening();
         resolve();
       };
       this.handshakeWaiters.add(done);
-      signal.addEventListener('abort', done, { once: true });
+      const stopListening = onAbort(signal, done);
     });
   }
 

@@ -1,6 +1,7 @@
 import { Frame, type Id } from '../wire/frame.js';
 import { isExactNumber } from '../wire/json.js';
 import type { FrameContext, SendOptions, Wire } from '../wire/wire.js';
+import { onAbort, type Signal } from './cancellation.js';
 import { Deadlines, type Deadline } from './deadlines.js';
 import { CancelledError, ConnectionClosedError, TimeoutError } from './errors.js';
 
@@ -14,7 +15,7 @@ export interface PeerHandlers {
 }
 
 export interface RequestOptions {
-  signal?: AbortSignal;
+  signal?: Signal;
   /** Progress of this request: the request goes out with a progress token of ours, and its progress comes here. */
   onprogress?: (params: Record<string, unknown>) => void;
   /** The request is cancelled after this long without an answer or progress; it then rejects with a TimeoutError. */
@@ -42,8 +43,6 @@ export class Peer {
   private readonly progress = new Map<string, (params: Record<string, unknown>) => void>();
   private readonly deadlines = new Deadlines();
   private ended = false;
-  /** Answered requests' `letGo`: their deadline and abort listener, still to be let go (tidy). */
-  private untidy: Array<() => void> = [];
 
   constructor(
     readonly wire: Wire,
@@ -79,21 +78,15 @@ export class Peer {
     }
     return new Promise<Frame>((resolve, reject) => {
       let deadline: Deadline | undefined;
+      let stopListening: (() => void) | undefined;
       // No longer pending: a timeout or an abort from now on finds nothing to cancel.
-      const forget = () => {
+      const settle = () => {
         this.pending.delete(key);
         if (token !== undefined) this.progress.delete(token);
-      };
-      const letGo = () => {
         if (deadline) this.deadlines.forget(deadline);
-        signal?.removeEventListener('abort', onAbort);
+        stopListening?.();
       };
-      const settle = () => {
-        forget();
-        letGo();
-      };
-      // The error is made only for a request still pending: an abort after the answer (its listener is let go a turn
-      // later, see tidy) would capture a stack trace for nothing.
+      // The error is made only for a request still pending.
       const cancel = (reason: unknown, error: () => Error) => {
         if (!this.pending.has(key)) return;
         settle();
@@ -106,15 +99,13 @@ export class Peer {
         ).catch(() => undefined);
         reject(error());
       };
-      const onAbort = () => cancel(signal?.reason, () => new CancelledError(signal?.reason));
       const key = keyOf(id);
       this.pending.set(key, {
         resolve: (answer) => {
-          // Answered: forgotten at once; the timer and the listener are let go once this turn has written the
-          // answer on (see tidy).
-          forget();
+          // The deadline and the listener let go before the answer goes on: with a Cancellation they are a Set entry
+          // each, less than a turn's deferral of them cost (docs/performance.md, "One listener less").
+          settle();
           resolve(answer);
-          if (deadline || signal) this.tidy(letGo);
         },
         reject: (error) => {
           settle();
@@ -138,25 +129,8 @@ export class Peer {
           onprogress(params);
         });
       }
-      signal?.addEventListener('abort', onAbort, { once: true });
+      if (signal) stopListening = onAbort(signal, () => cancel(signal.reason, () => new CancelledError(signal.reason)));
     });
-  }
-
-  /**
-   * Forgets an answered request's deadline and abort listener after this turn of the event loop (setImmediate runs
-   * once the turn's I/O callbacks and their promise jobs are done): the answer goes on through the chain and out on
-   * the other wire first. Work before that write is latency the client waits for; work after it is done while the
-   * other side reads (docs/performance.md, "Work before the write"). Batched: one immediate for the turn's answers.
-   */
-  private tidy(letGo: () => void): void {
-    this.untidy.push(letGo);
-    if (this.untidy.length === 1) setImmediate(() => this.tidyUp());
-  }
-
-  private tidyUp(): void {
-    const done = this.untidy;
-    this.untidy = [];
-    for (const letGo of done) letGo();
   }
 
   notify(frame: Frame, options?: SendOptions): Promise<void> {

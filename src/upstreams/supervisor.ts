@@ -1,6 +1,7 @@
 import type { ServerConfig } from '../config/types.js';
 import type { Logger } from '../logger.js';
 import { CancelledError, ConnectionClosedError, RpcError, unavailable } from '../rpc/errors.js';
+import { onAbort, type Signal } from '../rpc/cancellation.js';
 import { ProcessWire, SpawnError } from '../transports/process.js';
 import { Frame } from '../wire/frame.js';
 import type { ClientIdentity } from './client-identity.js';
@@ -217,7 +218,7 @@ export class Supervisor {
    * wait of up to the server's timeout for it to come back); a server waiting for a login is answered with the
    * command to run. The connection counts as carrying a client's request from now on.
    */
-  async ready(method: string, signal?: AbortSignal): Promise<Connection> {
+  async ready(method: string, signal?: Signal): Promise<Connection> {
     const now = this.readyNow();
     if (now) return now;
     if (this.reopening) {
@@ -250,15 +251,16 @@ export class Supervisor {
       }, config.timeoutMs);
       const wake = () => {
         clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
+        stopListening?.();
         resolve();
       };
-      const onAbort = () => {
-        this.waiters.delete(wake);
-        clearTimeout(timer);
-        reject(new CancelledError(signal?.reason ?? 'request cancelled'));
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
+      const stopListening = signal
+        ? onAbort(signal, () => {
+            this.waiters.delete(wake);
+            clearTimeout(timer);
+            reject(new CancelledError(signal.reason ?? 'request cancelled'));
+          })
+        : undefined;
       this.waiters.add(wake);
     });
     return this.ready(method, signal);

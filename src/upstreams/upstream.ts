@@ -4,6 +4,7 @@ import type { Logger } from '../logger.js';
 import { nameFromPackage } from '../config/server-name.js';
 import type { RequestEnvelope } from '../protocol/envelope.js';
 import { Codes, RpcError, timedOut } from '../rpc/errors.js';
+import type { Signal } from '../rpc/cancellation.js';
 import { keyOf, TimeoutError, type RequestOptions } from '../rpc/peer.js';
 import type { ProtocolEra } from '../protocol/versions.js';
 import { ProcessWire, SpawnError } from '../transports/process.js';
@@ -62,7 +63,7 @@ export interface UpstreamHooks {
 }
 
 export interface SendOptions {
-  signal?: AbortSignal;
+  signal?: Signal;
   /** Progress of the request; given, the upstream gets a progress token of the proxy's (one per request). */
   onprogress?: (params: Record<string, unknown>) => void;
   /** Overrides the server's timeout. */

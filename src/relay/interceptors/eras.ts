@@ -81,7 +81,7 @@ export function bridgedQuestion(context: RelayContext, call: Call): Promise<Fram
       ),
     );
   }
-  return calls[calls.length - 1]!.ask(call.frame, call.signal);
+  return calls[calls.length - 1]!.ask(call.frame, call.cancellation);
 }
 
 /**
@@ -118,7 +118,7 @@ async function inputRounds(call: Call, next: Next, first: Frame): Promise<Frame>
       const answers = await Promise.all(asked.map(([, entry]) => askClient(call, String(entry.method), entry.params)));
       const refused = answers.find((reply) => reply.isError);
       if (refused) {
-        if (call.signal.aborted) throw new RpcError(Codes.ConnectionClosed, 'cancelled');
+        if (call.cancellation.aborted) throw new RpcError(Codes.ConnectionClosed, 'cancelled');
         return failure(
           call,
           `asking the MCP client for the input the server needs failed: ${refused.message.error?.message}`,
@@ -147,7 +147,7 @@ function askClient(call: Call, method: string, params?: Record<string, unknown>)
   const unsupported = unsupportedByClient(call.session!.clientCapabilities, method, sent, call.upstream!.name);
   if (unsupported) return Promise.resolve(Frame.error(null, unsupported.toWire()));
   return call.session!.ask(Frame.request(0, method, sent), {
-    signal: call.signal,
+    signal: call.cancellation,
     timeoutMs: QUESTION_TIMEOUT_MS,
     send: { related: call.received.id! },
   });

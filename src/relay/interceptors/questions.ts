@@ -24,8 +24,8 @@ export function questions(_context: RelayContext): Interceptor {
             `where a server asks the client something only within a call, and no call of that client is in flight on this connection`,
         );
       }
-      await session.handshake(call.signal);
-      if (call.signal.aborted || session.isClosed)
+      await session.handshake(call.cancellation);
+      if (call.cancellation.aborted || session.isClosed)
         throw new RpcError(Codes.ConnectionClosed, `the MCP client went away before ${call.method} could be asked`);
       const unsupported = unsupportedByClient(session.clientCapabilities, call.method, call.params, upstream.name);
       if (unsupported) throw unsupported;

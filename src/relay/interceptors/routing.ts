@@ -181,7 +181,7 @@ async function askedSession(context: RelayContext, call: Call): Promise<Session>
   if (owner) return owner;
   if (context.oneClient) {
     // A server asks for roots as soon as it is initialized, which may be before the client is there.
-    if (!context.theClient()) await context.clientConnected(call.signal);
+    if (!context.theClient()) await context.clientConnected(call.cancellation);
     const client = context.theClient();
     if (client) return client;
     throw new RpcError(

@@ -114,14 +114,11 @@ async function listen(context: RelayContext, call: Call): Promise<Frame> {
         resolve(Frame.result(id, { resultType: 'complete', _meta: { [SUBSCRIPTION_ID_KEY]: id } }));
       },
     });
-    call.signal.addEventListener(
-      'abort',
-      () => {
-        remove();
-        unwatch();
-        reject(call.signal.reason instanceof Error ? call.signal.reason : new Error(String(call.signal.reason)));
-      },
-      { once: true },
-    );
+    const { cancellation } = call;
+    cancellation.listen(() => {
+      remove();
+      unwatch();
+      reject(cancellation.reason instanceof Error ? cancellation.reason : new Error(String(cancellation.reason)));
+    });
   });
 }

@@ -32,7 +32,7 @@ export function tracing(context: RelayContext): Interceptor {
         return answer;
       } catch (error) {
         trace.fail(
-          call.signal.aborted ? 'cancelled' : errorTypeOf(error),
+          call.cancellation.aborted ? 'cancelled' : errorTypeOf(error),
           error instanceof Error ? error.message : undefined,
         );
         throw error;
