@@ -53,8 +53,7 @@ export function forHop(frame: Frame, hop: Hop, envelope: RequestEnvelope | undef
   }
   if (!own) return frame;
   const rest = withoutEnvelope(own);
-  if (rest === own) return frame;
-  return frame.with(['params', '_meta'], Object.keys(rest).length ? rest : undefined);
+  return rest === own ? frame : frame.with(['params', '_meta'], rest);
 }
 
 /** The `Mcp-Param-*` headers of a `tools/call` to a 2026-07-28 server over HTTP, from the tool's listed schema. */

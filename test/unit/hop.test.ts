@@ -55,4 +55,25 @@ describe('forHop', () => {
     const plain = Frame.read('{"jsonrpc":"2.0","id":1,"method":"ping"}');
     expect(forHop(plain, legacy, undefined)).toBe(plain);
   });
+
+  test('a 2025 upstream: a _meta of envelope keys only is left out; other keys keep their order, __proto__ too', () => {
+    const legacy = modern({ era: 'legacy', protocolVersion: '2025-11-25' });
+    const only = Frame.read(
+      '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","_meta":' +
+        '{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/logLevel":"info"},"arguments":{}}}',
+    );
+    expect(forHop(only, legacy, undefined).encode()).toBe(
+      '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{}}}',
+    );
+    const mixed = Frame.read(
+      '{"jsonrpc":"2.0","id":1,"method":"x","params":{"_meta":{"b":1,"io.modelcontextprotocol/clientInfo":{},"__proto__":{"p":1},"a":2}}}',
+    );
+    const meta = forHop(mixed, legacy, undefined).params._meta as Record<string, unknown>;
+    expect(Object.keys(meta)).toEqual(['b', '__proto__', 'a']);
+    expect(Object.getPrototypeOf(meta)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(meta, '__proto__')?.value).toEqual({ p: 1 });
+    expect(forHop(mixed, legacy, undefined).encode()).toBe(
+      '{"jsonrpc":"2.0","id":1,"method":"x","params":{"_meta":{"b":1,"__proto__":{"p":1},"a":2}}}',
+    );
+  });
 });
