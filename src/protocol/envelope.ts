@@ -42,24 +42,13 @@ const ENVELOPE = new Set<string>(ENVELOPE_KEYS);
  * A `_meta` object without the envelope keys (what a legacy hop gets of a 2026-07-28 request's `_meta`): the same
  * object when it has none, undefined when it has nothing else (a 2026-07-28 client's usual `_meta`). Built member by
  * member, not copied and deleted from: an object with members deleted becomes a dictionary, slow to read and to copy,
- * and this runs on every such request.
+ * and this runs on every such request. (Object.fromEntries defines its members, so a `__proto__` key stays a key.)
  */
 export function withoutEnvelope(meta: Record<string, unknown>): Record<string, unknown> | undefined {
-  let rest: Record<string, unknown> | undefined;
-  let cut = false;
-  for (const key of Object.keys(meta)) {
-    if (ENVELOPE.has(key)) cut = true;
-    // Defined, not assigned: assigning `__proto__` would set the prototype.
-    else if (key === '__proto__')
-      Object.defineProperty((rest ??= {}), key, {
-        value: meta[key],
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-    else (rest ??= {})[key] = meta[key];
-  }
-  return cut ? rest : meta;
+  const keys = Object.keys(meta);
+  if (!keys.some((key) => ENVELOPE.has(key))) return meta;
+  const rest = keys.filter((key) => !ENVELOPE.has(key));
+  return rest.length ? Object.fromEntries(rest.map((key) => [key, meta[key]])) : undefined;
 }
 
 const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];

@@ -33,7 +33,7 @@ export class Cancellation {
 
   cancel(reason?: unknown): void {
     if (this.cancelled) return;
-    this.cancelled = { reason: reason === undefined ? abortError() : reason };
+    this.cancelled = { reason: reason === undefined ? AbortSignal.abort().reason : reason };
     const listeners = this.listeners;
     this.listeners = undefined;
     if (!listeners) return;
@@ -61,10 +61,3 @@ export function onAbort(signal: Signal, listener: () => void): () => void {
 }
 
 function noop(): void {}
-
-/** What AbortController.abort() gives as the reason when it is given none. */
-function abortError(): unknown {
-  const controller = new AbortController();
-  controller.abort();
-  return controller.signal.reason;
-}
