@@ -106,7 +106,7 @@ export class HttpAuth {
       } else {
         return res;
       }
-      attempt.signal?.throwIfAborted();
+      if (attempt.signal?.aborted) throw attempt.signal.reason;
     }
   }
 

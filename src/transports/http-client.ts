@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { SdkErrorCode, SdkHttpError, type OAuthClientProvider } from '@modelcontextprotocol/client';
+import { Cancellation, type Signal } from '../rpc/cancellation.js';
 import type { Frame, Id } from '../wire/frame.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../wire/lines.js';
 import type { SendOptions, Wire } from '../wire/wire.js';
@@ -44,9 +45,8 @@ interface Exchange {
   /** The POST went with a session id (a 404 then means the session is gone). */
   sentSession: boolean;
   answered: boolean;
-  /** Aborts this exchange alone (a 2026-07-28 request's cancellation). */
-  cancel: AbortController;
-  signal: AbortSignal;
+  /** Ends this exchange alone (a 2026-07-28 request's cancellation), or with the wire (end()). */
+  cancellation: Cancellation;
   /** The last event id of its stream, to resume after. */
   lastEventId?: string;
   onpause?: (retryMs: number | undefined, resume?: () => void) => void;
@@ -125,9 +125,8 @@ export class StreamableHttpWire implements Wire {
   send(frame: Frame, options: SendOptions = {}): Promise<void> {
     if (this.closed) return Promise.reject(new Error('the connection is closed'));
     if (this.cancelsStream(frame)) return Promise.resolve();
-    // Its own controller, aborted by a cancel or when the wire ends (end()): AbortSignal.any of the wire's lifetime
-    // and its own cost a relayed call about as much as the rest of its sending (docs/performance.md).
-    const cancel = new AbortController();
+    // Its own Cancellation, cancelled by a cancel or when the wire ends (end()): an AbortController a call, and its
+    // listener on the request, made Node's EventTarget part of every call's work (docs/performance.md).
     const exchange: Exchange = {
       frame,
       ...(frame.kind === 'request' ? { id: frame.id as Id } : {}),
@@ -135,8 +134,7 @@ export class StreamableHttpWire implements Wire {
       extra: options.headers ?? {},
       sentSession: false,
       answered: false,
-      cancel,
-      signal: cancel.signal,
+      cancellation: new Cancellation(),
       ...(options.onpause ? { onpause: options.onpause } : {}),
     };
     if (exchange.id !== undefined) this.inflight.set(idKey(exchange.id), exchange);
@@ -225,7 +223,7 @@ export class StreamableHttpWire implements Wire {
         return headers;
       },
       body: exchange.frame.chunks(),
-      signal: exchange.signal,
+      signal: exchange.cancellation,
       onWritten: written,
     });
   }
@@ -249,7 +247,7 @@ export class StreamableHttpWire implements Wire {
    */
   private async getStream(
     lastEventId: string | undefined,
-    signal = this.lifetime.signal,
+    signal: Signal = this.lifetime.signal,
   ): Promise<IncomingMessage | undefined> {
     let sentSession = false;
     const res = await this.auth.request(this.http, {
@@ -300,7 +298,7 @@ export class StreamableHttpWire implements Wire {
 
   private failed(exchange: Exchange, error: unknown): void {
     this.settled(exchange);
-    if (this.closed || exchange.signal.aborted || exchange.answered) return;
+    if (this.closed || exchange.cancellation.aborted || exchange.answered) return;
     if (exchange.id !== undefined) this.deliver(failureFrame(exchange.id, error));
     else this.reportError(error instanceof Error ? error : new Error(String(error)));
   }
@@ -317,7 +315,7 @@ export class StreamableHttpWire implements Wire {
     const exchange = this.inflight.get(idKey(frame.params.requestId));
     if (!exchange?.modern) return false;
     this.settled(exchange);
-    exchange.cancel.abort(new Error('cancelled'));
+    exchange.cancellation.cancel(new Error('cancelled'));
     return true;
   }
 
@@ -356,7 +354,7 @@ export class StreamableHttpWire implements Wire {
   private end(): void {
     const reason = new Error('the connection is closed');
     this.lifetime.abort(reason);
-    for (const exchange of this.inflight.values()) exchange.cancel.abort(reason);
+    for (const exchange of this.inflight.values()) exchange.cancellation.cancel(reason);
     this.http.destroy();
     this.inflight.clear();
     this.onclose?.();

@@ -1,5 +1,6 @@
 import type * as Http from 'node:http';
 import type * as Https from 'node:https';
+import { onAbort, type Signal } from '../rpc/cancellation.js';
 import { byteLengthOf } from '../wire/blobs.js';
 import { http, https } from '../wire/node-http.js';
 
@@ -11,7 +12,8 @@ export interface HttpAttempt {
   headers: Record<string, string>;
   /** The body in pieces (a frame's chunks: strings, and the buffers of its blobs). */
   body?: ReadonlyArray<string | Buffer>;
-  signal?: AbortSignal;
+  /** Ends the request (its socket destroyed with the signal's reason). */
+  signal?: Signal;
   /** Called once the body has been handed to the socket (the first request of a redirect chain). */
   onWritten?: () => void;
 }
@@ -105,11 +107,11 @@ export class HttpEndpoint {
       req.on('error', reject);
       // Not node:http's `signal` option: it watches the request through stream.finished (eos) and an abort listener
       // of its own, several times what one listener costs, on every call.
-      if (signal) {
-        const abort = () => req.destroy(signal.reason as Error);
-        signal.addEventListener('abort', abort, { once: true });
-        req.once('close', () => signal.removeEventListener('abort', abort));
-      }
+      if (signal)
+        req.once(
+          'close',
+          onAbort(signal, () => req.destroy(signal.reason as Error)),
+        );
       const written = () => onWritten?.();
       if (!body?.length) return void req.end(written);
       // The body is in memory (a frame's chunks): written and ended in this turn, the last piece with the end, rather

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import type { Signal } from '../rpc/cancellation.js';
 import type { Frame } from '../wire/frame.js';
 import { delay, readEventStream } from './http-wire.js';
 
@@ -21,14 +22,14 @@ export const DEFAULT_RECONNECTION: ReconnectionOptions = {
 /** Where streams come from: a GET, resuming after `lastEventId` when there is one. */
 export interface StreamSource {
   /** The open stream, or undefined when there is none to be had (405, or the session is gone). */
-  open(lastEventId: string | undefined, signal: AbortSignal): Promise<IncomingMessage | undefined>;
+  open(lastEventId: string | undefined, signal: Signal): Promise<IncomingMessage | undefined>;
   onerror(error: Error): void;
   maxBytes: number;
 }
 
 /** A request whose answer comes on an SSE stream. */
 export interface FollowedRequest {
-  signal: AbortSignal;
+  cancellation: Signal;
   lastEventId?: string;
   readonly answered: boolean;
   /** The server ended the stream before the answer, to be resumed (see SendOptions.onpause). */
@@ -69,7 +70,7 @@ export class ReopenedStreams {
           request.lastEventId = id;
         },
       );
-      if (request.answered || request.signal.aborted) return;
+      if (request.answered || request.cancellation.aborted) return;
       // Only a stream that named an event can be resumed (the SDK's "priming event").
       if (request.lastEventId === undefined) {
         throw new Error('the upstream ended the stream of a request before answering it');
@@ -117,17 +118,17 @@ export class ReopenedStreams {
       if (attempt >= this.options.maxRetries) {
         throw new Error(`Maximum reconnection attempts (${this.options.maxRetries}) exceeded.`);
       }
-      const waited = delay(this.delay(attempt), request.signal);
+      const waited = delay(this.delay(attempt), request.cancellation);
       await (attempt === fruitless ? Promise.race([waited, resumed]) : waited);
       let res: IncomingMessage | undefined;
       try {
-        res = await this.source.open(request.lastEventId, request.signal);
+        res = await this.source.open(request.lastEventId, request.cancellation);
       } catch (error) {
-        if (request.signal.aborted) throw error;
+        if (request.cancellation.aborted) throw error;
         this.source.onerror(new Error(`Failed to reconnect SSE stream: ${(error as Error).message}`));
         continue;
       }
-      if (res || request.signal.aborted) return res;
+      if (res || request.cancellation.aborted) return res;
       throw new Error('the upstream does not resume the stream of a request (HTTP 405)');
     }
   }

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { SdkError, SdkHttpError, SdkErrorCode } from '@modelcontextprotocol/client';
+import { onAbort, type Signal } from '../rpc/cancellation.js';
 import { Frame, type Id } from '../wire/frame.js';
 import { isExactNumber } from '../wire/json.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../wire/lines.js';
@@ -173,17 +174,16 @@ export function unexpectedContent(res: IncomingMessage): SdkError {
 }
 
 /** Waits `ms`, or rejects when `signal` aborts first. */
-export function delay(ms: number, signal: AbortSignal): Promise<void> {
+export function delay(ms: number, signal: Signal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason as Error);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason as Error);
-    };
     const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
+      stopListening();
       resolve();
     }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
+    const stopListening = onAbort(signal, () => {
+      clearTimeout(timer);
+      reject(signal.reason as Error);
+    });
   });
 }
