@@ -22,6 +22,9 @@ import { SessionView } from '../relay/session-view.js';
 import { tracingSettings } from '../tracing/settings.js';
 import type { Tracing } from '../tracing/trace.js';
 
+/** The proxy's own identity, before several upstreams: one object, as each answer's `_meta` may carry it. */
+const GATEWAY_INFO: Implementation = { name: 'mcp-offload', version: VERSION };
+
 export interface GatewayOptions {
   /**
    * The gateway serves one client for its whole life (stdio): every upstream is initialized again as that client
@@ -206,8 +209,7 @@ export class Gateway implements RelayContext {
   /** A single upstream is mirrored, so wrapping a server changes nothing the client can see. */
   serverInfo(upstreams: readonly Upstream[] = this.upstreams): Implementation {
     const only = single(upstreams);
-    if (only?.serverInfo) return only.serverInfo;
-    return { name: 'mcp-offload', version: VERSION };
+    return only?.serverInfo ?? GATEWAY_INFO;
   }
 
   instructions(upstreams: readonly Upstream[] = this.upstreams): string | undefined {

@@ -41,19 +41,32 @@ export function isToolResult(result: Result): boolean {
 export function forModernClient(answer: Frame, method: string, serverInfo: Implementation): Frame {
   const result = answer.message.result;
   if (!result || typeof result !== 'object') return answer;
-  let framed = answer;
-  if (result.resultType === undefined) framed = framed.with(['result', 'resultType'], 'complete');
+  // One edit of `result` for all the members it lacks: each edit copies the message and its result.
+  const members: Array<[string, unknown]> = [];
+  if (result.resultType === undefined) members.push(['resultType', 'complete']);
   const complete = result.resultType === undefined || result.resultType === 'complete';
   if (complete && CACHEABLE.has(method)) {
-    if (typeof result.ttlMs !== 'number' || result.ttlMs < 0) framed = framed.with(['result', 'ttlMs'], DEFAULT_TTL_MS);
+    if (typeof result.ttlMs !== 'number' || result.ttlMs < 0) members.push(['ttlMs', DEFAULT_TTL_MS]);
     if (result.cacheScope !== 'public' && result.cacheScope !== 'private')
-      framed = framed.with(['result', 'cacheScope'], DEFAULT_CACHE_SCOPE);
+      members.push(['cacheScope', DEFAULT_CACHE_SCOPE]);
   }
   const meta = result._meta;
-  if (meta === undefined) framed = framed.with(['result', '_meta'], { [SERVER_INFO_KEY]: serverInfo });
+  if (meta === undefined) members.push(['_meta', identityMeta(serverInfo)]);
   else if (isPlainObject(meta) && meta[SERVER_INFO_KEY] === undefined)
-    framed = framed.with(['result', '_meta'], { ...meta, [SERVER_INFO_KEY]: serverInfo });
-  return framed;
+    members.push(['_meta', { ...meta, [SERVER_INFO_KEY]: serverInfo }]);
+  return answer.withMembers('result', members);
+}
+
+/**
+ * `_meta` holding only the server's identity, made once for each identity: most answers to a 2026-07-28 client get
+ * it, and an object literal with a computed key is built by a call into V8's runtime each time. Frames are never
+ * changed in place (an edit copies), so one object serves them all.
+ */
+const identities = new WeakMap<Implementation, Record<string, unknown>>();
+function identityMeta(serverInfo: Implementation): Record<string, unknown> {
+  let meta = identities.get(serverInfo);
+  if (!meta) identities.set(serverInfo, (meta = { [SERVER_INFO_KEY]: serverInfo }));
+  return meta;
 }
 
 /**

@@ -127,29 +127,44 @@ export class Frame {
    * the rest is the original text.
    */
   with(path: Path, value: unknown): Frame {
-    const message = { ...this.message } as Record<string, unknown>;
     const [top, inner] = path;
-    if (inner === undefined) {
+    return inner === undefined ? this.edited(top, undefined, value) : this.edited(top, [[inner, value]]);
+  }
+
+  /**
+   * The same message with several members of `top` set at once (`undefined` removes one): what as many calls of `with`
+   * would make, with one copy of the message and of `top` where each of those makes its own.
+   */
+  withMembers(top: string, members: ReadonlyArray<readonly [string, unknown]>): Frame {
+    return members.length === 0 ? this : this.edited(top, members);
+  }
+
+  /** `top` set to `value`, or, with `members`, those members of `top` set. */
+  private edited(top: string, members: ReadonlyArray<readonly [string, unknown]> | undefined, value?: unknown): Frame {
+    const message = { ...this.message } as Record<string, unknown>;
+    if (members === undefined) {
       put(message, top, value);
     } else {
       const parent = message[top];
       const isObject =
         parent !== null && typeof parent === 'object' && !Array.isArray(parent) && !isExactNumber(parent);
       const copy = isObject ? { ...parent } : {};
-      put(copy, inner, value);
+      for (const [inner, innerValue] of members) put(copy, inner, innerValue);
       put(message, top, copy);
     }
     if (this.text === undefined) return new Frame(message as Message, undefined, undefined, this.blobs);
     const edits = new Map(this.edits);
-    const stored = value === undefined ? REMOVED : value;
-    if (inner === undefined) {
-      edits.set(top, stored);
+    if (members === undefined) {
+      edits.set(top, stored(value));
     } else {
       const current = edits.get(top);
-      if (current instanceof Map) edits.set(top, new Map(current).set(inner, stored));
       // The whole member was set already: it is set again, as the view now has it.
-      else if (current !== undefined) edits.set(top, message[top]);
-      else edits.set(top, new Map([[inner, stored]]));
+      if (current !== undefined && !(current instanceof Map)) edits.set(top, message[top]);
+      else {
+        const inner = new Map(current);
+        for (const [key, innerValue] of members) inner.set(key, stored(innerValue));
+        edits.set(top, inner);
+      }
     }
     return new Frame(message as Message, this.text, edits, this.blobs);
   }
@@ -211,6 +226,9 @@ function hasLineBreak(text: string): boolean {
 }
 
 /** Sets (or, for undefined, removes) an own member, whatever its name (`__proto__` included). */
+/** An edit's value as the edit map keeps it: a removal is REMOVED. */
+const stored = (value: unknown): Edit => (value === undefined ? REMOVED : value);
+
 function put(target: Record<string, unknown>, key: string, value: unknown): void {
   if (value === undefined) delete target[key];
   // Assigning `__proto__` would set the prototype; every other key (own data members of a plain copy) is assigned.

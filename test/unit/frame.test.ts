@@ -3,7 +3,7 @@
 // so every other byte reaches the other side as it came (spacing, key order, `1.0`, `\u00e9`).
 import { describe, expect, test } from '@jest/globals';
 import fc from 'fast-check';
-import { Frame, type Path } from '../../src/wire/frame.js';
+import { Frame, type Message, type Path } from '../../src/wire/frame.js';
 import { LineReader } from '../../src/wire/lines.js';
 import { isExactNumber, parseJson } from '../../src/wire/json.js';
 import { memberValue, objectAt, skipSpace, stringEnd, valueEndAt } from '../../src/wire/spans.js';
@@ -185,6 +185,33 @@ describe('with(): a member changed, every other byte as it came', () => {
   test('the text is kept when it is not an object: the message is written whole', () => {
     const frame = Frame.read(' [1, 2.0] ').with(['x'], 1);
     expect(frame.encode()).toBe('{"0":1,"1":2,"x":1}');
+  });
+
+  test('withMembers(): several members of one object in one edit, as the same with() calls one after the other make them', () => {
+    const text = '{"jsonrpc":"2.0", "id":3, "result":{"content":[], "ttlMs":-1.0, "old":true}}';
+    const members: Array<[string, unknown]> = [
+      ['resultType', 'complete'],
+      ['ttlMs', 60000],
+      ['old', undefined],
+      ['__proto__', { a: 1 }],
+    ];
+    const cases = [Frame.read(text), Frame.read(text).with(['result', 'x'], 1), Frame.read(text).with(['result'], {})];
+    // A frame the proxy built has no text to splice into: serialized whole, as with().
+    cases.push(Frame.of(JSON.parse(text) as Message));
+    for (const frame of cases) {
+      const one = frame.withMembers('result', members);
+      const many = members.reduce((f, [key, value]) => f.with(['result', key], value), frame);
+      expect(one.encode()).toBe(many.encode());
+      expect(one.message).toEqual(many.message);
+      // `__proto__` is a member of the copy, not its prototype.
+      expect(Object.getPrototypeOf(one.message.result)).toBe(Object.prototype);
+    }
+    expect(Frame.read(text).withMembers('result', members).encode()).toBe(
+      '{"jsonrpc":"2.0", "id":3, "result":{"content":[],"ttlMs":60000,"resultType":"complete","__proto__":{"a":1}}}',
+    );
+    // No member: the same frame.
+    const frame = Frame.read(text);
+    expect(frame.withMembers('result', [])).toBe(frame);
   });
 
   test('one level down under a member that is no object: the object replaces it, the other members keep their bytes', () => {
