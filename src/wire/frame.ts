@@ -225,10 +225,10 @@ function hasLineBreak(text: string): boolean {
   return text.indexOf('\n') !== -1 || text.indexOf('\r') !== -1;
 }
 
-/** Sets (or, for undefined, removes) an own member, whatever its name (`__proto__` included). */
 /** An edit's value as the edit map keeps it: a removal is REMOVED. */
 const stored = (value: unknown): Edit => (value === undefined ? REMOVED : value);
 
+/** Sets (or, for undefined, removes) an own member, whatever its name (`__proto__` included). */
 function put(target: Record<string, unknown>, key: string, value: unknown): void {
   if (value === undefined) delete target[key];
   // Assigning `__proto__` would set the prototype; every other key (own data members of a plain copy) is assigned.
