@@ -13,7 +13,7 @@
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 import net from 'node:net';
-import { mkdtempSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -27,18 +27,19 @@ const { values } = parseArgs({
   },
 });
 const children = [];
+/** The server's log and the proxy's artifact directory, removed on the way out. */
+const scratch = mkdtempSync(join(tmpdir(), 'mcp-offload-http-front-'));
 const stop = () => {
   for (const child of children) child.kill('SIGTERM');
+  rmSync(scratch, { recursive: true, force: true });
   process.exit(0);
 };
 process.on('SIGTERM', stop);
 process.on('SIGINT', stop);
 
 /**
- * Starts a process and resolves with the first match of `pattern` on its stderr or stdout. Its output is read to the
- * end (a child writing to a full pipe would block), but once matched only its last 500 characters are kept: this
- * process is the relay of the relay fronts, and server-everything writes a line for every POST, so matching the
- * whole output again on each line cost it more per call, call after call, than the relaying did.
+ * Starts a process and resolves with the first match of `pattern` on its stderr or stdout (for mcp-offload, which
+ * prints its URL and, at --log-level warn, nothing per call). Once matched, only the last 500 characters are kept.
  */
 function started(command, args, env, pattern) {
   const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -64,6 +65,38 @@ function started(command, args, env, pattern) {
   });
 }
 
+/**
+ * Starts the server with its output going to a file, and resolves once `port` takes a connection. server-everything
+ * writes a line for every POST: read through a pipe, by this process, that cost the relay fronts (which run here) a
+ * read and a wake-up a call that the proxy front (a child, with this process otherwise idle) did not pay, and put a
+ * fourth busy process beside the proxy front on two cores. No process reads those lines now, whichever the front.
+ */
+async function listening(command, args, env, port) {
+  const log = join(scratch, 'server.log');
+  const out = openSync(log, 'w');
+  const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', out, out] });
+  closeSync(out);
+  children.push(child);
+  let exited;
+  child.once('exit', (code, signal) => (exited = signal ?? code));
+  for (const t0 = Date.now(); Date.now() - t0 < 30_000;) {
+    if (exited !== undefined) break;
+    const open = await new Promise((done) => {
+      const probe = net.connect(port, '127.0.0.1');
+      probe.once('connect', () => {
+        probe.destroy();
+        done(true);
+      });
+      probe.once('error', () => done(false));
+    });
+    if (open) return;
+    await new Promise((done) => setTimeout(done, 20));
+  }
+  throw new Error(`${command} ${exited === undefined ? 'did not listen' : `exited (${exited})`}: ${tail(log)}`);
+}
+
+const tail = (file) => readFileSync(file, 'utf8').slice(-500);
+
 const freePort = () =>
   new Promise((resolvePort) => {
     const probe = net.createServer().listen(0, '127.0.0.1', () => {
@@ -74,9 +107,9 @@ const freePort = () =>
 
 const port = await freePort();
 if (values.server === 'modern') {
-  await started(process.execPath, ['test/fixtures/modern-server.mjs', '--http', String(port)], {}, /listening \d+/);
+  await listening(process.execPath, ['test/fixtures/modern-server.mjs', '--http', String(port)], {}, port);
 } else {
-  await started(process.execPath, [EVERYTHING, 'streamableHttp'], { PORT: String(port) }, /listening on port/i);
+  await listening(process.execPath, [EVERYTHING, 'streamableHttp'], { PORT: String(port) }, port);
 }
 const server = `http://127.0.0.1:${port}/mcp`;
 let url = server;
@@ -120,7 +153,8 @@ if (values.front === 'relay') {
   frontPid = process.pid;
 } else if (values.front === 'offload') {
   const cli = join(resolve(values.root), 'dist/cli.js');
-  const tmp = mkdtempSync(join(tmpdir(), 'mcp-offload-http-front-'));
+  const tmp = join(scratch, 'artifacts');
+  mkdirSync(tmp);
   const args = [cli, '--log-level', 'warn', '--artifact-dir', tmp, '--http', '127.0.0.1:0', '--url', server];
   const ready = await started(process.execPath, args, {}, /mcp-offload listening on (\S+)/);
   url = ready[1];

@@ -66,7 +66,10 @@ export default {
   proxy process), **minimal HTTP proxy** (each request parsed as HTTP and JSON, sent on with Node's HTTP client on kept-alive
   connections, the answer streamed back: the floor for a proxy that reads HTTP), and **mcp-offload --http --url** (\`node dist/cli.js
   --log-level warn --artifact-dir <tmp> --http 127.0.0.1:0 --url <server>\`). CPU per call is the front's (the wrapper's own process for
-  the two relays, mcp-offload's for mcp-offload; the direct row's is the idle wrapper's).
+  the two relays, mcp-offload's for mcp-offload; the direct row's is the idle wrapper's). The server's output goes to a file and its
+  readiness is a connection its port takes: no process reads the line server-everything writes for every request (read by the wrapper,
+  that line cost the relay fronts, which run in it, a read and a wake-up a call that mcp-offload, a separate process, did not pay, and
+  put a fourth busy process on the two cores beside mcp-offload only).
 - **SDK v2 client** (\`@modelcontextprotocol/client\` 2.4): the same calls with the v2 client, in its 2025 mode (\`versionNegotiation:
   { mode: 'legacy' }\`: \`initialize\`, then 2025-11-25) direct, through the stdio byte relay and through mcp-offload, and pinned to
   2026-07-28 (\`{ pin: '2026-07-28' }\`: no \`initialize\`, the per-request \`_meta\` envelope) through mcp-offload, which bridges it to
