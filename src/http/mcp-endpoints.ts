@@ -124,7 +124,9 @@ export class McpEndpoints {
     }
     const context: FrameContext = { headers: req.headers };
     if (outcome.kind === 'modern') {
-      if (await this.retryForwarded(req, res, frames[0]!, raw)) return;
+      // Looked up first, without a turn of a promise: only a retry of a call another replica holds waits for one.
+      const holder = this.holderElsewhere(req, frames[0]!);
+      if (holder !== undefined && (await this.retryForwarded(req, res, holder, raw))) return;
       return this.modern.serve(token, req, res, frames[0]!);
     }
     return this.legacyPost(req, res, token, sessionId, frames, raw, context);
@@ -276,15 +278,27 @@ export class McpEndpoints {
   }
 
   /**
-   * A 2026-07-28 client's retry (its requestState) of a call another replica holds for it (a legacy server's question
-   * bridged into an input_required result) goes to that replica, the only one that can go on with the call. True when
-   * forwarded; false to serve it here (not such a retry, or the holder is gone: the state is then refused here).
+   * The replica that holds the call a 2026-07-28 client's retry (its requestState) goes on with (a legacy server's
+   * question bridged into an input_required result), when another one does and the request was not forwarded already.
    */
-  private async retryForwarded(req: IncomingMessage, res: ServerResponse, frame: Frame, raw: Buffer): Promise<boolean> {
-    const { shared, gateway, log } = this.ctx;
-    if (!shared || shared.forwarding.read(req.headers[FORWARDED_HEADER]) !== undefined) return false;
-    const holder = gateway.bridge.holderElsewhere(frame.params.requestState);
-    if (holder === undefined) return false;
+  private holderElsewhere(req: IncomingMessage, frame: Frame): string | undefined {
+    const { shared, gateway } = this.ctx;
+    if (!shared || shared.forwarding.read(req.headers[FORWARDED_HEADER]) !== undefined) return undefined;
+    return gateway.bridge.holderElsewhere(frame.params.requestState);
+  }
+
+  /**
+   * Sends such a retry to its holder, the only replica that can go on with the call. True when forwarded; false to
+   * serve it here (the holder is gone: the state is then refused here).
+   */
+  private async retryForwarded(
+    req: IncomingMessage,
+    res: ServerResponse,
+    holder: string,
+    raw: Buffer,
+  ): Promise<boolean> {
+    const { shared, log } = this.ctx;
+    if (!shared) return false;
     const url = await shared.directory.replicaUrl(holder).catch(() => undefined);
     if (url === undefined) return false;
     return (await forwardRequest(req, res, url, raw, shared.forwarding.make(holder), log)) === 'forwarded';

@@ -218,8 +218,8 @@ function headerRejection(
         return mismatch(shown, `the body carries params.${field}="${body}" but the Mcp-Name header names "${decoded}"`);
     }
   }
-  const params = paramHeaderRejection(frame.message, headerGetter(req), toolNamed);
-  return params?.body.error;
+  if (method !== 'tools/call') return undefined;
+  return paramHeaderRejection(frame.message, headerGetter(req), toolNamed)?.body.error;
 }
 
 function headerGetter(req: IncomingMessage): Pick<Headers, 'get'> {

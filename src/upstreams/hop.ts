@@ -56,11 +56,25 @@ export function forHop(frame: Frame, hop: Hop, envelope: RequestEnvelope | undef
   return rest === own ? frame : frame.with(['params', '_meta'], rest);
 }
 
+/**
+ * Each listed tools array's tools by name. Every `tools/call` to a 2026-07-28 server over HTTP looks its tool up,
+ * and a catalog may list hundreds; a refreshed list is a new array (catalog-fetch.ts), so an index never goes stale.
+ */
+const toolIndexes = new WeakMap<readonly Tool[], Map<string, Tool>>();
+
+function toolNamed(tools: readonly Tool[], name: unknown): Tool | undefined {
+  let index = toolIndexes.get(tools);
+  if (index === undefined) {
+    index = new Map();
+    // The first of a name wins, as a search from the start would find it.
+    for (const tool of tools) if (!index.has(tool.name)) index.set(tool.name, tool);
+    toolIndexes.set(tools, index);
+  }
+  return typeof name === 'string' ? index.get(name) : undefined;
+}
+
 /** The `Mcp-Param-*` headers of a `tools/call` to a 2026-07-28 server over HTTP, from the tool's listed schema. */
 export function paramHeadersOf(frame: Frame, tools: readonly Tool[]): Record<string, string> | undefined {
   const params = frame.params;
-  return paramHeaders(
-    tools.find((tool) => tool.name === params.name),
-    params.arguments,
-  );
+  return paramHeaders(toolNamed(tools, params.name), params.arguments);
 }

@@ -15,7 +15,7 @@ import {
  * omitted, values that are not plain ASCII sent as `=?base64?…?=`.
  */
 export function paramHeaders(tool: Tool | undefined, args: unknown): Record<string, string> | undefined {
-  if (tool === undefined) return undefined;
+  if (tool === undefined || !declaresAny(tool.inputSchema)) return undefined;
   const headers: Record<string, string> = {};
   const visit = (schema: unknown, value: unknown): void => {
     const properties = (schema as { properties?: unknown } | undefined)?.properties;
@@ -32,6 +32,30 @@ export function paramHeaders(tool: Tool | undefined, args: unknown): Record<stri
   };
   visit(tool.inputSchema, args);
   return Object.keys(headers).length ? headers : undefined;
+}
+
+/**
+ * Whether a schema has `x-mcp-header` anywhere its `properties` lead (where paramHeaders looks), worked out once per
+ * schema: most tools declare none, and their calls need not walk it.
+ */
+const declaring = new WeakMap<object, boolean>();
+
+function declaresAny(schema: unknown): boolean {
+  if (schema === null || typeof schema !== 'object') return false;
+  let known = declaring.get(schema);
+  if (known === undefined) declaring.set(schema, (known = declaresUnder(schema, new Set())));
+  return known;
+}
+
+function declaresUnder(schema: object, seen: Set<object>): boolean {
+  const properties = (schema as { properties?: unknown }).properties;
+  if (properties === null || typeof properties !== 'object' || seen.has(properties)) return false;
+  seen.add(properties);
+  for (const property of Object.values(properties as Record<string, unknown>)) {
+    if (property === null || typeof property !== 'object') continue;
+    if (DECLARATION_KEY in property || declaresUnder(property, seen)) return true;
+  }
+  return false;
 }
 
 /**

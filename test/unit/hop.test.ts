@@ -2,7 +2,8 @@
 // envelope of the client who asks, in the hop's version; a request that already carries exactly that envelope (a
 // 2026-07-28 client before a server of its version) goes byte for byte; a 2025 upstream gets no envelope keys.
 import { describe, expect, test } from '@jest/globals';
-import { forHop, type Hop } from '../../src/upstreams/hop.js';
+import type { Tool } from '@modelcontextprotocol/client';
+import { forHop, paramHeadersOf, type Hop } from '../../src/upstreams/hop.js';
 import { envelopeOf } from '../../src/protocol/envelope.js';
 import { Frame } from '../../src/wire/frame.js';
 
@@ -75,5 +76,28 @@ describe('forHop', () => {
     expect(forHop(mixed, legacy, undefined).encode()).toBe(
       '{"jsonrpc":"2.0","id":1,"method":"x","params":{"_meta":{"b":1,"__proto__":{"p":1},"a":2}}}',
     );
+  });
+});
+
+describe('paramHeadersOf', () => {
+  const tool = (name: string, header: string): Tool => ({
+    name,
+    inputSchema: { type: 'object', properties: { region: { type: 'string', 'x-mcp-header': header } } },
+  });
+  const callOf = (name: string) =>
+    Frame.read(
+      `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"${name}","arguments":{"region":"eu"}}}`,
+    );
+
+  test('the called tool of the listed ones, by name; the first listed of a name; none for a name not listed', () => {
+    const tools = [...Array.from({ length: 50 }, (_, i) => tool(`t${i}`, `H${i}`)), tool('t7', 'Later')];
+    expect(paramHeadersOf(callOf('t42'), tools)).toEqual({ 'Mcp-Param-H42': 'eu' });
+    expect(paramHeadersOf(callOf('t7'), tools)).toEqual({ 'Mcp-Param-H7': 'eu' });
+    expect(paramHeadersOf(callOf('nope'), tools)).toBeUndefined();
+  });
+
+  test('a list read again (a new array) is looked up anew', () => {
+    expect(paramHeadersOf(callOf('t'), [tool('t', 'Before')])).toEqual({ 'Mcp-Param-Before': 'eu' });
+    expect(paramHeadersOf(callOf('t'), [tool('t', 'After')])).toEqual({ 'Mcp-Param-After': 'eu' });
   });
 });

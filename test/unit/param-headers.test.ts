@@ -138,3 +138,23 @@ describe('Mcp-Param-* headers', () => {
     expect(paramDeclarations(alsoBroken)).toBeUndefined();
   });
 });
+
+describe('Mcp-Param-* headers toward a 2026-07-28 upstream', () => {
+  test('a declaration found only deep under properties still makes its header; a tool without one makes none', () => {
+    const deep: Tool = {
+      name: 'deep',
+      inputSchema: {
+        type: 'object',
+        properties: {
+          a: {
+            type: 'object',
+            properties: { b: { type: 'object', properties: { c: { type: 'string', 'x-mcp-header': 'C' } } } },
+          },
+        },
+      },
+    };
+    expect(paramHeaders(deep, { a: { b: { c: 'x' } } })).toEqual({ 'Mcp-Param-C': 'x' });
+    const plain: Tool = { name: 'plain', inputSchema: { type: 'object', properties: { c: { type: 'string' } } } };
+    expect(paramHeaders(plain, { c: 'x' })).toBeUndefined();
+  });
+});

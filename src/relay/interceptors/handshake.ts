@@ -104,6 +104,9 @@ export function modernRefusal(
   claim: string | undefined,
   params: Record<string, unknown>,
 ): RpcError | undefined {
+  // The usual case first, with nothing made for it: this runs for every request of a 2026-07-28 client.
+  if (claim !== undefined && MODERN_PROTOCOL_VERSIONS.includes(claim))
+    return LEGACY_ONLY.has(method) ? new RpcError(Codes.MethodNotFound, `Method not found: ${method}`) : undefined;
   const supported = [...MODERN_PROTOCOL_VERSIONS];
   if (claim === undefined) {
     if (method === 'initialize') {
@@ -116,14 +119,11 @@ export function modernRefusal(
     }
     return new RpcError(Codes.InvalidParams, `Invalid params: _meta["${PROTOCOL_VERSION_KEY}"] is required`);
   }
-  if (!supported.includes(claim))
-    return new RpcError(
-      Codes.UnsupportedProtocolVersion,
-      `Unsupported protocol version: ${quoted(claim)} (supported versions: ${supported.join(', ')})`,
-      { supported, requested: quoted(claim) },
-    );
-  if (LEGACY_ONLY.has(method)) return new RpcError(Codes.MethodNotFound, `Method not found: ${method}`);
-  return undefined;
+  return new RpcError(
+    Codes.UnsupportedProtocolVersion,
+    `Unsupported protocol version: ${quoted(claim)} (supported versions: ${supported.join(', ')})`,
+    { supported, requested: quoted(claim) },
+  );
 }
 
 /** `server/discover`: the versions, capabilities and identity of what serves the session. */
