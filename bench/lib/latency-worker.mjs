@@ -21,12 +21,17 @@
 //   client       "sdk1" (default): the SDK 1.32 Client, which speaks 2025-11-25; "v2-legacy": the SDK v2 Client in
 //                its 2025 mode (initialize); "v2-modern": the SDK v2 Client pinned to 2026-07-28 (no initialize, an
 //                envelope in every request)
+//   together     [{ id, spawn, transport, ready, url, client }, ...]: several targets at once, their sequential calls
+//                made in turns (`turn` timed calls each, default 20, after one untimed call that wakes the target):
+//                a machine's drift over a run then slows every target alike, and only one is busy at a time. The call
+//                counts and the call are the job's.
 //
-// output: { ok, connectMs, protocolVersion (the v2 client's),
+// output: with `together`, { ok, results: [one output per target, with its id] }; else one output:
+//         { ok, connectMs, protocolVersion (the v2 client's),
 //           phases: { sequential: { ms[], wallMs, childCpuMs }, concurrent: {...} },
 //           memory: { client, child }, leftBehind }
 //   ms       per call, performance.now() from callTool() to its resolved promise, in call order
-//   wallMs   the whole phase, first call to last resolution
+//   wallMs   the whole phase, first call to last resolution (in turns: the sum of the target's timed calls)
 //   childCpuMs CPU time (user + system) the spawned process used during the phase (not its own children; for an HTTP
 //            front that names its pid on the ready line, that process)
 //   leftBehind processes still running after close (an HTTP server the worker started is killed first, not counted)
@@ -45,6 +50,8 @@ import { now, procCpuMs, procMemory } from './measure.mjs';
 
 const READY_TIMEOUT_MS = 60_000;
 const CALL_TIMEOUT_MS = 60_000;
+/** Timed calls a target makes in one turn when several take turns (`together`). */
+const TURN = 20;
 const stderrTail = [];
 const keep = (line) => {
   if (!line.trim()) return;
@@ -145,91 +152,149 @@ function clientFor(kind) {
   };
 }
 
-async function main() {
-  const job = JSON.parse(process.argv[2] ?? 'null');
-  const out = { ok: true, label: job.label, phases: {}, memory: {} };
+/**
+ * Starts (or spawns through the client's transport) what one job talks to and connects the client. Resolves with
+ * what the phases need: the call and its check, the process whose CPU and memory are the job's, and how to stop it.
+ */
+async function open(job, out) {
   const { client, Stdio, Http, call } = clientFor(job.client ?? 'sdk1');
-  let childPid;
-  let httpChild;
-  try {
-    let transport;
-    if (job.transport === 'stdio') {
-      transport = new Stdio({
-        command: job.spawn.command,
-        args: job.spawn.args,
-        // A stdio job's own variables too (the tracing group's OTEL_*).
-        env: { ...process.env, ...job.spawn.env },
-        stderr: 'pipe',
-      });
-      eachLine(transport.stderr, keep);
-    } else {
-      const { child, url, frontPid } = await startHttp(job);
-      httpChild = child;
-      childPid = frontPid ?? child.pid;
-      out.url = url;
-      transport = new Http(new URL(url));
+  const conn = { client, out, childPid: undefined, httpChild: undefined };
+  let transport;
+  if (job.transport === 'stdio') {
+    transport = new Stdio({
+      command: job.spawn.command,
+      args: job.spawn.args,
+      // A stdio job's own variables too (the tracing group's OTEL_*).
+      env: { ...process.env, ...job.spawn.env },
+      stderr: 'pipe',
+    });
+    eachLine(transport.stderr, keep);
+  } else {
+    const { child, url, frontPid } = await startHttp(job);
+    conn.httpChild = child;
+    conn.childPid = frontPid ?? child.pid;
+    out.url = url;
+    transport = new Http(new URL(url));
+  }
+  const t0 = now();
+  await client.connect(transport);
+  out.connectMs = now() - t0;
+  out.protocolVersion = client.getNegotiatedProtocolVersion?.();
+  conn.childPid ??= transport.pid;
+  let seq = 0;
+  conn.callOnce = async () => {
+    const i = seq++;
+    const args = Object.fromEntries(
+      Object.entries(job.call.arguments ?? {}).map(([k, v]) => [k, typeof v === 'string' ? `${v} ${i}` : v]),
+    );
+    const start = now();
+    const result = await call({ name: job.call.name, arguments: args });
+    const ms = now() - start;
+    const arg = Object.values(args).find((v) => typeof v === 'string');
+    const want = job.expect?.replaceAll('{arg}', arg);
+    if (want !== undefined && result.content?.[0]?.text !== want) {
+      throw new Error(`call ${i}: expected ${JSON.stringify(want)}, got ${JSON.stringify(result).slice(0, 300)}`);
     }
-    const t0 = now();
-    await client.connect(transport);
-    out.connectMs = now() - t0;
-    out.protocolVersion = client.getNegotiatedProtocolVersion?.();
-    childPid ??= transport.pid;
+    return ms;
+  };
+  return conn;
+}
 
-    let seq = 0;
-    const callOnce = async () => {
-      const i = seq++;
-      const args = Object.fromEntries(
-        Object.entries(job.call.arguments ?? {}).map(([k, v]) => [k, typeof v === 'string' ? `${v} ${i}` : v]),
-      );
-      const start = now();
-      const result = await call({ name: job.call.name, arguments: args });
-      const ms = now() - start;
-      const arg = Object.values(args).find((v) => typeof v === 'string');
-      const want = job.expect?.replaceAll('{arg}', arg);
-      if (want !== undefined && result.content?.[0]?.text !== want) {
-        throw new Error(`call ${i}: expected ${JSON.stringify(want)}, got ${JSON.stringify(result).slice(0, 300)}`);
+/** Stops what open() started; the HTTP server was started here and is stopped here. */
+async function shut(conn) {
+  await conn.client.close().catch(() => {});
+  const child = conn.httpChild;
+  if (child && child.exitCode === null && child.signalCode === null) {
+    const exited = new Promise((r) => child.once('exit', r));
+    killTree(child.pid);
+    await exited; // reaped: a zombie would count as left behind
+  }
+}
+
+/**
+ * The phases over one or more connections. Several (`job.together`) take their sequential calls in turns of `turn`
+ * calls (TURN by default; the first target of each round rotating), so that whatever slows the machine for a while
+ * slows every mode alike, and only one of them is busy at any moment. A turn opens with one call that is made but not
+ * timed: the target's processes idled through the others' turns, and a call that wakes them measures the wake-up
+ * (alternated call by call, 300 calls, every HTTP mode's median was 4.5 to 6.1 ms on this VM; in turns of 20, 2.5
+ * to 3.7), not the path. A mode's sequential wallMs is
+ * then the sum of its timed calls, and its CPU the phase's CPU scaled to its timed calls. Concurrent calls keep
+ * `concurrency` in flight on one connection at a time, the connections in order.
+ */
+async function phases(job, conns) {
+  for (let i = 0; i < job.warmup; i++) for (const conn of conns) await conn.callOnce();
+  const alone = conns.length === 1;
+  const turn = alone ? job.sequential : (job.turn ?? TURN);
+  const seq = conns.map((conn) => ({ ms: [], made: 0, cpu0: procCpuMs(conn.childPid) }));
+  const p0 = now();
+  for (let done = 0, round = 0; done < job.sequential; round++) {
+    const size = Math.min(turn, job.sequential - done);
+    for (let k = 0; k < conns.length; k++) {
+      const at = (round + k) % conns.length;
+      if (!alone) {
+        await conns[at].callOnce();
+        seq[at].made++;
       }
-      return ms;
-    };
-    for (let i = 0; i < job.warmup; i++) await callOnce();
-
-    const sequential = [];
-    let cpu0 = procCpuMs(childPid);
-    let p0 = now();
-    for (let i = 0; i < job.sequential; i++) sequential.push(await callOnce());
-    out.phases.sequential = { ms: sequential, wallMs: now() - p0, childCpuMs: procCpuMs(childPid) - cpu0 };
-
+      for (let j = 0; j < size; j++) seq[at].ms.push(await conns[at].callOnce());
+      seq[at].made += size;
+    }
+    done += size;
+  }
+  const wallMs = now() - p0;
+  conns.forEach((conn, at) => {
+    const { ms, made, cpu0 } = seq[at];
+    const cpu = procCpuMs(conn.childPid) - cpu0;
+    conn.out.phases.sequential = alone
+      ? { ms, wallMs, childCpuMs: cpu }
+      : { ms, wallMs: ms.reduce((a, b) => a + b, 0), childCpuMs: (cpu * ms.length) / made };
+  });
+  for (const conn of conns) {
     const concurrent = [];
     let next = 0;
-    cpu0 = procCpuMs(childPid);
-    p0 = now();
+    const cpu0 = procCpuMs(conn.childPid);
+    const start = now();
     const lane = async () => {
       while (next < job.concurrent) {
         next++;
-        concurrent.push(await callOnce());
+        concurrent.push(await conn.callOnce());
       }
     };
     await Promise.all(Array.from({ length: job.concurrency }, lane));
-    out.phases.concurrent = { ms: concurrent, wallMs: now() - p0, childCpuMs: procCpuMs(childPid) - cpu0 };
-
-    out.memory.client = procMemory();
-    if (childPid) out.memory.child = procMemory(childPid);
-    await client.close().catch(() => {});
-  } catch (error) {
-    out.ok = false;
-    out.error = error?.message ?? String(error);
-    out.stderrTail = [...stderrTail];
-    await client.close().catch(() => {});
-  } finally {
-    // The HTTP server was started here and is stopped here; anything else still running was left behind.
-    if (httpChild && httpChild.exitCode === null && httpChild.signalCode === null) {
-      const exited = new Promise((r) => httpChild.once('exit', r));
-      killTree(httpChild.pid);
-      await exited; // reaped: a zombie would count as left behind
-    }
-    out.leftBehind = killDescendants(process.pid);
+    conn.out.phases.concurrent = { ms: concurrent, wallMs: now() - start, childCpuMs: procCpuMs(conn.childPid) - cpu0 };
   }
-  process.stdout.write(`${JSON.stringify(out)}\n`, () => process.exit(out.ok ? 0 : 1));
+  for (const conn of conns) {
+    conn.out.memory.client = procMemory();
+    if (conn.childPid) conn.out.memory.child = procMemory(conn.childPid);
+  }
+}
+
+async function main() {
+  const job = JSON.parse(process.argv[2] ?? 'null');
+  // One job, or several (`together`: each with its own id and target, the call counts the job's) timed in turns.
+  const targets = job.together ? job.together.map((one) => ({ ...job, ...one, together: undefined })) : [job];
+  const outs = targets.map((one) => ({ ok: true, label: one.label ?? job.label, id: one.id, phases: {}, memory: {} }));
+  const conns = [];
+  let failure;
+  try {
+    for (const [at, one] of targets.entries()) conns.push(await open(one, outs[at]));
+    await phases(job, conns);
+  } catch (error) {
+    failure = error?.message ?? String(error);
+  } finally {
+    for (const conn of conns) await shut(conn);
+  }
+  const leftBehind = killDescendants(process.pid);
+  for (const out of outs) {
+    out.leftBehind = leftBehind;
+    if (failure === undefined) continue;
+    out.ok = false;
+    out.error = failure;
+    out.stderrTail = [...stderrTail];
+  }
+  const result = job.together
+    ? { ok: failure === undefined, results: outs, ...(failure ? { error: failure } : {}) }
+    : outs[0];
+  process.stdout.write(`${JSON.stringify(result)}\n`, () => process.exit(result.ok ? 0 : 1));
 }
 
 main().catch((error) => {

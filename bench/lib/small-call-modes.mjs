@@ -1,7 +1,9 @@
 // The modes of the small-calls group (bench/scenarios/small-calls.mjs): what the client talks to, and which
 // mode's latency each one's "added" is measured from (`baseline`). `transport` names the table section; modes of
 // one section share their baseline. A mode's job is the latency-worker job (bench/lib/latency-worker.mjs) that
-// starts it; `calls` overrides the echo call for servers whose echo differs.
+// starts it; `calls` overrides the echo call for servers whose echo differs. Modes of one `together` key are timed
+// in turns, call by call, by one worker (echo-calls.mjs collect), so that the machine's drift over a run slows them
+// alike: on this 2-core VM the HTTP modes' run medians moved by up to 1.4 ms between runs, more than a goal's margin.
 import { EVERYTHING, httpFrontJob } from './echo-calls.mjs';
 import { peerPath } from './peers.mjs';
 
@@ -98,13 +100,22 @@ export const MODES = [
   {
     id: 'url-direct',
     transport: 'url',
+    together: 'url',
     mode: 'direct (server-everything streamableHttp)',
     job: urlFront('direct'),
   },
-  { id: 'url-relay', transport: 'url', mode: 'TCP byte relay (floor)', baseline: 'url-direct', job: urlFront('relay') },
+  {
+    id: 'url-relay',
+    transport: 'url',
+    together: 'url',
+    mode: 'TCP byte relay (floor)',
+    baseline: 'url-direct',
+    job: urlFront('relay'),
+  },
   {
     id: 'url-http-relay',
     transport: 'url',
+    together: 'url',
     mode: 'minimal HTTP proxy (floor for a proxy that reads HTTP)',
     baseline: 'url-direct',
     job: urlFront('http-relay'),
@@ -112,6 +123,7 @@ export const MODES = [
   {
     id: 'url-mcp-offload',
     transport: 'url',
+    together: 'url',
     mode: 'mcp-offload --http --url',
     baseline: 'url-direct',
     job: urlFront('offload'),
@@ -228,6 +240,7 @@ MODES.push(
   ].map(([front, mode]) => ({
     id: `v2m-url-${front === 'offload' ? 'mcp-offload' : front}`,
     transport: 'v2m-url',
+    together: 'v2m-url',
     mode,
     ...(front === 'direct' ? {} : { baseline: 'v2m-url-direct' }),
     calls: modernEcho,
@@ -250,6 +263,7 @@ for (const id of STEADY) {
     id: `${id}-steady`,
     steady: true,
     ...(mode.baseline ? { baseline: `${mode.baseline}-steady` } : {}),
+    ...(mode.together ? { together: `${mode.together}-steady` } : {}),
   });
 }
 
