@@ -217,9 +217,9 @@ async function shut(conn) {
  * slows every mode alike, and only one of them is busy at any moment. A turn opens with one call that is made but not
  * timed: the target's processes idled through the others' turns, and a call that wakes them measures the wake-up
  * (alternated call by call, 300 calls, every HTTP mode's median was 4.5 to 6.1 ms on this VM; in turns of 20, 2.5
- * to 3.7), not the path. A mode's sequential wallMs is
- * then the sum of its timed calls, and its CPU the phase's CPU scaled to its timed calls. Concurrent calls keep
- * `concurrency` in flight on one connection at a time, the connections in order.
+ * to 3.7), not the path. A mode's sequential wallMs is then the sum of its timed calls, and its CPU the phase's CPU
+ * scaled to its timed calls. Concurrent calls keep `concurrency` in flight on one connection at a time, the
+ * connections in order.
  */
 async function phases(job, conns) {
   for (let i = 0; i < job.warmup; i++) for (const conn of conns) await conn.callOnce();

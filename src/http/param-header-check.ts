@@ -1,28 +1,16 @@
 import type { Tool } from '@modelcontextprotocol/server';
 import {
   argumentAt,
+  declarationsOf,
   decodeParamValue,
   PARAM_HEADER_PREFIX,
-  paramDeclarations,
   primitiveText,
-  type ParamDeclaration,
 } from '../protocol/param-header-codec.js';
 
 /** JSON-RPC HeaderMismatch: the request's headers and its body disagree. */
 const HEADER_MISMATCH = -32020;
 /** Strict decimal, so that `0x1a`, ` 42 ` or `1e3` in a header never equal a number. */
 const DECIMAL = /^-?\d+(\.\d+)?$/;
-
-/**
- * Each tool definition's declarations, worked out once: every 2026-07-28 call is checked, and walking its tool's
- * schema cost it about 4 µs. The catalog makes new definitions when a server's list changes.
- */
-const declarationsByTool = new WeakMap<Tool, ParamDeclaration[] | undefined>();
-
-function declarationsOf(tool: Tool): ParamDeclaration[] | undefined {
-  if (!declarationsByTool.has(tool)) declarationsByTool.set(tool, paramDeclarations(tool.inputSchema));
-  return declarationsByTool.get(tool);
-}
 
 /** What a rejected call is answered: HTTP 400 and a JSON-RPC error, as an SDK server gives. */
 export interface ParamHeaderRejection {

@@ -1,6 +1,7 @@
 import type { Tool } from '@modelcontextprotocol/client';
 import {
-  DECLARATION_KEY,
+  argumentAt,
+  declarationsOf,
   encodeParamValue,
   PARAM_HEADER_PREFIX,
   primitiveText,
@@ -12,50 +13,19 @@ import {
  * schema declares `x-mcp-header` on a property gets that argument mirrored in a header, and the server rejects a
  * call without it. The SDK builds them only inside its typed `callTool`, which a relay does not use; this follows
  * the same rules: declarations on properties reached through `properties` only, absent or non-primitive values
- * omitted, values that are not plain ASCII sent as `=?base64?…?=`.
+ * omitted, values that are not plain ASCII sent as `=?base64?…?=`. The declarations are the ones the inbound check
+ * reads (declarationsOf, once per definition): a tool whose declarations break the rules is not in the catalog the
+ * proxy calls from (usableTools below; Upstream.send refuses it by name), so what a call meets is a valid scan's.
  */
 export function paramHeaders(tool: Tool | undefined, args: unknown): Record<string, string> | undefined {
-  if (tool === undefined || !declaresAny(tool.inputSchema)) return undefined;
+  const declarations = tool === undefined ? undefined : declarationsOf(tool);
+  if (!declarations?.length) return undefined;
   const headers: Record<string, string> = {};
-  const visit = (schema: unknown, value: unknown): void => {
-    const properties = (schema as { properties?: unknown } | undefined)?.properties;
-    if (properties === null || typeof properties !== 'object') return;
-    for (const [key, property] of Object.entries(properties as Record<string, unknown>)) {
-      if (property === null || typeof property !== 'object') continue;
-      const field = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
-      const name = (property as Record<string, unknown>)[DECLARATION_KEY];
-      const text = primitiveText(field);
-      if (typeof name === 'string' && name.length > 0 && text !== undefined)
-        headers[PARAM_HEADER_PREFIX + name] = encodeParamValue(text);
-      visit(property, field);
-    }
-  };
-  visit(tool.inputSchema, args);
-  return Object.keys(headers).length ? headers : undefined;
-}
-
-/**
- * Whether a schema has `x-mcp-header` anywhere its `properties` lead (where paramHeaders looks), worked out once per
- * schema: most tools declare none, and their calls need not walk it.
- */
-const declaring = new WeakMap<object, boolean>();
-
-function declaresAny(schema: unknown): boolean {
-  if (schema === null || typeof schema !== 'object') return false;
-  let known = declaring.get(schema);
-  if (known === undefined) declaring.set(schema, (known = declaresUnder(schema, new Set())));
-  return known;
-}
-
-function declaresUnder(schema: object, seen: Set<object>): boolean {
-  const properties = (schema as { properties?: unknown }).properties;
-  if (properties === null || typeof properties !== 'object' || seen.has(properties)) return false;
-  seen.add(properties);
-  for (const property of Object.values(properties as Record<string, unknown>)) {
-    if (property === null || typeof property !== 'object') continue;
-    if (DECLARATION_KEY in property || declaresUnder(property, seen)) return true;
+  for (const declaration of declarations) {
+    const text = primitiveText(argumentAt(args, declaration.path));
+    if (text !== undefined) headers[PARAM_HEADER_PREFIX + declaration.name] = encodeParamValue(text);
   }
-  return false;
+  return Object.keys(headers).length ? headers : undefined;
 }
 
 /**
