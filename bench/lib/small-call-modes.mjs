@@ -1,9 +1,10 @@
 // The modes of the small-calls group (bench/scenarios/small-calls.mjs): what the client talks to, and which
 // mode's latency each one's "added" is measured from (`baseline`). `transport` names the table section; modes of
 // one section share their baseline. A mode's job is the latency-worker job (bench/lib/latency-worker.mjs) that
-// starts it; `calls` overrides the echo call for servers whose echo differs. Modes of one `together` key are timed
-// in turns, call by call, by one worker (echo-calls.mjs collect), so that the machine's drift over a run slows them
-// alike: on this 2-core VM the HTTP modes' run medians moved by up to 1.4 ms between runs, more than a goal's margin.
+// starts it; `calls` overrides the echo call for servers whose echo differs. Modes of one `together` key (a section,
+// fresh or steady) are timed in turns by one worker (echo-calls.mjs collect), so that the machine's drift over a run
+// slows them alike: on this 2-core VM the HTTP modes' run medians moved by up to 1.4 ms between runs, more than a
+// goal's margin.
 import { EVERYTHING, httpFrontJob } from './echo-calls.mjs';
 import { peerPath } from './peers.mjs';
 
@@ -100,14 +101,12 @@ export const MODES = [
   {
     id: 'url-direct',
     transport: 'url',
-    together: 'url',
     mode: 'direct (server-everything streamableHttp)',
     job: urlFront('direct'),
   },
   {
     id: 'url-relay',
     transport: 'url',
-    together: 'url',
     mode: 'TCP byte relay (floor)',
     baseline: 'url-direct',
     job: urlFront('relay'),
@@ -115,7 +114,6 @@ export const MODES = [
   {
     id: 'url-http-relay',
     transport: 'url',
-    together: 'url',
     mode: 'minimal HTTP proxy (floor for a proxy that reads HTTP)',
     baseline: 'url-direct',
     job: urlFront('http-relay'),
@@ -123,7 +121,6 @@ export const MODES = [
   {
     id: 'url-mcp-offload',
     transport: 'url',
-    together: 'url',
     mode: 'mcp-offload --http --url',
     baseline: 'url-direct',
     job: urlFront('offload'),
@@ -240,13 +237,17 @@ MODES.push(
   ].map(([front, mode]) => ({
     id: `v2m-url-${front === 'offload' ? 'mcp-offload' : front}`,
     transport: 'v2m-url',
-    together: 'v2m-url',
     mode,
     ...(front === 'direct' ? {} : { baseline: 'v2m-url-direct' }),
     calls: modernEcho,
     job: () => ({ ...httpFrontJob(front, undefined, 'modern'), client: 'v2-modern' }),
   })),
 );
+
+// Every section's modes take their calls in turns, in one worker: whole runs alternated, the stdio sections' ratios
+// moved as much as the HTTP ones' (a 2026-07-28 client fresh 1.76x at 41fb19c, 6.08x at a3ecaa4, where the byte
+// relay's added median was +0.066 ms).
+for (const mode of MODES) mode.together = mode.transport;
 
 // The modes of the relay-core issue's (#32) goals once more in the steady state, after BENCH_SMALL_CALLS_STEADY_WARMUP
 // warm-up calls: stdio for a 2025 client and for a 2026-07-28 one (before a 2026-07-28 server), and HTTP in front of a

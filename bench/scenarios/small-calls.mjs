@@ -92,12 +92,13 @@ request and \`abort\` listeners pile up on it, so after some 1500 calls in a ses
 (seen with every HTTP server here): a client-side cost that every HTTP mode pays alike. Each run is a fresh worker process
 (bench/lib/latency-worker.mjs) that starts the server or proxy, connects (initialize), makes ${WARMUP} warm-up calls (not recorded), then
 **sequential**: N calls one after the other, then **concurrent**: N calls with 16 in flight at any time (a new call starts when one
-resolves). N = 2000 (\`BENCH_SMALL_CALLS\`). Runs of the modes alternate (run 1 of every mode, then run 2, ...). The modes of
-one Streamable HTTP section in front of a Streamable HTTP server (direct, the two floors, mcp-offload; fresh or steady) run in one
-worker instead, each its own fresh processes: their sequential calls take turns of 20 timed calls (the mode that starts a round
+resolves). N = 2000 (\`BENCH_SMALL_CALLS\`). The modes of one section (direct, the floors, mcp-offload; fresh or steady) run in
+one worker, each its own fresh processes: their sequential calls take turns of 20 timed calls (the mode that starts a round
 rotating), each turn opened by one untimed call that wakes the mode's idle processes, so that the machine's drift over a run slows
-them alike (whole runs alternated, a mode's run medians moved by up to 1.4 ms on this VM, more than the goal's margin); such a
-mode's sequential throughput is its calls ÷ the sum of their latencies, its CPU per call the phase's CPU ÷ the calls it made.
+them alike (whole runs alternated, a mode's run medians moved by up to 1.4 ms on this VM, more than a goal's margin); a mode's
+sequential throughput is its calls ÷ the sum of their latencies, its CPU per call the phase's CPU ÷ the calls it made. Their
+concurrent calls follow, one mode after the other. The sections' workers alternate from run to run (run 1 of every section, then
+run 2, ...).
 
 - **median, p99, mean**: of every call's latency (\`performance.now()\` from \`client.callTool()\` to its resolved promise), pooled over the
   runs (runs × N calls); p99 by nearest rank. **run medians**: the median of each run on its own, to show the spread between runs.
