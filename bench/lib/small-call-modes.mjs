@@ -244,11 +244,6 @@ MODES.push(
   })),
 );
 
-// Every section's modes take their calls in turns, in one worker: whole runs alternated, the stdio sections' ratios
-// moved as much as the HTTP ones' (a 2026-07-28 client fresh 1.76x at 41fb19c, 6.08x at a3ecaa4, where the byte
-// relay's added median was +0.066 ms).
-for (const mode of MODES) mode.together = mode.transport;
-
 // The modes of the relay-core issue's (#32) goals once more in the steady state, after BENCH_SMALL_CALLS_STEADY_WARMUP
 // warm-up calls: stdio for a 2025 client and for a 2026-07-28 one (before a 2026-07-28 server), and HTTP in front of a
 // Streamable HTTP server, each with its floors.
@@ -264,9 +259,13 @@ for (const id of STEADY) {
     id: `${id}-steady`,
     steady: true,
     ...(mode.baseline ? { baseline: `${mode.baseline}-steady` } : {}),
-    ...(mode.together ? { together: `${mode.together}-steady` } : {}),
   });
 }
+
+// Every section's modes (fresh or steady) take their calls in turns, in one worker: whole runs alternated, the stdio
+// sections' ratios moved as much as the HTTP ones' (a 2026-07-28 client fresh 1.76x at 41fb19c, 6.08x at a3ecaa4,
+// where the byte relay's added median was +0.066 ms).
+for (const mode of MODES) mode.together = mode.steady ? `${mode.transport}-steady` : mode.transport;
 
 export function modesFromEnv(env) {
   if (!env.BENCH_SMALL_CALLS_MODES) return MODES;
