@@ -252,6 +252,7 @@ function normalizeHttpOptions(doc: ConfigDoc['http']): HttpRequestOptions {
     allowedOrigins: [...(doc?.allowedOrigins ?? [])],
     eventStore: doc?.eventStore ?? DEFAULTS.httpOptions.eventStore,
     retryMs: doc?.retryMs ?? DEFAULTS.httpOptions.retryMs,
+    streamAfterMs: doc?.streamAfterMs ?? DEFAULTS.httpOptions.streamAfterMs,
     eventStoreLimits: { ...DEFAULTS.httpOptions.eventStoreLimits, ...doc?.eventStoreLimits },
     sessionIdleMs: doc?.sessionIdleMs ?? DEFAULTS.httpOptions.sessionIdleMs,
     maxSessionsPerPrincipal: doc?.maxSessionsPerPrincipal ?? DEFAULTS.httpOptions.maxSessionsPerPrincipal,

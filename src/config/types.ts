@@ -123,6 +123,8 @@ export interface HttpRequestOptions {
   eventStore: 'memory' | 'none';
   /** The SSE `retry:` sent with each stream's priming event: how long a client waits to reconnect. */
   retryMs: number;
+  /** How long a 2025 session's call may go unanswered before its response becomes a resumable SSE stream. */
+  streamAfterMs: number;
   /** The memory event store's bounds. */
   eventStoreLimits: MemoryEventStoreLimits;
   /** A Streamable HTTP session with nothing open that its client has not used for this long is ended; 0: never. */
@@ -376,6 +378,7 @@ export const DEFAULTS = {
     allowedOrigins: [],
     eventStore: 'memory',
     retryMs: 1000,
+    streamAfterMs: 50,
     eventStoreLimits: { ...DEFAULT_EVENT_STORE_LIMITS },
     sessionIdleMs: 30 * 60_000,
     maxSessionsPerPrincipal: 100,

@@ -6,7 +6,7 @@ import { KEEP_ALIVE, messageEvent, SSE_HEADERS } from '../wire/sse.js';
 /**
  * How long a 2025 session's call may go unanswered before its response becomes an SSE stream: a call answered sooner
  * is sent as one JSON body; a longer one gets the stream and its priming event, so that a client cut off can resume
- * it, whose cost to the client is then a fraction of a percent.
+ * it, whose cost to the client is then a fraction of a percent. The config's `http.streamAfterMs` sets it.
  */
 export const STREAM_AFTER_MS = 50;
 

@@ -222,6 +222,7 @@ export class McpEndpoints {
   private streamable(id: string, token: string, session: Session, events?: SessionEventStore): StreamableSession {
     const wire = new StreamableSession(id, {
       ...(events ? { events: events.view, retryMs: this.ctx.resumption!.retryMs } : {}),
+      streamAfterMs: this.ctx.config.httpOptions.streamAfterMs,
       log: this.ctx.log,
     });
     session.attach(wire);

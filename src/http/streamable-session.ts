@@ -48,6 +48,8 @@ export interface StreamableOptions {
   events?: EventStore;
   /** The SSE `retry` the priming event suggests. */
   retryMs?: number;
+  /** How long a call may go unanswered before its response becomes a stream (answer.ts); default STREAM_AFTER_MS. */
+  streamAfterMs?: number;
   log: Logger;
 }
 
@@ -101,13 +103,14 @@ export class StreamableSession implements Wire {
     const stream: Stream = { id: `${STREAM_IDS}${++streamCount}`, asks: requests.map((request) => request.id) };
     const headers = { 'mcp-session-id': this.id };
     // A call: JSON when its answer is the first thing ready (answer.ts), and primed only if it becomes a stream: an
-    // answer sent as JSON leaves nothing in the store. Everything else (the handshake, lists, batches) gets its
-    // stream at once, as the SDK's transport gives it, its priming event first.
-    if (requests.length === 1 && frames.length === 1 && CALLS.has(requests[0]!.method ?? '')) {
+    // answer sent as JSON leaves nothing in the store. Everything else (the handshake, lists, batches), and every call
+    // when streamAfterMs is 0, gets its stream at once, as the SDK's transport gives it, its priming event first.
+    const after = this.options.streamAfterMs ?? STREAM_AFTER_MS;
+    if (after > 0 && requests.length === 1 && frames.length === 1 && CALLS.has(requests[0]!.method ?? '')) {
       stream.lazy = new LazyAnswer(res, {
         headers,
         keepAliveMs: KEEP_ALIVE_MS,
-        openAfterMs: STREAM_AFTER_MS,
+        openAfterMs: after,
         onDue: () => void this.enqueue(stream.id, () => this.openLazy(stream)),
       });
     } else {

@@ -12,6 +12,12 @@ const initialize = {
   params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
 };
 
+/** A gateway over the basic fixture whose 2025 sessions answer a call on a stream after `streamAfterMs`. */
+function basicGateway(streamAfterMs: number): Gateway {
+  const config = testConfig([{ name: 'basic', command: NODE, args: [FIXTURES.basic] }], NO_OFFLOAD);
+  return new Gateway({ ...config, httpOptions: { ...config.httpOptions, streamAfterMs } }, silentLogger);
+}
+
 describe('HTTP sessions', () => {
   let gateway: Gateway;
   let http: HttpHandle;
@@ -79,7 +85,11 @@ describe('HTTP sessions', () => {
 
   test('a call answered as one JSON body stores nothing: no priming event for a stream that never opened', async () => {
     const store = new MemoryEventStore();
-    const resumable = await serveHttp(gateway, { host: '127.0.0.1', port: 0, eventStore: store }, silentLogger);
+    // A minute before a quiet call gets its stream: under a loaded CI run, an echo can take longer than the default
+    // 50 ms, and then (rightly) answers on a stream, which is not what this test is about.
+    const patient = basicGateway(60_000);
+    await patient.start();
+    const resumable = await serveHttp(patient, { host: '127.0.0.1', port: 0, eventStore: store }, silentLogger);
     try {
       const post = (body: unknown, session?: string) =>
         fetch(resumable.url, {
@@ -106,6 +116,44 @@ describe('HTTP sessions', () => {
       expect([store.eventCount, store.streamCount]).toEqual([2, 1]);
     } finally {
       await resumable.close();
+      await patient.stop();
+    }
+  });
+
+  test('with http.streamAfterMs 0 every call answers on a resumable stream, its priming event first', async () => {
+    const store = new MemoryEventStore();
+    const eager = basicGateway(0);
+    await eager.start();
+    const resumable = await serveHttp(eager, { host: '127.0.0.1', port: 0, eventStore: store }, silentLogger);
+    try {
+      const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+      const opened = await fetch(resumable.url, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ ...initialize, params: { ...initialize.params, protocolVersion: '2025-11-25' } }),
+      });
+      await opened.text();
+      const session = {
+        ...headers,
+        'mcp-session-id': opened.headers.get('mcp-session-id')!,
+        'mcp-protocol-version': '2025-11-25',
+      };
+      const call = {
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'echo', arguments: { message: 'hi' } },
+      };
+      const answer = await fetch(resumable.url, { method: 'POST', headers: session, body: JSON.stringify(call) });
+      expect(answer.headers.get('content-type')).toBe('text/event-stream');
+      expect(await answer.text()).toMatch(
+        /^id: \S+\nretry: 1000\ndata: \n\nevent: message\nid: \S+\ndata: \{.*"m?hi"/s,
+      );
+      // The handshake's two events and the call's two.
+      expect([store.eventCount, store.streamCount]).toEqual([4, 2]);
+    } finally {
+      await resumable.close();
+      await eager.stop();
     }
   });
 
