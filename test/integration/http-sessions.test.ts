@@ -12,10 +12,48 @@ const initialize = {
   params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
 };
 
-/** A gateway over the basic fixture whose 2025 sessions answer a call on a stream after `streamAfterMs`. */
-function basicGateway(streamAfterMs: number): Gateway {
+const echo = (id: number, message: string) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name: 'echo', arguments: { message } },
+});
+
+/**
+ * A gateway over the basic fixture, served with an event store of its own, whose 2025 sessions answer a call on a
+ * stream after `streamAfterMs`: `open` makes a 2025-11-25 session (handshake done) and resolves with its id.
+ */
+async function resumableProxy(streamAfterMs: number) {
   const config = testConfig([{ name: 'basic', command: NODE, args: [FIXTURES.basic] }], NO_OFFLOAD);
-  return new Gateway({ ...config, httpOptions: { ...config.httpOptions, streamAfterMs } }, silentLogger);
+  const gateway = new Gateway({ ...config, httpOptions: { ...config.httpOptions, streamAfterMs } }, silentLogger);
+  await gateway.start();
+  const store = new MemoryEventStore();
+  const http = await serveHttp(gateway, { host: '127.0.0.1', port: 0, eventStore: store }, silentLogger);
+  const post = (body: unknown, session?: string) =>
+    fetch(http.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        ...(session ? { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' } : {}),
+      },
+      body: JSON.stringify(body),
+    });
+  return {
+    store,
+    post,
+    async open(): Promise<string> {
+      const opened = await post({ ...initialize, params: { ...initialize.params, protocolVersion: '2025-11-25' } });
+      await opened.text();
+      const session = opened.headers.get('mcp-session-id')!;
+      await (await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, session)).text();
+      return session;
+    },
+    async close(): Promise<void> {
+      await http.close();
+      await gateway.stop();
+    },
+  };
 }
 
 describe('HTTP sessions', () => {
@@ -84,76 +122,34 @@ describe('HTTP sessions', () => {
   });
 
   test('a call answered as one JSON body stores nothing: no priming event for a stream that never opened', async () => {
-    const store = new MemoryEventStore();
     // A minute before a quiet call gets its stream: under a loaded CI run, an echo can take longer than the default
     // 50 ms, and then (rightly) answers on a stream, which is not what this test is about.
-    const patient = basicGateway(60_000);
-    await patient.start();
-    const resumable = await serveHttp(patient, { host: '127.0.0.1', port: 0, eventStore: store }, silentLogger);
+    const proxy = await resumableProxy(60_000);
     try {
-      const post = (body: unknown, session?: string) =>
-        fetch(resumable.url, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            accept: 'application/json, text/event-stream',
-            ...(session ? { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' } : {}),
-          },
-          body: JSON.stringify(body),
-        });
-      const opened = await post({ ...initialize, params: { ...initialize.params, protocolVersion: '2025-11-25' } });
-      await opened.text();
-      const session = opened.headers.get('mcp-session-id')!;
-      await (await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, session)).text();
-      expect(store.eventCount).toBe(2);
+      const session = await proxy.open();
+      expect(proxy.store.eventCount).toBe(2);
       for (let id = 2; id < 12; id++) {
-        const call = { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: {} } };
-        const answer = await post({ ...call, params: { ...call.params, arguments: { message: `m${id}` } } }, session);
+        const answer = await proxy.post(echo(id, `m${id}`), session);
         expect(answer.headers.get('content-type')).toBe('application/json');
         expect(await answer.json()).toMatchObject({ id, result: { content: [{ text: `m${id}` }] } });
       }
       // Only the handshake's priming event and answer: ten calls left no priming records behind.
-      expect([store.eventCount, store.streamCount]).toEqual([2, 1]);
+      expect([proxy.store.eventCount, proxy.store.streamCount]).toEqual([2, 1]);
     } finally {
-      await resumable.close();
-      await patient.stop();
+      await proxy.close();
     }
   });
 
   test('with http.streamAfterMs 0 every call answers on a resumable stream, its priming event first', async () => {
-    const store = new MemoryEventStore();
-    const eager = basicGateway(0);
-    await eager.start();
-    const resumable = await serveHttp(eager, { host: '127.0.0.1', port: 0, eventStore: store }, silentLogger);
+    const proxy = await resumableProxy(0);
     try {
-      const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-      const opened = await fetch(resumable.url, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ ...initialize, params: { ...initialize.params, protocolVersion: '2025-11-25' } }),
-      });
-      await opened.text();
-      const session = {
-        ...headers,
-        'mcp-session-id': opened.headers.get('mcp-session-id')!,
-        'mcp-protocol-version': '2025-11-25',
-      };
-      const call = {
-        jsonrpc: '2.0',
-        id: 2,
-        method: 'tools/call',
-        params: { name: 'echo', arguments: { message: 'hi' } },
-      };
-      const answer = await fetch(resumable.url, { method: 'POST', headers: session, body: JSON.stringify(call) });
+      const answer = await proxy.post(echo(2, 'hi'), await proxy.open());
       expect(answer.headers.get('content-type')).toBe('text/event-stream');
-      expect(await answer.text()).toMatch(
-        /^id: \S+\nretry: 1000\ndata: \n\nevent: message\nid: \S+\ndata: \{.*"m?hi"/s,
-      );
+      expect(await answer.text()).toMatch(/^id: \S+\nretry: 1000\ndata: \n\nevent: message\nid: \S+\ndata: \{.*"hi"/s);
       // The handshake's two events and the call's two.
-      expect([store.eventCount, store.streamCount]).toEqual([4, 2]);
+      expect([proxy.store.eventCount, proxy.store.streamCount]).toEqual([4, 2]);
     } finally {
-      await resumable.close();
-      await eager.stop();
+      await proxy.close();
     }
   });
 
