@@ -158,9 +158,14 @@ function settingsLine() {
   return set.length ? `Settings: ${set.join(', ')}.\n` : '';
 }
 
-/** A line naming the groups that failed (their goals are then missing from the summary), or nothing. */
+/** The names of the groups that failed. */
 function failedGroups(sections) {
-  const failed = sections.filter((s) => s.failure !== undefined).map((s) => `\`${s.group.name}\``);
+  return sections.filter((s) => s.failure !== undefined).map((s) => s.group.name);
+}
+
+/** A line naming the groups that failed (their goals are then missing from the summary), or nothing. */
+function failedLine(sections) {
+  const failed = failedGroups(sections).map((name) => `\`${name}\``);
   return failed.length
     ? `**Failed groups** (no figures; their goals are missing from the summary): ${failed.join(', ')}.\n\n`
     : '';
@@ -187,7 +192,7 @@ ${summarySections(summary)
   .map(({ title, lines }) => `### ${title}\n\n${markdownTable(SUMMARY_COLUMNS, lines)}\n\n`)
   .join('')}`
     : ''
-}${failedGroups(sections)}## Machine
+}${failedLine(sections)}## Machine
 
 ${machineMarkdown(machine, fmt.bytes)}
 
@@ -270,7 +275,7 @@ async function main() {
   }
   writeFileSync(resultsPath, resultsMarkdown({ startedAt, elapsedMs: Date.now() - t0, runs, machine, sections }));
   process.stdout.write(`\nwrote ${shownPath(resultsPath)} (${fmt.ms(Date.now() - t0)} in all)\n`);
-  const failed = sections.filter((s) => s.failure !== undefined).map((s) => s.group.name);
+  const failed = failedGroups(sections);
   if (failed.length) fail(`scenario group(s) failed: ${failed.join(', ')} (written to the results as failed)`);
 }
 

@@ -123,7 +123,11 @@ export interface HttpRequestOptions {
   eventStore: 'memory' | 'none';
   /** The SSE `retry:` sent with each stream's priming event: how long a client waits to reconnect. */
   retryMs: number;
-  /** How long a 2025 session's call may go unanswered before its response becomes a resumable SSE stream. */
+  /**
+   * How long a 2025 session's call may go unanswered before its response becomes an SSE stream (http/answer.ts): a
+   * call answered sooner is sent as one JSON body; a longer one gets the stream and its priming event, so that a
+   * client cut off can resume it, whose cost to the client is then a fraction of a percent. 0: a stream at once.
+   */
   streamAfterMs: number;
   /** The memory event store's bounds. */
   eventStoreLimits: MemoryEventStoreLimits;

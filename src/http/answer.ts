@@ -3,13 +3,6 @@ import { byteLengthOf } from '../wire/blobs.js';
 import type { Frame } from '../wire/frame.js';
 import { KEEP_ALIVE, messageEvent, SSE_HEADERS } from '../wire/sse.js';
 
-/**
- * How long a 2025 session's call may go unanswered before its response becomes an SSE stream: a call answered sooner
- * is sent as one JSON body; a longer one gets the stream and its priming event, so that a client cut off can resume
- * it, whose cost to the client is then a fraction of a percent. The config's `http.streamAfterMs` sets it.
- */
-export const STREAM_AFTER_MS = 50;
-
 export interface LazyAnswerOptions {
   /** Headers of the response, either way. */
   headers: Record<string, string>;
@@ -29,10 +22,10 @@ export interface LazyAnswerOptions {
  * answer that is the first thing to go out is one `application/json` body, with its own status, which a client reads
  * with one parse; anything else first (progress, a log message, a question of the server's) opens an SSE stream, and
  * everything after follows on it in order, with a keep-alive comment while it is quiet. A request quiet for
- * `openAfterMs` gets its stream too (the SDK's entry waits for ever): a 2025 session's call after STREAM_AFTER_MS, to
- * be resumable; a 2026-07-28 call after a keep-alive interval, so that a long silent call holds its connection past a
- * load balancer's idle timeout while an answer within that time, an error that must be a 400 included, keeps its
- * status. Streamable HTTP lets a server answer a POST either way; clients must take both.
+ * `openAfterMs` gets its stream too (the SDK's entry waits for ever): a 2025 session's call after
+ * `http.streamAfterMs`, to be resumable; a 2026-07-28 call after a keep-alive interval, so that a long silent call
+ * holds its connection past a load balancer's idle timeout while an answer within that time, an error that must be a
+ * 400 included, keeps its status. Streamable HTTP lets a server answer a POST either way; clients must take both.
  */
 export class LazyAnswer {
   private state: 'undecided' | 'sse' | 'done' = 'undecided';

@@ -6,7 +6,7 @@ import { Frame, type Id } from '../wire/frame.js';
 import { jsonText } from '../wire/json.js';
 import { KEEP_ALIVE, messageEvent, SSE_HEADERS } from '../wire/sse.js';
 import type { FrameContext, SendOptions, Wire } from '../wire/wire.js';
-import { LazyAnswer, STREAM_AFTER_MS } from './answer.js';
+import { LazyAnswer } from './answer.js';
 import { primingRecord, type EventStore } from '../shared/event-store.js';
 import { rpcError } from './context.js';
 import { LOST_REQUEST_ERROR, unansweredRequests } from './lost-requests.js';
@@ -48,8 +48,8 @@ export interface StreamableOptions {
   events?: EventStore;
   /** The SSE `retry` the priming event suggests. */
   retryMs?: number;
-  /** How long a call may go unanswered before its response becomes a stream (answer.ts); default STREAM_AFTER_MS. */
-  streamAfterMs?: number;
+  /** How long a call may go unanswered before its response becomes a stream (answer.ts): `http.streamAfterMs`. */
+  streamAfterMs: number;
   log: Logger;
 }
 
@@ -105,7 +105,7 @@ export class StreamableSession implements Wire {
     // A call: JSON when its answer is the first thing ready (answer.ts), and primed only if it becomes a stream: an
     // answer sent as JSON leaves nothing in the store. Everything else (the handshake, lists, batches), and every call
     // when streamAfterMs is 0, gets its stream at once, as the SDK's transport gives it, its priming event first.
-    const after = this.options.streamAfterMs ?? STREAM_AFTER_MS;
+    const after = this.options.streamAfterMs;
     if (after > 0 && requests.length === 1 && frames.length === 1 && CALLS.has(requests[0]!.method ?? '')) {
       stream.lazy = new LazyAnswer(res, {
         headers,

@@ -5,6 +5,7 @@
 // stream resumed with Last-Event-ID replays what it was sent, however deeply nested.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { DEFAULTS } from '../../src/config/types.js';
 import { MemoryEventStore } from '../../src/http/memory-event-store.js';
 import { StreamableSession } from '../../src/http/streamable-session.js';
 import { silentLogger } from '../../src/logger.js';
@@ -18,7 +19,12 @@ describe('StreamableSession over HTTP', () => {
   let session: StreamableSession;
 
   beforeAll(async () => {
-    session = new StreamableSession('s1', { events: new MemoryEventStore(), retryMs: 1000, log: silentLogger });
+    session = new StreamableSession('s1', {
+      events: new MemoryEventStore(),
+      retryMs: 1000,
+      streamAfterMs: DEFAULTS.httpOptions.streamAfterMs,
+      log: silentLogger,
+    });
     session.protocolVersion = '2025-11-25';
     // Every request is answered at once with its method; prompts/list with a value 40 000 levels deep.
     session.onframe = (frame) => {
